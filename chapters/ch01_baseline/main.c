@@ -1,0 +1,124 @@
+/* ch01 - the baseline: Kensler's business-card raytracer, unoptimised.
+ *
+ *   make ch01 && ./ch01                 # 512x512, 64 samples per pixel, about 1.5 minutes
+ *   ./ch01 --spp 4 --out small.ppm      # a quicker look
+ *
+ * card.c is built with -O0, as a program is before anyone thinks about speed.
+ * At the standard workload the image is compared byte for byte with the output
+ * of the original C++ program (data/reference/kensler_512x512x64.ppm).
+ */
+#include "card.h"
+
+#include "../../common/cli.h"
+#include "../../common/image.h"
+#include "../../common/report.h"
+#include "../../common/timer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef REFERENCE_DIR
+#define REFERENCE_DIR "data/reference"
+#endif
+#define REFERENCE_IMAGE REFERENCE_DIR "/kensler_512x512x64.ppm"
+
+typedef struct {
+    const char *name;
+    const char *description;
+    void (*render)(image *img, int spp, card_progress_fn progress, void *context);
+} stage;
+
+static const stage stages[] = {
+    {"baseline", "the card as plain C, card.c built -O0, libc rand() seeded 1", card_render},
+};
+
+static const cli_spec spec = {
+    "ch01",
+    "Kensler's business-card raytracer as plain C: the unoptimised baseline",
+    CLI_WIDTH | CLI_HEIGHT | CLI_SPP | CLI_REPEAT | CLI_STAGE | CLI_OUT | CLI_CSV | CLI_QUIET,
+    stages,
+    sizeof stages / sizeof stages[0],
+    sizeof stages[0],
+    "At 512x512 with 64 spp the image is checked byte for byte against the original\n"
+    "program's output; other sizes have no reference, and their check reads n/a.\n"
+    "Default output: ch01.ppm.",
+};
+
+static void show_progress(void *context, int rows_done, int rows_total)
+{
+    progress_update(context, (long)rows_done * 1000 / rows_total);
+}
+
+/* 1 identical to the original, 0 different, -1 no reference for this size. */
+static int check_against_original(const image *img, int spp, char *note, size_t notelen)
+{
+    if (img->width != 512 || img->height != 512 || spp != 64) {
+        snprintf(note, notelen, "no reference at this size");
+        return -1;
+    }
+    image ref;
+    char err[256];
+    if (image_read_ppm(&ref, REFERENCE_IMAGE, err, sizeof err) != 0) {
+        snprintf(note, notelen, "%s", err);
+        return 0;
+    }
+    image_diff d;
+    int same = image_compare(img, &ref, &d) == 0 && d.differing == 0;
+    if (same)
+        snprintf(note, notelen, "byte-identical to the original");
+    else
+        snprintf(note, notelen, "differs from the original: %ld bytes, PSNR %.1f dB", d.differing, d.psnr);
+    image_free(&ref);
+    return same;
+}
+
+int main(int argc, char **argv)
+{
+    cli_options opt = {.width = 512, .height = 512, .spp = 64, .repeat = 1};
+    cli_parse(&spec, &opt, argc, argv);
+    const char *out = opt.out ? opt.out : "ch01.ppm";
+
+    image img;
+    if (image_alloc(&img, (int)opt.width, (int)opt.height) != 0) {
+        fprintf(stderr, "ch01: cannot allocate a %ldx%ld image\n", opt.width, opt.height);
+        return EXIT_CHECK_FAIL;
+    }
+    char workload[96];
+    snprintf(workload, sizeof workload, "%ldx%ldx%ldspp", opt.width, opt.height, opt.spp);
+    report rep;
+    report_init(&rep, "ch01", workload, opt.csv, opt.quiet);
+
+    for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++) {
+        if (opt.stage_index >= 0 && (size_t)opt.stage_index != i)
+            continue;
+        double times[1000];
+        for (int r = 0; r < opt.repeat; r++) {
+            progress bar;
+            progress_begin(&bar, stages[i].name, 1000, opt.quiet);
+            double t0 = now_seconds();
+            stages[i].render(&img, (int)opt.spp, show_progress, &bar);
+            times[r] = now_seconds() - t0;
+            progress_end(&bar);
+        }
+        double ms = 1e3 * median(times, (int)opt.repeat);
+        char note[96];
+        int ok = check_against_original(&img, (int)opt.spp, note, sizeof note);
+        double msamples = (double)opt.width * opt.height * opt.spp / (ms * 1e3);
+        report_row *row = report_add(&rep, stages[i].name, 1, ms, msamples, "Msamples/s", ok, host_cpu_name());
+        snprintf(row->note, sizeof row->note, "%s", note);
+    }
+
+    char err[256];
+    int status = report_all_ok(&rep) ? EXIT_OK : EXIT_CHECK_FAIL;
+    if (image_write(&img, out, err, sizeof err) != 0) {
+        fprintf(stderr, "ch01: %s\n", err);
+        status = EXIT_CHECK_FAIL;
+    } else if (!opt.quiet) {
+        fprintf(stderr, "ch01: wrote %s\n", out);
+    }
+    report_print(&rep, stdout);
+    image_free(&img);
+    return status;
+}

@@ -1,0 +1,166 @@
+/* ch02 - what the compiler does: ch01's card.c built at every -O level.
+ *
+ *   make ch02 && ./ch02                  # every build at 512x512, 64 spp (a few minutes)
+ *   ./ch02 --spp 8                       # quicker
+ *   ./ch02 --stage gcc-O3-native         # one build
+ *   make ch02-asm                        # each build's assembly, side by side
+ *
+ * The source is chapters/ch01_baseline/card.c, untouched. The Makefile compiles
+ * it once per compiler and flag set (gcc, and clang when installed), renames
+ * each copy's card_render to card_render_<build> with objcopy, and links them
+ * all into this program; the list of builds arrives as build/ch02/variants.h.
+ *
+ * Every build's image is compared with the gcc -O0 build's: byte-identical, or
+ * the PSNR. A build passes its check at >= 38 dB (two renders of the card with
+ * different random seeds are about 41.7 dB apart, so 38 dB means "the same
+ * picture up to noise"); identical or not is the lesson, shown in the note.
+ */
+#include "../ch01_baseline/card.h"
+
+#include "../../common/cli.h"
+#include "../../common/image.h"
+#include "../../common/report.h"
+#include "../../common/timer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef REFERENCE_DIR
+#define REFERENCE_DIR "data/reference"
+#endif
+#define REFERENCE_IMAGE REFERENCE_DIR "/kensler_512x512x64.ppm"
+#define PSNR_PASS_DB 38.0
+
+typedef void render_fn(image *img, int spp, card_progress_fn progress, void *context);
+
+#define CH02_VARIANT(symbol, name, flags) render_fn symbol;
+#include "variants.h"
+#undef CH02_VARIANT
+
+typedef struct {
+    const char *name;
+    const char *description;
+    render_fn *render;
+} stage;
+
+static const stage stages[] = {
+#define CH02_VARIANT(symbol, name, flags) {name, flags, symbol},
+#include "variants.h"
+#undef CH02_VARIANT
+};
+#define STAGE_COUNT (sizeof stages / sizeof stages[0])
+
+static const cli_spec spec = {
+    "ch02",
+    "ch01's card.c built at -O0 .. -O3, -march=native and -ffast-math, with gcc (and clang)",
+    CLI_WIDTH | CLI_HEIGHT | CLI_SPP | CLI_REPEAT | CLI_STAGE | CLI_OUT | CLI_CSV | CLI_QUIET,
+    stages,
+    STAGE_COUNT,
+    sizeof stages[0],
+    "Each build's image is compared with gcc -O0's: identical, or the PSNR (ok at >= 38 dB).\n"
+    "--out writes the image of the last build run (default ch02.ppm).",
+};
+
+static void show_progress(void *context, int rows_done, int rows_total)
+{
+    progress_update(context, (long)rows_done * 1000 / rows_total);
+}
+
+/* Renders with stage s, repeat times; returns the median in ms. */
+static double time_stage(const stage *s, image *img, const cli_options *opt)
+{
+    double times[1000];
+    for (int r = 0; r < opt->repeat; r++) {
+        progress bar;
+        progress_begin(&bar, s->name, 1000, opt->quiet);
+        double t0 = now_seconds();
+        s->render(img, (int)opt->spp, show_progress, &bar);
+        times[r] = now_seconds() - t0;
+        progress_end(&bar);
+    }
+    return 1e3 * median(times, (int)opt->repeat);
+}
+
+/* The gcc -O0 image to compare against when gcc -O0 itself is not being run:
+ * at the standard workload that is the original program's output (ch01's test
+ * proves them identical); otherwise render it, untimed. */
+static int load_reference(image *ref, const cli_options *opt)
+{
+    char err[256];
+    if (opt->width == 512 && opt->height == 512 && opt->spp == 64 &&
+        image_read_ppm(ref, REFERENCE_IMAGE, err, sizeof err) == 0)
+        return 0;
+    if (image_alloc(ref, (int)opt->width, (int)opt->height) != 0)
+        return -1;
+    if (!opt->quiet)
+        fprintf(stderr, "ch02: rendering the gcc -O0 reference image first (untimed)\n");
+    stages[0].render(ref, (int)opt->spp, NULL, NULL);
+    return 0;
+}
+
+static int compare_note(const image *img, const image *ref, char *note, size_t len)
+{
+    image_diff d;
+    image_compare(img, ref, &d);
+    if (d.differing == 0) {
+        snprintf(note, len, "byte-identical to gcc-O0");
+        return 1;
+    }
+    snprintf(note, len, "PSNR %.1f dB vs gcc-O0, %.2f%% of bytes differ, max %d", d.psnr,
+             100.0 * (double)d.differing / (double)image_bytes(img), d.max_abs);
+    return d.psnr >= PSNR_PASS_DB;
+}
+
+int main(int argc, char **argv)
+{
+    cli_options opt = {.width = 512, .height = 512, .spp = 64, .repeat = 1};
+    cli_parse(&spec, &opt, argc, argv);
+    const char *out = opt.out ? opt.out : "ch02.ppm";
+
+    image img, ref = {0};
+    if (image_alloc(&img, (int)opt.width, (int)opt.height) != 0) {
+        fprintf(stderr, "ch02: cannot allocate a %ldx%ld image\n", opt.width, opt.height);
+        return EXIT_CHECK_FAIL;
+    }
+    char workload[96];
+    snprintf(workload, sizeof workload, "%ldx%ldx%ldspp", opt.width, opt.height, opt.spp);
+    report rep;
+    report_init(&rep, "ch02", workload, opt.csv, opt.quiet);
+
+    for (size_t i = 0; i < STAGE_COUNT; i++) {
+        if (opt.stage_index >= 0 && (size_t)opt.stage_index != i)
+            continue;
+        if (!ref.rgb && i != 0 && load_reference(&ref, &opt) != 0) {
+            fprintf(stderr, "ch02: cannot allocate the reference image\n");
+            return EXIT_CHECK_FAIL;
+        }
+        double ms = time_stage(&stages[i], &img, &opt);
+        char note[96];
+        int ok = 1;
+        if (i == 0) { /* gcc -O0 is the reference for the others */
+            snprintf(note, sizeof note, "the reference build");
+            image_alloc(&ref, img.width, img.height);
+            memcpy(ref.rgb, img.rgb, image_bytes(&img));
+        } else {
+            ok = compare_note(&img, &ref, note, sizeof note);
+        }
+        double msamples = (double)opt.width * opt.height * opt.spp / (ms * 1e3);
+        report_row *row = report_add(&rep, stages[i].name, 1, ms, msamples, "Msamples/s", ok, host_cpu_name());
+        snprintf(row->note, sizeof row->note, "%s", note);
+        if (!opt.quiet)
+            fprintf(stderr, "ch02: %-26s %10.1f ms  %s\n", stages[i].name, ms, note);
+    }
+
+    char err[256];
+    int status = report_all_ok(&rep) ? EXIT_OK : EXIT_CHECK_FAIL;
+    if (image_write(&img, out, err, sizeof err) != 0) {
+        fprintf(stderr, "ch02: %s\n", err);
+        status = EXIT_CHECK_FAIL;
+    }
+    report_print(&rep, stdout);
+    image_free(&img);
+    image_free(&ref);
+    return status;
+}

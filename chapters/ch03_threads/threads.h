@@ -1,0 +1,44 @@
+/* threads.h - ch03's stages: workers, generator placement, one run of a stage.
+ * main.c times and checks; tests/test_ch03.c drives the same functions. */
+#ifndef CH03_THREADS_H
+#define CH03_THREADS_H
+
+#include "../../common/image.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#define MAX_THREADS 1024
+#define STAGE_COUNT 4
+
+typedef enum { RNG_LIBC, RNG_PACKED, RNG_LOCAL } rng_kind;
+
+typedef struct job job;
+typedef void *worker_fn(void *arg);
+
+typedef struct {
+    const char *name;
+    const char *description;
+    worker_fn *worker;
+    rng_kind rng;
+} stage;
+
+struct job {
+    image *img;
+    int spp, threads;
+    rng_kind rng;
+    uint32_t packed_states[MAX_THREADS]; /* rng-packed: adjacent on purpose */
+    atomic_int next_row;                 /* rng-local-dynamic's row counter */
+    atomic_int rows_done;                /* for the progress line */
+    double busy[MAX_THREADS];            /* seconds each thread worked */
+    double finish[MAX_THREADS];          /* when each thread finished */
+};
+
+extern const stage stages[STAGE_COUNT];
+
+/* Renders j->img with stage s on `threads` threads (1..MAX_THREADS); the main
+ * thread shows progress meanwhile. Returns seconds from the start to the end
+ * of the last thread; fills j->busy. */
+double run_stage(const stage *s, job *j, int threads, int quiet);
+
+#endif

@@ -1,0 +1,51 @@
+/* reduce_cpu.c - ch06's CPU stages: one core, then all of them. */
+#define _GNU_SOURCE
+#include "reduce.h"
+
+#include <pthread.h>
+
+long long reduce_cpu_serial(const int *in, size_t n, int threads)
+{
+    (void)threads;
+    long long sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += in[i];
+    return sum;
+}
+
+typedef struct {
+    const int *in;
+    size_t begin, end;
+    long long sum;
+} chunk;
+
+static void *sum_chunk(void *p)
+{
+    chunk *c = p;
+    c->sum = reduce_cpu_serial(c->in + c->begin, c->end - c->begin, 1);
+    return NULL;
+}
+
+/* Each thread sums one contiguous chunk; the host's memory bandwidth, not its
+ * adders, is the limit once a few cores are busy. */
+long long reduce_cpu_threads(const int *in, size_t n, int threads)
+{
+    enum { MAX = 256 };
+    pthread_t tid[MAX];
+    chunk c[MAX];
+    int started[MAX];
+    threads = threads < 1 ? 1 : threads > MAX ? MAX : threads;
+    for (int t = 0; t < threads; t++) {
+        c[t] = (chunk){in, n * (size_t)t / (size_t)threads, n * (size_t)(t + 1) / (size_t)threads, 0};
+        started[t] = pthread_create(&tid[t], NULL, sum_chunk, &c[t]) == 0;
+        if (!started[t])
+            sum_chunk(&c[t]); /* could not start a thread: do its share here */
+    }
+    long long sum = 0;
+    for (int t = 0; t < threads; t++) {
+        if (started[t])
+            pthread_join(tid[t], NULL);
+        sum += c[t].sum;
+    }
+    return sum;
+}

@@ -1,0 +1,393 @@
+/* reduce_gpu.cu - ch06's GPU stages, from one atomic per element to the
+ * memory-bandwidth limit. Each stage's comment says what it changes from the
+ * one before and why that helps. Every block ends with one 64-bit atomicAdd of
+ * its partial sum into *d_sum, so no stage needs a second launch.
+ *
+ * Values are int32 in [-128, 127]. A block of the tree stages sums at most
+ * 2 * 256 of them, which fits int32; the grid-stride stages accumulate per
+ * thread in int64, since one thread may sum millions.
+ */
+#include "reduce.h"
+
+#include "../../common/cuda_util.h"
+#include "../../common/timer.h"
+
+#include <cub/cub.cuh>
+
+#define BLOCK 256
+
+/* 64-bit signed add through the unsigned atomic: two's complement makes them the same bits. */
+__device__ static void add_to_sum(long long *d_sum, long long v)
+{
+    atomicAdd(reinterpret_cast<unsigned long long *>(d_sum), static_cast<unsigned long long>(v));
+}
+
+static unsigned blocks_for(size_t n, size_t per_block)
+{
+    return (unsigned)((n + per_block - 1) / per_block);
+}
+
+/* ---- atomic-global: every thread adds its element straight into the one
+ * result. Correct, but 2^28 atomics on one address are serialised in L2. */
+__global__ void atomic_global_kernel(const int *in, size_t n, long long *d_sum)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        add_to_sum(d_sum, in[i]);
+}
+
+/* ---- interleaved-divergent: a tree in shared memory. In step s, threads
+ * whose index is a multiple of 2s add their neighbour s away. Half the
+ * threads of every warp sit idle from the first step (divergence), and the
+ * modulo is slow. */
+__global__ void interleaved_divergent_kernel(const int *in, size_t n, long long *d_sum)
+{
+    __shared__ int s[BLOCK];
+    unsigned t = threadIdx.x;
+    size_t i = (size_t)blockIdx.x * BLOCK + t;
+    s[t] = i < n ? in[i] : 0;
+    __syncthreads();
+    for (unsigned step = 1; step < BLOCK; step *= 2) {
+        if (t % (2 * step) == 0)
+            s[t] += s[t + step];
+        __syncthreads();
+    }
+    if (t == 0)
+        add_to_sum(d_sum, s[0]);
+}
+
+/* ---- interleaved-strided: the same tree, but the working threads are the
+ * first ones (thread t works on element 2*step*t), so whole warps retire
+ * together. Now the shared-memory addresses of a warp are 2*step apart:
+ * several threads hit the same bank, and the accesses are replayed. */
+__global__ void interleaved_strided_kernel(const int *in, size_t n, long long *d_sum)
+{
+    __shared__ int s[BLOCK];
+    unsigned t = threadIdx.x;
+    size_t i = (size_t)blockIdx.x * BLOCK + t;
+    s[t] = i < n ? in[i] : 0;
+    __syncthreads();
+    for (unsigned step = 1; step < BLOCK; step *= 2) {
+        unsigned k = 2 * step * t;
+        if (k < BLOCK)
+            s[k] += s[k + step];
+        __syncthreads();
+    }
+    if (t == 0)
+        add_to_sum(d_sum, s[0]);
+}
+
+/* ---- sequential: fold the upper half onto the lower half. Consecutive
+ * threads touch consecutive words (no bank conflicts) and the active threads
+ * stay packed in the first warps. But half the threads do nothing after the
+ * load. */
+__global__ void sequential_kernel(const int *in, size_t n, long long *d_sum)
+{
+    __shared__ int s[BLOCK];
+    unsigned t = threadIdx.x;
+    size_t i = (size_t)blockIdx.x * BLOCK + t;
+    s[t] = i < n ? in[i] : 0;
+    __syncthreads();
+    for (unsigned half = BLOCK / 2; half > 0; half /= 2) {
+        if (t < half)
+            s[t] += s[t + half];
+        __syncthreads();
+    }
+    if (t == 0)
+        add_to_sum(d_sum, s[0]);
+}
+
+/* Loads two elements a block apart and adds them: the first step of the tree
+ * done during the load, by every thread. */
+__device__ static int load_pair(const int *in, size_t n, size_t i)
+{
+    int v = i < n ? in[i] : 0;
+    if (i + BLOCK < n)
+        v += in[i + BLOCK];
+    return v;
+}
+
+/* ---- first-add-on-load: each block covers 2*BLOCK elements, so half as many
+ * blocks, and no thread is idle after the load. */
+__global__ void first_add_on_load_kernel(const int *in, size_t n, long long *d_sum)
+{
+    __shared__ int s[BLOCK];
+    unsigned t = threadIdx.x;
+    s[t] = load_pair(in, n, (size_t)blockIdx.x * 2 * BLOCK + t);
+    __syncthreads();
+    for (unsigned half = BLOCK / 2; half > 0; half /= 2) {
+        if (t < half)
+            s[t] += s[t + half];
+        __syncthreads();
+    }
+    if (t == 0)
+        add_to_sum(d_sum, s[0]);
+}
+
+/* Shared tree down to 64 elements, with barriers; the last 32 threads finish. */
+__device__ static void tree_to_last_warp(int *s, unsigned t)
+{
+    for (unsigned half = BLOCK / 2; half > 32; half /= 2) {
+        if (t < half)
+            s[t] += s[t + half];
+        __syncthreads();
+    }
+}
+
+/* ---- warp-unrolled-volatile: the classic trick. Once 32 threads are left,
+ * they are one warp, "so" they run in lockstep and need no barrier; volatile
+ * stops the compiler from keeping s[] in registers. Since Volta, threads of
+ * a warp are scheduled independently and nothing orders these reads after
+ * the other lanes' writes: it is a data race. It usually gives the right sum
+ * today; compute-sanitizer --tool racecheck reports it (make sanitize). */
+__global__ void warp_unrolled_volatile_kernel(const int *in, size_t n, long long *d_sum)
+{
+    __shared__ int s[BLOCK];
+    unsigned t = threadIdx.x;
+    s[t] = load_pair(in, n, (size_t)blockIdx.x * 2 * BLOCK + t);
+    __syncthreads();
+    tree_to_last_warp(s, t);
+    if (t < 32) {
+        volatile int *v = s;
+        v[t] += v[t + 32];
+        v[t] += v[t + 16];
+        v[t] += v[t + 8];
+        v[t] += v[t + 4];
+        v[t] += v[t + 2];
+        v[t] += v[t + 1];
+    }
+    if (t == 0)
+        add_to_sum(d_sum, s[0]);
+}
+
+/* ---- warp-unrolled-sync: the same unrolled warp, made correct: each step
+ * reads into a register, then __syncwarp() before anyone writes, and again
+ * after, so every read sees the previous step's writes. */
+__global__ void warp_unrolled_sync_kernel(const int *in, size_t n, long long *d_sum)
+{
+    __shared__ int s[BLOCK];
+    unsigned t = threadIdx.x;
+    s[t] = load_pair(in, n, (size_t)blockIdx.x * 2 * BLOCK + t);
+    __syncthreads();
+    tree_to_last_warp(s, t);
+    if (t < 32) {
+        int v = s[t];
+        for (unsigned k = 32; k > 0; k /= 2) {
+            v += s[t + k];
+            __syncwarp();
+            s[t] = v;
+            __syncwarp();
+        }
+    }
+    if (t == 0)
+        add_to_sum(d_sum, s[0]);
+}
+
+/* ---- fully-unrolled: the block size is a template parameter, so every loop
+ * has a known trip count; the compiler unrolls them and drops the dead
+ * branches. Saves loop and index arithmetic, which is all that is left. */
+template <unsigned B>
+__global__ void fully_unrolled_kernel(const int *in, size_t n, long long *d_sum)
+{
+    __shared__ int s[B];
+    unsigned t = threadIdx.x;
+    size_t i = (size_t)blockIdx.x * 2 * B + t;
+    int v = i < n ? in[i] : 0;
+    if (i + B < n)
+        v += in[i + B];
+    s[t] = v;
+    __syncthreads();
+#pragma unroll
+    for (unsigned half = B / 2; half > 32; half /= 2) {
+        if (t < half)
+            s[t] = v = v + s[t + half];
+        __syncthreads();
+    }
+    if (t < 32) {
+#pragma unroll
+        for (unsigned k = 32; k > 0; k /= 2) {
+            v += s[t + k];
+            __syncwarp();
+            s[t] = v;
+            __syncwarp();
+        }
+    }
+    if (t == 0)
+        add_to_sum(d_sum, v);
+}
+
+/* Blocks to keep every SM busy for the grid-stride stages. */
+static unsigned resident_blocks(const void *kernel, int threads)
+{
+    int device, sms, per_sm;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0));
+    return (unsigned)(sms * per_sm);
+}
+
+/* ---- many-per-thread: a grid just large enough to fill the GPU, each thread
+ * walking the array with a grid-sized stride and summing in a register. Most
+ * of the work is now loads and adds; the tree runs once per block instead of
+ * once per 512 elements. */
+__global__ void many_per_thread_kernel(const int *in, size_t n, long long *d_sum)
+{
+    __shared__ long long s[BLOCK];
+    unsigned t = threadIdx.x;
+    long long v = 0;
+    for (size_t i = (size_t)blockIdx.x * BLOCK + t; i < n; i += (size_t)gridDim.x * BLOCK)
+        v += in[i];
+    s[t] = v;
+    __syncthreads();
+    for (unsigned half = BLOCK / 2; half > 0; half /= 2) {
+        if (t < half)
+            s[t] += s[t + half];
+        __syncthreads();
+    }
+    if (t == 0)
+        add_to_sum(d_sum, s[0]);
+}
+
+/* Sum of v over the 32 lanes of a warp, in registers: lane 0 gets it. */
+__device__ static long long warp_sum(long long v)
+{
+    for (int k = 16; k > 0; k /= 2)
+        v += __shfl_down_sync(0xffffffffu, v, k);
+    return v;
+}
+
+/* Warp sums through shared memory, then the first warp adds them; one atomic. */
+__device__ static void block_sum_to(long long *d_sum, long long v)
+{
+    __shared__ long long warp_sums[BLOCK / 32];
+    unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    v = warp_sum(v);
+    if (lane == 0)
+        warp_sums[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        v = lane < BLOCK / 32 ? warp_sums[lane] : 0;
+        v = warp_sum(v);
+        if (lane == 0)
+            add_to_sum(d_sum, v);
+    }
+}
+
+/* ---- shuffle: lanes exchange registers with __shfl_down_sync instead of
+ * going through shared memory; one barrier per block. Each thread issues 4
+ * independent loads per trip (more bytes in flight per thread), through the
+ * read-only path (__ldg). */
+__global__ void shuffle_kernel(const int *__restrict__ in, size_t n, long long *d_sum)
+{
+    long long v = 0;
+    size_t stride = (size_t)gridDim.x * BLOCK;
+    size_t i = (size_t)blockIdx.x * BLOCK + threadIdx.x;
+    for (; i + 3 * stride < n; i += 4 * stride)
+        v += (long long)__ldg(in + i) + __ldg(in + i + stride) + __ldg(in + i + 2 * stride) +
+             __ldg(in + i + 3 * stride);
+    for (; i < n; i += stride)
+        v += __ldg(in + i);
+    block_sum_to(d_sum, v);
+}
+
+/* ---- vector-shuffle: 16-byte loads (int4: four elements per instruction),
+ * two in flight per trip, a grid of exactly the blocks the SMs hold. The
+ * n % 4 elements past the last int4 are added by the first threads. */
+__global__ void vector_shuffle_kernel(const int *__restrict__ in, size_t n, long long *d_sum)
+{
+    const int4 *in4 = reinterpret_cast<const int4 *>(in);
+    size_t n4 = n / 4, stride = (size_t)gridDim.x * BLOCK;
+    size_t i = (size_t)blockIdx.x * BLOCK + threadIdx.x;
+    long long v = 0;
+    for (; i + stride < n4; i += 2 * stride) {
+        int4 a = __ldg(in4 + i), b = __ldg(in4 + i + stride);
+        v += (long long)(a.x + a.y + a.z + a.w) + (b.x + b.y + b.z + b.w);
+    }
+    if (i < n4) {
+        int4 a = __ldg(in4 + i);
+        v += a.x + a.y + a.z + a.w;
+    }
+    size_t tail = 4 * n4 + (size_t)blockIdx.x * BLOCK + threadIdx.x;
+    if (tail < n)
+        v += __ldg(in + tail);
+    block_sum_to(d_sum, v);
+}
+
+/* ---------------------------------------------------------------- launchers */
+extern "C" {
+
+size_t reduce_scratch_bytes(size_t n)
+{
+    size_t bytes = 0;
+    CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, bytes, (const int *)nullptr, (long long *)nullptr, (long long)n));
+    return bytes;
+}
+
+#define START(d_sum) CUDA_CHECK(cudaMemsetAsync(d_sum, 0, sizeof(long long)))
+
+void reduce_atomic_global(const int *in, size_t n, long long *d_sum, void *, size_t)
+{
+    START(d_sum);
+    if (n)
+        atomic_global_kernel<<<blocks_for(n, BLOCK), BLOCK>>>(in, n, d_sum);
+    CUDA_CHECK_LAUNCH();
+}
+
+/* The four shared-memory tree stages launch the same way. */
+#define TREE_LAUNCHER(name, kernel, per_block)                                                                   \
+    void name(const int *in, size_t n, long long *d_sum, void *, size_t)                                         \
+    {                                                                                                            \
+        START(d_sum);                                                                                            \
+        if (n)                                                                                                   \
+            kernel<<<blocks_for(n, per_block), BLOCK>>>(in, n, d_sum);                                           \
+        CUDA_CHECK_LAUNCH();                                                                                     \
+    }
+TREE_LAUNCHER(reduce_interleaved_divergent, interleaved_divergent_kernel, BLOCK)
+TREE_LAUNCHER(reduce_interleaved_strided, interleaved_strided_kernel, BLOCK)
+TREE_LAUNCHER(reduce_sequential, sequential_kernel, BLOCK)
+TREE_LAUNCHER(reduce_first_add_on_load, first_add_on_load_kernel, 2 * BLOCK)
+TREE_LAUNCHER(reduce_warp_unrolled_volatile, warp_unrolled_volatile_kernel, 2 * BLOCK)
+TREE_LAUNCHER(reduce_warp_unrolled_sync, warp_unrolled_sync_kernel, 2 * BLOCK)
+TREE_LAUNCHER(reduce_fully_unrolled, fully_unrolled_kernel<BLOCK>, 2 * BLOCK)
+
+/* The grid-stride stages: as many blocks as fit on the GPU at once (fewer if
+ * n is small, so no block is empty). */
+#define GRID_STRIDE_LAUNCHER(name, kernel, per_thread)                                                           \
+    void name(const int *in, size_t n, long long *d_sum, void *, size_t)                                         \
+    {                                                                                                            \
+        static unsigned most = 0;                                                                                \
+        if (!most)                                                                                               \
+            most = resident_blocks((const void *)kernel, BLOCK);                                                 \
+        START(d_sum);                                                                                            \
+        unsigned blocks = blocks_for(n, (size_t)BLOCK * (per_thread));                                           \
+        if (n)                                                                                                   \
+            kernel<<<blocks < most ? blocks : most, BLOCK>>>(in, n, d_sum);                                      \
+        CUDA_CHECK_LAUNCH();                                                                                     \
+    }
+GRID_STRIDE_LAUNCHER(reduce_many_per_thread, many_per_thread_kernel, 1)
+GRID_STRIDE_LAUNCHER(reduce_shuffle, shuffle_kernel, 4)
+GRID_STRIDE_LAUNCHER(reduce_vector_shuffle, vector_shuffle_kernel, 8)
+
+void reduce_cub(const int *in, size_t n, long long *d_sum, void *scratch, size_t scratch_bytes)
+{
+    /* CUB accumulates in the output's type, int64 here. */
+    CUDA_CHECK(cub::DeviceReduce::Sum(scratch, scratch_bytes, in, d_sum, (long long)n));
+}
+
+double measure_copy_bandwidth(void *d_a, void *d_b, size_t bytes, int repeat)
+{
+    cuda_timer t;
+    cuda_timer_create(&t);
+    CUDA_CHECK(cudaMemcpy(d_b, d_a, bytes, cudaMemcpyDeviceToDevice)); /* warm-up */
+    double ms[64];
+    repeat = repeat < 1 ? 1 : repeat > 64 ? 64 : repeat;
+    for (int r = 0; r < repeat; r++) {
+        cuda_timer_start(&t);
+        CUDA_CHECK(cudaMemcpyAsync(d_b, d_a, bytes, cudaMemcpyDeviceToDevice, 0));
+        ms[r] = cuda_timer_stop(&t);
+    }
+    cuda_timer_destroy(&t);
+    return 2.0 * (double)bytes / (median(ms, repeat) * 1e-3); /* read + written */
+}
+
+} /* extern "C" */

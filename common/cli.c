@@ -1,0 +1,265 @@
+/* cli.c - see cli.h. */
+#define _GNU_SOURCE
+#include "cli.h"
+#include "image.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* One row per option: long name, CLI_* bit, range, where the value goes. */
+typedef struct {
+    const char *name;
+    unsigned bit;
+    const char *arg; /* NULL: takes no value */
+    long long min, max;
+    const char *help;
+} option_row;
+
+static const option_row option_rows[] = {
+    {"width", CLI_WIDTH, "N", 1, 16384, "image width in pixels"},
+    {"height", CLI_HEIGHT, "N", 1, 16384, "image height in pixels"},
+    {"spp", CLI_SPP, "N", 1, 1000000, "samples per pixel"},
+    {"threads", CLI_THREADS, "N", 1, 1024, "CPU threads"},
+    {"repeat", CLI_REPEAT, "R", 1, 1000, "timed runs per stage; the median is reported"},
+    {"n", CLI_N, "N", 1, 1LL << 40, "problem size (elements or bodies)"},
+    {"steps", CLI_STEPS, "S", 1, 1000000, "time steps"},
+    {"device", CLI_DEVICE, "K", 0, 63, "CUDA device index"},
+    {"stage", CLI_STAGE, "NAME", 0, 0, "run one stage (default: all)"},
+    {"out", CLI_OUT, "FILE", 0, 0, "write the image (.ppm, or .png with libpng)"},
+    {"csv", CLI_CSV, "FILE", 0, 0, "append one CSV row per stage run"},
+    {"quiet", CLI_QUIET, NULL, 0, 0, "print only the results table"},
+};
+#define OPTION_COUNT (sizeof option_rows / sizeof option_rows[0])
+
+const char *cli_stage_name(const cli_spec *spec, size_t i)
+{
+    const char *base = (const char *)spec->stages + i * spec->stage_size;
+    return ((const cli_stage_info *)(const void *)base)->name;
+}
+
+static const char *stage_description(const cli_spec *spec, size_t i)
+{
+    const char *base = (const char *)spec->stages + i * spec->stage_size;
+    return ((const cli_stage_info *)(const void *)base)->description;
+}
+
+static void print_usage_line(const cli_spec *spec, FILE *f)
+{
+    fprintf(f, "usage: %s", spec->program);
+    for (size_t i = 0; i < OPTION_COUNT; i++)
+        if (spec->accepts & option_rows[i].bit) {
+            if (option_rows[i].arg)
+                fprintf(f, " [--%s %s]", option_rows[i].name, option_rows[i].arg);
+            else
+                fprintf(f, " [--%s]", option_rows[i].name);
+        }
+    fprintf(f, " [--help]\n");
+}
+
+static void print_help(const cli_spec *spec)
+{
+    printf("%s - %s\n\n", spec->program, spec->summary);
+    print_usage_line(spec, stdout);
+    printf("\noptions:\n");
+    for (size_t i = 0; i < OPTION_COUNT; i++) {
+        const option_row *r = &option_rows[i];
+        if (!(spec->accepts & r->bit))
+            continue;
+        char left[40];
+        snprintf(left, sizeof left, "--%s%s%s", r->name, r->arg ? " " : "", r->arg ? r->arg : "");
+        printf("  %-18s %s\n", left, r->help);
+    }
+    printf("  %-18s %s\n", "--help", "show this help");
+    if (spec->stage_count) {
+        printf("\nstages (in order):\n");
+        for (size_t i = 0; i < spec->stage_count; i++)
+            printf("  %-24s %s\n", cli_stage_name(spec, i), stage_description(spec, i));
+    }
+    if (spec->notes)
+        printf("\n%s\n", spec->notes);
+    printf("\nexit status: 0 all stages ok; 1 a check failed or a run-time error;\n"
+           "             2 bad command line (nothing run, nothing written); 3 no CUDA device\n");
+}
+
+void cli_usage_error(const cli_spec *spec, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s: error: ", spec->program);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    print_usage_line(spec, stderr);
+    exit(CLI_EXIT_USAGE);
+}
+
+const char *cli_parse_long(const char *text, long long min, long long max, long long *out)
+{
+    if (!text || !*text)
+        return "is empty";
+    if (!(text[0] == '-' || text[0] == '+' || (text[0] >= '0' && text[0] <= '9')))
+        return "is not a whole number";
+    errno = 0;
+    char *end;
+    long long v = strtoll(text, &end, 10);
+    if (end == text || *end != '\0')
+        return "is not a whole number";
+    if (errno == ERANGE)
+        return "is too large";
+    if (v < min)
+        return min == 1 ? "must be at least 1" : "is too small";
+    if (v > max)
+        return "is too large";
+    *out = v;
+    return NULL;
+}
+
+const char *cli_parse_double(const char *text, double min, double max, double *out)
+{
+    if (!text || !*text)
+        return "is empty";
+    errno = 0;
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || *end != '\0')
+        return "is not a number";
+    if (errno == ERANGE || !isfinite(v))
+        return "is out of range";
+    if (v < min)
+        return "is too small";
+    if (v > max)
+        return "is too large";
+    *out = v;
+    return NULL;
+}
+
+const char *cli_check_writable(const char *path)
+{
+    static char reason[256];
+    if (!path || !*path)
+        return "is an empty path";
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return "is a folder";
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(reason, sizeof reason, "cannot be written: folder '%.200s' does not exist", dir);
+        return reason;
+    }
+    if (access(dir, W_OK | X_OK) != 0) {
+        snprintf(reason, sizeof reason, "cannot be written: folder '%.200s': %s", dir, strerror(errno));
+        return reason;
+    }
+    return NULL;
+}
+
+static void store_number(cli_options *opt, unsigned bit, long long v)
+{
+    switch (bit) {
+    case CLI_WIDTH: opt->width = (long)v; break;
+    case CLI_HEIGHT: opt->height = (long)v; break;
+    case CLI_SPP: opt->spp = (long)v; break;
+    case CLI_THREADS: opt->threads = (long)v; break;
+    case CLI_REPEAT: opt->repeat = (long)v; break;
+    case CLI_N: opt->n = v; break;
+    case CLI_STEPS: opt->steps = (long)v; break;
+    case CLI_DEVICE: opt->device = (long)v; break;
+    default: break;
+    }
+}
+
+static void take_value(const cli_spec *spec, cli_options *opt, const option_row *r, const char *value)
+{
+    if (r->bit == CLI_STAGE) {
+        opt->stage = value;
+        return;
+    }
+    if (r->bit == CLI_OUT || r->bit == CLI_CSV) {
+        const char *why = cli_check_writable(value);
+        if (why)
+            cli_usage_error(spec, "--%s '%s' %s", r->name, value, why);
+        if (r->bit == CLI_OUT) {
+            size_t n = strlen(value);
+            int png = n >= 4 && strcmp(value + n - 4, ".png") == 0;
+            int ppm = n >= 4 && strcmp(value + n - 4, ".ppm") == 0;
+            if (!png && !ppm)
+                cli_usage_error(spec, "--out '%s': the name must end in .ppm or .png", value);
+            if (png && !image_png_supported())
+                cli_usage_error(spec, "--out '%s': built without libpng, so only .ppm can be written", value);
+            opt->out = value;
+        } else {
+            opt->csv = value;
+        }
+        return;
+    }
+    long long v;
+    const char *why = cli_parse_long(value, r->min, r->max, &v);
+    if (why)
+        cli_usage_error(spec, "--%s '%s' %s", r->name, value, why);
+    store_number(opt, r->bit, v);
+}
+
+static void resolve_stage(const cli_spec *spec, cli_options *opt)
+{
+    opt->stage_index = -1;
+    if (!opt->stage || strcmp(opt->stage, "all") == 0) {
+        opt->stage = "all";
+        return;
+    }
+    for (size_t i = 0; i < spec->stage_count; i++)
+        if (strcmp(opt->stage, cli_stage_name(spec, i)) == 0) {
+            opt->stage_index = (int)i;
+            return;
+        }
+    cli_usage_error(spec, "--stage '%s' is not a stage of %s (see --help for the list)", opt->stage,
+                    spec->program);
+}
+
+void cli_parse(const cli_spec *spec, cli_options *opt, int argc, char **argv)
+{
+    struct option longopts[OPTION_COUNT + 2];
+    size_t k = 0;
+    for (size_t i = 0; i < OPTION_COUNT; i++)
+        if (spec->accepts & option_rows[i].bit)
+            longopts[k++] = (struct option){option_rows[i].name, option_rows[i].arg ? required_argument : no_argument,
+                                            NULL, (int)(i + 1)};
+    longopts[k++] = (struct option){"help", no_argument, NULL, 'h'};
+    longopts[k] = (struct option){NULL, 0, NULL, 0};
+
+    opterr = 0;
+    optind = 0; /* glibc: 0 re-initialises, so tests may call this more than once */
+    int c;
+    while ((c = getopt_long(argc, argv, "+:", longopts, NULL)) != -1) {
+        if (c == 'h') {
+            print_help(spec);
+            exit(EXIT_OK);
+        }
+        if (c == ':')
+            cli_usage_error(spec, "option '%s' needs a value", argv[optind - 1]);
+        if (c == '?')
+            cli_usage_error(spec, "unknown option '%s'", argv[optind - 1]);
+        const option_row *r = &option_rows[c - 1];
+        if (r->bit == CLI_QUIET)
+            opt->quiet = 1;
+        else
+            take_value(spec, opt, r, optarg);
+    }
+    if (optind < argc)
+        cli_usage_error(spec, "unexpected argument '%s'", argv[optind]);
+    resolve_stage(spec, opt);
+}

@@ -1,0 +1,145 @@
+/* cuda_util.h - checked CUDA calls, device description, event timing.
+ *
+ * Header-only (static inline) so any .cu file can include it and CI, which has
+ * nvcc but no GPU, compiles it (tests/test_cuda_util.cu does).
+ *
+ *   CUDA_CHECK(cudaMalloc(&p, bytes));   // on error: "file:line: CUDA error ..." and exit 1
+ *   kernel<<<grid, block>>>(...);
+ *   CUDA_CHECK_LAUNCH();                 // launch errors (bad config) show here
+ *
+ * cuda_require_device() is the one "no CUDA device" path: it prints one line and
+ * exits with EXIT_NO_GPU (3), or with 2 when --device is out of range.
+ */
+#ifndef COMMON_CUDA_UTIL_H
+#define COMMON_CUDA_UTIL_H
+
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+
+#define CUDA_CHECK(call)                                                                                         \
+    do {                                                                                                         \
+        cudaError_t cuda_check_err_ = (call);                                                                    \
+        if (cuda_check_err_ != cudaSuccess) {                                                                    \
+            fprintf(stderr, "%s:%d: CUDA error %s: %s\n  in: %s\n", __FILE__, __LINE__,                          \
+                    cudaGetErrorName(cuda_check_err_), cudaGetErrorString(cuda_check_err_), #call);              \
+            exit(EXIT_CHECK_FAIL);                                                                               \
+        }                                                                                                        \
+    } while (0)
+
+/* After a launch: configuration errors are reported by cudaGetLastError();
+ * errors inside the kernel show at the next synchronising call. */
+#define CUDA_CHECK_LAUNCH() CUDA_CHECK(cudaGetLastError())
+
+/* Number of usable devices, or 0 with the runtime's reason in why. */
+static inline int cuda_device_count(char *why, size_t whylen)
+{
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess) {
+        snprintf(why, whylen, "%s", cudaGetErrorString(err));
+        cudaGetLastError(); /* clear the sticky-free error so later calls start clean */
+        return 0;
+    }
+    if (count == 0)
+        snprintf(why, whylen, "the driver reports no devices");
+    return count;
+}
+
+/* Exits with EXIT_NO_GPU if there is no device, 2 if device is out of range;
+ * otherwise selects it. */
+static inline void cuda_require_device(const char *program, int device)
+{
+    char why[256] = "";
+    int count = cuda_device_count(why, sizeof why);
+    if (count == 0) {
+        fprintf(stderr, "%s: no usable CUDA device or driver (%s); GPU stages need one, exit status %d\n", program, why,
+                EXIT_NO_GPU);
+        exit(EXIT_NO_GPU);
+    }
+    if (device < 0 || device >= count) {
+        fprintf(stderr, "%s: error: --device %d is out of range: this machine has %d CUDA device%s (0..%d)\n",
+                program, device, count, count == 1 ? "" : "s", count - 1);
+        exit(CLI_EXIT_USAGE);
+    }
+    CUDA_CHECK(cudaSetDevice(device));
+}
+
+/* FP32 lanes per SM for the architectures nvcc 13 builds for (sm_75 and newer). */
+static inline int cuda_fp32_lanes_per_sm(int major, int minor)
+{
+    if (major == 7)
+        return 64;              /* Turing */
+    if (major == 8 && minor == 0)
+        return 64;              /* A100 */
+    return 128;                 /* 8.6, 8.9, 9.0 (H100), 10.x, 12.x */
+}
+
+typedef struct {
+    char name[256];
+    int sms, major, minor;
+    double clock_ghz;        /* boost clock the driver reports */
+    double mem_gib;
+    double peak_bw_gbs;      /* memory clock x bus width x 2 (DDR) */
+    double fp32_peak_gflops; /* SMs x lanes x 2 flops (FMA) x clock */
+} cuda_device_info;
+
+static inline void cuda_describe_device(int device, cuda_device_info *info)
+{
+    struct cudaDeviceProp p; /* "struct" so C can include this header too */
+    int clock_khz = 0, mem_clock_khz = 0;
+    CUDA_CHECK(cudaGetDeviceProperties(&p, device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&mem_clock_khz, cudaDevAttrMemoryClockRate, device));
+    snprintf(info->name, sizeof info->name, "%s", p.name);
+    info->sms = p.multiProcessorCount;
+    info->major = p.major;
+    info->minor = p.minor;
+    info->clock_ghz = clock_khz * 1e-6;
+    info->mem_gib = (double)p.totalGlobalMem / (1024.0 * 1024.0 * 1024.0);
+    info->peak_bw_gbs = 2.0 * mem_clock_khz * 1e3 * (p.memoryBusWidth / 8.0) * 1e-9;
+    info->fp32_peak_gflops = (double)info->sms * cuda_fp32_lanes_per_sm(p.major, p.minor) * 2.0 * info->clock_ghz;
+}
+
+static inline void cuda_print_device(FILE *f, int device, const cuda_device_info *info)
+{
+    fprintf(f, "device %d: %s, sm_%d%d, %d SMs at %.2f GHz, %.1f GiB, peak %.0f GB/s, FP32 peak %.1f TFLOP/s\n",
+            device, info->name, info->major, info->minor, info->sms, info->clock_ghz, info->mem_gib,
+            info->peak_bw_gbs, info->fp32_peak_gflops * 1e-3);
+}
+
+/* Event timer: times work on the GPU's own clock, between two points in a stream. */
+typedef struct {
+    cudaEvent_t start, stop;
+} cuda_timer;
+
+static inline void cuda_timer_create(cuda_timer *t)
+{
+    CUDA_CHECK(cudaEventCreate(&t->start));
+    CUDA_CHECK(cudaEventCreate(&t->stop));
+}
+
+static inline void cuda_timer_start(cuda_timer *t)
+{
+    CUDA_CHECK(cudaEventRecord(t->start, 0));
+}
+
+/* Waits for the stop event and returns milliseconds since start. */
+static inline float cuda_timer_stop(cuda_timer *t)
+{
+    float ms = 0;
+    CUDA_CHECK(cudaEventRecord(t->stop, 0));
+    CUDA_CHECK(cudaEventSynchronize(t->stop));
+    CUDA_CHECK(cudaEventElapsedTime(&ms, t->start, t->stop));
+    return ms;
+}
+
+static inline void cuda_timer_destroy(cuda_timer *t)
+{
+    CUDA_CHECK(cudaEventDestroy(t->start));
+    CUDA_CHECK(cudaEventDestroy(t->stop));
+}
+
+#endif

@@ -1,0 +1,230 @@
+/* image.c - see image.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "image.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef HAVE_PNG
+#include <png.h>
+#endif
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+int image_alloc(image *img, int width, int height)
+{
+    img->width = img->height = 0;
+    img->rgb = NULL;
+    if (width < 1 || height < 1 || width > IMAGE_MAX_SIDE || height > IMAGE_MAX_SIDE) {
+        errno = EINVAL;
+        return -1;
+    }
+    img->rgb = calloc((size_t)width * (size_t)height, 3);
+    if (!img->rgb)
+        return -1;
+    img->width = width;
+    img->height = height;
+    return 0;
+}
+
+void image_free(image *img)
+{
+    free(img->rgb);
+    img->rgb = NULL;
+    img->width = img->height = 0;
+}
+
+size_t image_bytes(const image *img)
+{
+    return (size_t)img->width * (size_t)img->height * 3;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+int image_write(const image *img, const char *path, char *err, size_t errlen)
+{
+    if (ends_with(path, ".png"))
+        return image_write_png(img, path, err, errlen);
+    if (ends_with(path, ".ppm"))
+        return image_write_ppm(img, path, err, errlen);
+    return fail(err, errlen, "%s: unknown image type (use .ppm or .png)", path);
+}
+
+/* Opens "<path>.tmp.<pid>" for writing; the caller renames it when done. */
+static FILE *open_temp(const char *path, char *tmp, size_t tmplen, char *err, size_t errlen)
+{
+    snprintf(tmp, tmplen, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (!f)
+        fail(err, errlen, "%s: %s", path, strerror(errno));
+    return f;
+}
+
+/* Closes f, then renames tmp over path; removes tmp on any failure. */
+static int finish_temp(FILE *f, int ok, const char *tmp, const char *path, char *err, size_t errlen)
+{
+    int saved = errno;
+    if (fclose(f) != 0 && ok) {
+        ok = 0;
+        saved = errno;
+    }
+    if (ok && rename(tmp, path) != 0) {
+        ok = 0;
+        saved = errno;
+    }
+    if (!ok) {
+        remove(tmp);
+        return fail(err, errlen, "%s: write failed: %s", path, strerror(saved));
+    }
+    return 0;
+}
+
+int image_write_ppm(const image *img, const char *path, char *err, size_t errlen)
+{
+    char tmp[4096];
+    FILE *f = open_temp(path, tmp, sizeof tmp, err, errlen);
+    if (!f)
+        return -1;
+    int ok = fprintf(f, "P6\n%d %d\n255\n", img->width, img->height) > 0 &&
+             fwrite(img->rgb, 1, image_bytes(img), f) == image_bytes(img);
+    return finish_temp(f, ok, tmp, path, err, errlen);
+}
+
+int image_png_supported(void)
+{
+#ifdef HAVE_PNG
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+#ifdef HAVE_PNG
+/* libpng reports errors by longjmp; keep the work in its own function so no
+ * local of the caller is live across the jump. */
+static int png_body(FILE *f, const image *img)
+{
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (!info) {
+        png_destroy_write_struct(&png, NULL);
+        return 0;
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_write_struct(&png, &info);
+        return 0;
+    }
+    png_init_io(png, f);
+    png_set_IHDR(png, info, (png_uint_32)img->width, (png_uint_32)img->height, 8, PNG_COLOR_TYPE_RGB,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(png, info);
+    for (int y = 0; y < img->height; y++)
+        png_write_row(png, img->rgb + (size_t)y * (size_t)img->width * 3);
+    png_write_end(png, NULL);
+    png_destroy_write_struct(&png, &info);
+    return 1;
+}
+#endif
+
+int image_write_png(const image *img, const char *path, char *err, size_t errlen)
+{
+#ifdef HAVE_PNG
+    char tmp[4096];
+    FILE *f = open_temp(path, tmp, sizeof tmp, err, errlen);
+    if (!f)
+        return -1;
+    return finish_temp(f, png_body(f, img), tmp, path, err, errlen);
+#else
+    (void)img;
+    return fail(err, errlen, "%s: PNG output is not available (built without libpng); use .ppm", path);
+#endif
+}
+
+/* Reads one header number, skipping whitespace and '#' comments. */
+static int read_header_int(FILE *f, int *value)
+{
+    int c;
+    for (;;) {
+        c = fgetc(f);
+        if (c == '#') {
+            while (c != '\n' && c != EOF)
+                c = fgetc(f);
+        } else if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+            break;
+        }
+    }
+    long v = 0;
+    int digits = 0;
+    while (c >= '0' && c <= '9' && v <= 1000000) {
+        v = v * 10 + (c - '0');
+        digits++;
+        c = fgetc(f);
+    }
+    *value = (int)v;
+    /* exactly one whitespace byte ends the number (after maxval it starts the data) */
+    return digits > 0 && (c == ' ' || c == '\t' || c == '\n' || c == '\r');
+}
+
+int image_read_ppm(image *img, const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return fail(err, errlen, "%s: %s", path, strerror(errno));
+    int w, h, maxval;
+    char magic[2];
+    int ok = fread(magic, 1, 2, f) == 2 && magic[0] == 'P' && magic[1] == '6' && read_header_int(f, &w) &&
+             read_header_int(f, &h) && read_header_int(f, &maxval) && maxval == 255;
+    if (!ok || image_alloc(img, w, h) != 0) {
+        fclose(f);
+        return fail(err, errlen, "%s: not a P6 PPM with maxval 255 and a sane size", path);
+    }
+    ok = fread(img->rgb, 1, image_bytes(img), f) == image_bytes(img);
+    fclose(f);
+    if (!ok) {
+        image_free(img);
+        return fail(err, errlen, "%s: truncated pixel data", path);
+    }
+    return 0;
+}
+
+int image_compare(const image *a, const image *b, image_diff *out)
+{
+    if (a->width != b->width || a->height != b->height)
+        return -1;
+    size_t n = image_bytes(a);
+    double sum_abs = 0, sum_sq = 0;
+    int max_abs = 0;
+    long differing = 0;
+    for (size_t i = 0; i < n; i++) {
+        int d = abs((int)a->rgb[i] - (int)b->rgb[i]);
+        sum_abs += d;
+        sum_sq += (double)d * d;
+        if (d > max_abs)
+            max_abs = d;
+        differing += d != 0;
+    }
+    double mse = sum_sq / (double)n;
+    out->psnr = mse == 0 ? INFINITY : 10.0 * log10(255.0 * 255.0 / mse);
+    out->mean_abs = sum_abs / (double)n;
+    out->max_abs = max_abs;
+    out->differing = differing;
+    return 0;
+}

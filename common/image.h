@@ -1,0 +1,54 @@
+/* image.h - an RGB8 framebuffer, PPM/PNG output, PPM input, and comparison.
+ *
+ * Writes are atomic: the bytes go to "<path>.tmp.<pid>" which is renamed over
+ * <path> only once complete, so a crash or a full disk never leaves half an
+ * image behind. PNG support is compiled in when libpng was found (HAVE_PNG);
+ * without it, writing a .png fails with a clear message.
+ */
+#ifndef COMMON_IMAGE_H
+#define COMMON_IMAGE_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    int width, height;
+    unsigned char *rgb; /* width * height * 3 bytes, row 0 at the top */
+} image;
+
+/* Largest width or height accepted anywhere (keeps w*h*3 far from overflow). */
+#define IMAGE_MAX_SIDE 65536
+
+/* Allocates a zeroed image; returns 0, or -1 (with errno) on bad size / no memory. */
+int image_alloc(image *img, int width, int height);
+void image_free(image *img);
+size_t image_bytes(const image *img);
+
+/* Write by extension: ".ppm" (P6) or ".png". Returns 0, or -1 and a message
+ * in err (which may be NULL). */
+int image_write(const image *img, const char *path, char *err, size_t errlen);
+int image_write_ppm(const image *img, const char *path, char *err, size_t errlen);
+int image_write_png(const image *img, const char *path, char *err, size_t errlen);
+int image_png_supported(void);
+
+/* Reads a binary PPM (P6, maxval 255), any whitespace in the header. */
+int image_read_ppm(image *img, const char *path, char *err, size_t errlen);
+
+typedef struct {
+    double psnr;     /* dB; INFINITY when the images are identical */
+    double mean_abs; /* mean absolute difference per channel, 0..255 */
+    int max_abs;     /* largest absolute difference of one channel */
+    long differing;  /* number of bytes that differ */
+} image_diff;
+
+/* Compares two images of the same size; returns -1 if the sizes differ. */
+int image_compare(const image *a, const image *b, image_diff *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,129 @@
+/* test_ch03.c - the threaded card: the same bytes at any thread count.
+ *
+ * Sizes are odd (33x31, 7x3, 1x1) so rows do not split evenly among threads.
+ * The generator is checked on its own: values in [0, 1), reaching above 0.99
+ * (the article's divisor typo, 66635, never gets there), and uniform by a
+ * chi-square test over 64 bins, 2^20 draws from seed 12345.
+ */
+#include "harness.h"
+
+#include "card.h"
+#include "threads.h"
+
+#include <math.h>
+#include <string.h>
+
+static job j; /* large: keep it off the stack */
+
+static void render(image *img, int w, int h, int spp, int stage_index, int threads)
+{
+    ck_assert_int_eq(image_alloc(img, w, h), 0);
+    memset(img->rgb, 0xCD, image_bytes(img)); /* poison: every byte must be written */
+    j.img = img;
+    j.spp = spp;
+    double s = run_stage(&stages[stage_index], &j, threads, 1);
+    ck_assert(s >= 0);
+}
+
+static const int sizes[][3] = {{33, 31, 3}, {7, 3, 2}, {1, 1, 5}, {64, 5, 1}};
+
+START_TEST(same_bytes_at_1_and_4_threads_in_every_rng_stage)
+{
+    int w = sizes[_i][0], h = sizes[_i][1], spp = sizes[_i][2];
+    image first;
+    render(&first, w, h, spp, 1, 1);
+    for (int s = 1; s < STAGE_COUNT; s++)
+        for (int threads = 1; threads <= 5; threads += 3) {
+            image img;
+            render(&img, w, h, spp, s, threads);
+            ck_assert_msg(memcmp(img.rgb, first.rgb, image_bytes(&img)) == 0, "%s on %d threads differs",
+                          stages[s].name, threads);
+            image_free(&img);
+        }
+    image_free(&first);
+}
+END_TEST
+
+START_TEST(more_threads_than_rows)
+{
+    image a, b;
+    render(&a, 9, 2, 2, 3, 1);
+    render(&b, 9, 2, 2, 3, 16); /* 14 threads get no row */
+    ck_assert_mem_eq(a.rgb, b.rgb, image_bytes(&a));
+    render(&b, 9, 2, 2, 2, 16);
+    ck_assert_mem_eq(a.rgb, b.rgb, image_bytes(&a));
+    image_free(&a);
+    image_free(&b);
+}
+END_TEST
+
+START_TEST(rand_shared_renders_the_same_picture)
+{
+    /* rand-shared draws other numbers, so only the picture is the same: the
+     * PSNR against the deterministic render must stay high. */
+    image det, shared;
+    render(&det, 48, 48, 16, 2, 1);
+    render(&shared, 48, 48, 16, 0, 3);
+    image_diff d;
+    image_compare(&det, &shared, &d);
+    ck_assert_msg(d.psnr > 30.0, "PSNR %.1f dB", d.psnr);
+    ck_assert_msg(d.differing > 0, "rand() and the LCG gave the same bytes: rand-shared is not using rand()");
+    image_free(&det);
+    image_free(&shared);
+}
+END_TEST
+
+START_TEST(generator_range_and_reach)
+{
+    uint32_t state = 12345;
+    float lo = 1, hi = 0;
+    for (int i = 0; i < 1 << 20; i++) {
+        float u = card_lcg_next(&state);
+        ck_assert(u >= 0.0f && u < 1.0f);
+        lo = fminf(lo, u);
+        hi = fmaxf(hi, u);
+    }
+    ck_assert_msg(hi > 0.99f, "largest value %.5f: is the divisor 65536?", hi);
+    ck_assert(lo < 0.01f);
+}
+END_TEST
+
+START_TEST(generator_is_uniform)
+{
+    /* 64 bins, 2^20 draws: the chi-square statistic has 63 degrees of freedom,
+     * mean 63, sd ~11.2; 130 is about 6 sd out. */
+    enum { BINS = 64, DRAWS = 1 << 20 };
+    long count[BINS] = {0};
+    uint32_t state = 12345;
+    for (int i = 0; i < DRAWS; i++)
+        count[(int)(card_lcg_next(&state) * BINS)]++;
+    double expected = (double)DRAWS / BINS, chi2 = 0;
+    for (int b = 0; b < BINS; b++)
+        chi2 += (count[b] - expected) * (count[b] - expected) / expected;
+    ck_assert_msg(chi2 < 130, "chi-square %.1f", chi2);
+}
+END_TEST
+
+START_TEST(pixel_seeds_differ)
+{
+    /* Neighbouring pixels must not start the same stream. */
+    uint32_t a = card_pixel_seed(10, 20, 512), b = card_pixel_seed(11, 20, 512), c = card_pixel_seed(10, 21, 512);
+    ck_assert(a != b && a != c && b != c);
+    ck_assert_uint_eq(card_pixel_seed(3, 4, 100), card_pixel_seed(3, 4, 100));
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("ch03");
+    TCase *tc = tcase_create("all");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, same_bytes_at_1_and_4_threads_in_every_rng_stage, 0, sizeof sizes / sizeof sizes[0]);
+    tcase_add_test(tc, more_threads_than_rows);
+    tcase_add_test(tc, rand_shared_renders_the_same_picture);
+    tcase_add_test(tc, generator_range_and_reach);
+    tcase_add_test(tc, generator_is_uniform);
+    tcase_add_test(tc, pixel_seeds_differ);
+    suite_add_tcase(s, tc);
+    return harness_run(s, "ch03", 0);
+}

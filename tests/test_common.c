@@ -1,0 +1,364 @@
+/* test_common.c - common/: timer, image, cli, report. */
+#define _GNU_SOURCE
+#include "harness.h"
+
+#include "cli.h"
+#include "image.h"
+#include "report.h"
+#include "timer.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char tmpdir[256];
+
+static void make_tmpdir(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/test_common.XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void remove_tmpdir(void)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+static int folder_entries(const char *dir)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "ls -A '%s' | wc -l", dir);
+    FILE *p = popen(cmd, "r");
+    int n = -1;
+    ck_assert_int_eq(fscanf(p, "%d", &n), 1);
+    pclose(p);
+    return n;
+}
+
+/* Fills img with fixed-seed random bytes. */
+static void random_image(image *img, int w, int h, unsigned long long seed)
+{
+    ck_assert_int_eq(image_alloc(img, w, h), 0);
+    test_rng rng = {seed};
+    for (size_t i = 0; i < image_bytes(img); i++)
+        img->rgb[i] = (unsigned char)(test_rng_next(&rng) >> 56);
+}
+
+/* ------------------------------------------------------------------ timer */
+START_TEST(timer_is_monotonic)
+{
+    double last = now_seconds();
+    for (int i = 0; i < 100000; i++) {
+        double t = now_seconds();
+        ck_assert(t >= last);
+        last = t;
+    }
+}
+END_TEST
+
+START_TEST(median_odd_even_one_zero)
+{
+    double odd[] = {5, 1, 9, 3, 7};
+    ck_assert_double_eq(median(odd, 5), 5);
+    ck_assert_double_eq(odd[0], 1); /* sorted in place */
+    double even[] = {4, 1, 3, 2};
+    ck_assert_double_eq(median(even, 4), 2.5);
+    double one[] = {42};
+    ck_assert_double_eq(median(one, 1), 42);
+    ck_assert_double_eq(median(one, 0), 0);
+    double outlier[] = {10, 10, 10, 1e9, 10};
+    ck_assert_double_eq(median(outlier, 5), 10);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ image */
+START_TEST(image_alloc_refuses_bad_sizes)
+{
+    image img;
+    ck_assert_int_eq(image_alloc(&img, 0, 5), -1);
+    ck_assert_int_eq(image_alloc(&img, 5, -1), -1);
+    ck_assert_int_eq(image_alloc(&img, IMAGE_MAX_SIDE + 1, 1), -1);
+    ck_assert_ptr_null(img.rgb);
+    ck_assert_int_eq(image_alloc(&img, 1, 1), 0);
+    ck_assert_int_eq(image_bytes(&img), 3);
+    image_free(&img);
+}
+END_TEST
+
+static const int round_trip_sizes[][2] = {{1, 1}, {7, 3}, {33, 31}, {1, 257}, {255, 2}};
+
+START_TEST(ppm_round_trip)
+{
+    make_tmpdir();
+    image a, b;
+    int w = round_trip_sizes[_i][0], h = round_trip_sizes[_i][1];
+    random_image(&a, w, h, 1234 + (unsigned long long)_i);
+    char path[300], err[256];
+    snprintf(path, sizeof path, "%s/x.ppm", tmpdir);
+    ck_assert_int_eq(image_write_ppm(&a, path, err, sizeof err), 0);
+    ck_assert_int_eq(folder_entries(tmpdir), 1); /* no temporary file left */
+    ck_assert_int_eq(image_read_ppm(&b, path, err, sizeof err), 0);
+    ck_assert_int_eq(b.width, w);
+    ck_assert_int_eq(b.height, h);
+    ck_assert_mem_eq(a.rgb, b.rgb, image_bytes(&a));
+    image_free(&a);
+    image_free(&b);
+    remove_tmpdir();
+}
+END_TEST
+
+START_TEST(ppm_reader_takes_any_header_whitespace_and_comments)
+{
+    make_tmpdir();
+    char path[300], err[256];
+    snprintf(path, sizeof path, "%s/h.ppm", tmpdir);
+    FILE *f = fopen(path, "wb");
+    fputs("P6 # a comment\n2\t1 255 ", f); /* the original card writes "P6 512 512 255 " */
+    fwrite("\x01\x02\x03\xfd\xfe\xff", 1, 6, f);
+    fclose(f);
+    image img;
+    ck_assert_int_eq(image_read_ppm(&img, path, err, sizeof err), 0);
+    ck_assert_int_eq(img.width, 2);
+    ck_assert_int_eq(img.rgb[5], 0xff);
+    image_free(&img);
+    remove_tmpdir();
+}
+END_TEST
+
+START_TEST(ppm_reader_refuses_bad_files)
+{
+    make_tmpdir();
+    char path[300], err[256] = "";
+    image img;
+    snprintf(path, sizeof path, "%s/missing.ppm", tmpdir);
+    ck_assert_int_eq(image_read_ppm(&img, path, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "missing.ppm"));
+    const char *bad[] = {"P5 2 1 255 abcdef", "P6 2 1 65535 abcdef", "P6 2 1 255 abc", "P6 -2 1 255 abcdef", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(path, sizeof path, "%s/bad%zu.ppm", tmpdir, i);
+        FILE *f = fopen(path, "wb");
+        fputs(bad[i], f);
+        fclose(f);
+        ck_assert_msg(image_read_ppm(&img, path, err, sizeof err) == -1, "accepted '%s'", bad[i]);
+    }
+    remove_tmpdir();
+}
+END_TEST
+
+START_TEST(write_into_missing_folder_fails_and_leaves_nothing)
+{
+    make_tmpdir();
+    image a;
+    random_image(&a, 4, 4, 7);
+    char path[300], err[256] = "";
+    snprintf(path, sizeof path, "%s/no/such/folder/x.ppm", tmpdir);
+    ck_assert_int_eq(image_write(&a, path, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "x.ppm"));
+    snprintf(path, sizeof path, "%s/x.jpg", tmpdir);
+    ck_assert_int_eq(image_write(&a, path, err, sizeof err), -1);
+    ck_assert_int_eq(folder_entries(tmpdir), 0);
+    image_free(&a);
+    remove_tmpdir();
+}
+END_TEST
+
+START_TEST(png_written_or_refused_clearly)
+{
+    make_tmpdir();
+    image a;
+    random_image(&a, 9, 5, 9);
+    char path[300], err[256] = "";
+    snprintf(path, sizeof path, "%s/x.png", tmpdir);
+    int rc = image_write(&a, path, err, sizeof err);
+    if (image_png_supported()) {
+        ck_assert_int_eq(rc, 0);
+        unsigned char sig[8];
+        FILE *f = fopen(path, "rb");
+        ck_assert_int_eq(fread(sig, 1, 8, f), 8);
+        fclose(f);
+        ck_assert_mem_eq(sig, "\x89PNG\r\n\x1a\n", 8);
+        ck_assert_int_eq(folder_entries(tmpdir), 1);
+    } else {
+        ck_assert_int_eq(rc, -1);
+        ck_assert_ptr_nonnull(strstr(err, "libpng"));
+        ck_assert_int_eq(folder_entries(tmpdir), 0);
+    }
+    image_free(&a);
+    remove_tmpdir();
+}
+END_TEST
+
+START_TEST(psnr_of_identical_images_is_infinite)
+{
+    image a, b;
+    random_image(&a, 31, 33, 11);
+    random_image(&b, 31, 33, 11);
+    image_diff d;
+    ck_assert_int_eq(image_compare(&a, &b, &d), 0);
+    ck_assert(isinf(d.psnr) && d.psnr > 0);
+    ck_assert_int_eq(d.max_abs, 0);
+    ck_assert_int_eq(d.differing, 0);
+    ck_assert_double_eq(d.mean_abs, 0);
+    image_free(&a);
+    image_free(&b);
+}
+END_TEST
+
+START_TEST(known_perturbation_gives_known_psnr)
+{
+    /* Change k of the n bytes by +-d: MSE = k d^2 / n, PSNR = 10 log10(255^2 n / (k d^2)). */
+    image a, b;
+    random_image(&a, 64, 48, 21);
+    random_image(&b, 64, 48, 21);
+    size_t n = image_bytes(&a);
+    int d = 10, k = 0;
+    for (size_t i = 0; i < n; i += 7) {
+        b.rgb[i] = (unsigned char)(b.rgb[i] < 128 ? b.rgb[i] + d : b.rgb[i] - d);
+        k++;
+    }
+    image_diff diff;
+    ck_assert_int_eq(image_compare(&a, &b, &diff), 0);
+    double expected = 10.0 * log10(255.0 * 255.0 * (double)n / ((double)k * d * d));
+    ck_assert_double_eq_tol(diff.psnr, expected, 1e-9);
+    ck_assert_int_eq(diff.max_abs, d);
+    ck_assert_int_eq(diff.differing, k);
+    ck_assert_double_eq_tol(diff.mean_abs, (double)k * d / (double)n, 1e-12);
+    image c;
+    random_image(&c, 48, 64, 21);
+    ck_assert_int_eq(image_compare(&a, &c, &diff), -1); /* sizes differ */
+    image_free(&a);
+    image_free(&b);
+    image_free(&c);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ cli */
+START_TEST(parser_refuses_bad_numbers)
+{
+    const char *bad[] = {"abc", "-1", "0", "12x", "1e99", "", " 12", "12 ", "0x10", "1.5", "--3",
+                         "99999999999999999999", "-99999999999999999999", "9223372036854775808", "+", "-"};
+    long long v = 777;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        ck_assert_msg(cli_parse_long(bad[i], 1, 1000000, &v) != NULL, "accepted '%s'", bad[i]);
+    ck_assert_int_eq(v, 777); /* untouched on failure */
+}
+END_TEST
+
+START_TEST(parser_accepts_good_numbers_inside_range)
+{
+    long long v;
+    ck_assert_ptr_null(cli_parse_long("1", 1, 512, &v));
+    ck_assert_int_eq(v, 1);
+    ck_assert_ptr_null(cli_parse_long("512", 1, 512, &v));
+    ck_assert_int_eq(v, 512);
+    ck_assert_ptr_null(cli_parse_long("+7", 1, 512, &v));
+    ck_assert_int_eq(v, 7);
+    ck_assert_ptr_nonnull(cli_parse_long("513", 1, 512, &v));
+    ck_assert_ptr_null(cli_parse_long("0", 0, 63, &v));
+    ck_assert_ptr_null(cli_parse_long("1099511627776", 1, 1LL << 40, &v));
+    ck_assert_int_eq(v, 1LL << 40);
+    double x;
+    ck_assert_ptr_null(cli_parse_double("2.5e-3", 0, 1, &x));
+    ck_assert_double_eq(x, 2.5e-3);
+    const char *bad[] = {"1e99", "nan", "inf", "-inf", "1e400", "2,5", "", "x1"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        ck_assert_msg(cli_parse_double(bad[i], 0, 1e6, &x) != NULL, "accepted '%s'", bad[i]);
+}
+END_TEST
+
+START_TEST(writable_path_check)
+{
+    ck_assert_ptr_null(cli_check_writable("/tmp/fine.ppm"));
+    ck_assert_ptr_null(cli_check_writable("fine.ppm")); /* current folder */
+    ck_assert_ptr_nonnull(cli_check_writable(""));
+    ck_assert_ptr_nonnull(cli_check_writable("/tmp"));
+    ck_assert_ptr_nonnull(cli_check_writable("/no/such/folder/x.ppm"));
+    ck_assert_ptr_nonnull(cli_check_writable("/etc/hostname/x.ppm")); /* a file, not a folder */
+    ck_assert_int_eq(access("/tmp/fine.ppm", F_OK), -1);                /* created nothing */
+}
+END_TEST
+
+/* ------------------------------------------------------------------ report */
+START_TEST(csv_rows_have_the_design_format)
+{
+    make_tmpdir();
+    char path[300];
+    snprintf(path, sizeof path, "%s/r.csv", tmpdir);
+    report r;
+    report_init(&r, "ch99", "7x3x1spp", path, 1);
+    report_add(&r, "first", 1, 20.0, 1.5, "Msamples/s", 1, "CPU, with a comma");
+    report_add(&r, "second", 4, 5.0, 6.0, "Msamples/s", 0, "CPU");
+    report_add(&r, "third", 2, 10.0, 3.0, "GB/s", -1, "CPU");
+    ck_assert_int_eq(report_all_ok(&r), 0);
+    FILE *f = fopen(path, "r");
+    char line[512];
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+    ck_assert_str_eq(line, REPORT_CSV_HEADER "\n");
+    const char *checks[] = {"ok", "FAIL", "n/a"};
+    for (int i = 0; i < 3; i++) {
+        ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+        int commas = 0;
+        for (char *p = line; *p; p++)
+            commas += *p == ',';
+        ck_assert_int_eq(commas, 9);
+        ck_assert(strncmp(line, "ch99,", 5) == 0);
+        char field[8][64];
+        ck_assert_int_eq(sscanf(line, "%63[^,],%63[^,],%63[^,],%63[^,],%63[^,],%63[^,],%63[^,],%63[^,],", field[0],
+                                field[1], field[2], field[3], field[4], field[5], field[6], field[7]),
+                         8);
+        ck_assert_str_eq(field[2], "7x3x1spp");
+        ck_assert_str_eq(field[7], checks[i]);
+    }
+    ck_assert_ptr_null(fgets(line, sizeof line, f));
+    fclose(f);
+    /* a second report appends without a second header */
+    report_init(&r, "ch99", "w", path, 1);
+    report_add(&r, "again", 1, 1, 1, "x", 1, "CPU");
+    ck_assert_int_eq(folder_entries(tmpdir), 1);
+    f = fopen(path, "r");
+    int headers = 0, rows = 0;
+    while (fgets(line, sizeof line, f)) {
+        headers += strncmp(line, "chapter,", 8) == 0;
+        rows++;
+    }
+    fclose(f);
+    ck_assert_int_eq(headers, 1);
+    ck_assert_int_eq(rows, 5);
+    remove_tmpdir();
+}
+END_TEST
+
+START_TEST(cpu_name_is_known)
+{
+    const char *name = host_cpu_name();
+    ck_assert(strlen(name) > 0);
+    ck_assert_ptr_null(strchr(name, '\n'));
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("common");
+    TCase *tc = tcase_create("all");
+    tcase_add_test(tc, timer_is_monotonic);
+    tcase_add_test(tc, median_odd_even_one_zero);
+    tcase_add_test(tc, image_alloc_refuses_bad_sizes);
+    tcase_add_loop_test(tc, ppm_round_trip, 0, sizeof round_trip_sizes / sizeof round_trip_sizes[0]);
+    tcase_add_test(tc, ppm_reader_takes_any_header_whitespace_and_comments);
+    tcase_add_test(tc, ppm_reader_refuses_bad_files);
+    tcase_add_test(tc, write_into_missing_folder_fails_and_leaves_nothing);
+    tcase_add_test(tc, png_written_or_refused_clearly);
+    tcase_add_test(tc, psnr_of_identical_images_is_infinite);
+    tcase_add_test(tc, known_perturbation_gives_known_psnr);
+    tcase_add_test(tc, parser_refuses_bad_numbers);
+    tcase_add_test(tc, parser_accepts_good_numbers_inside_range);
+    tcase_add_test(tc, writable_path_check);
+    tcase_add_test(tc, csv_rows_have_the_design_format);
+    tcase_add_test(tc, cpu_name_is_known);
+    suite_add_tcase(s, tc);
+    return harness_run(s, "common", 0);
+}

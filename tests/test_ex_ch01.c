@@ -1,0 +1,131 @@
+/* test_ex_ch01.c - exercise ch01, the vector functions.
+ *
+ * Built against solutions/ch01 (must pass) and exercises/ch01 (the untouched
+ * stub must fail); `make grade` builds it against exercises/ch01.
+ *
+ * Inputs: 10000 vectors per test from the xorshift generator in harness.h,
+ * seed 20261121, components uniform in [-100, 100). Expectations are computed
+ * here in double and compared with bounds from float rounding (u = 2^-24):
+ *   add, scale: exact (one rounding, the same as C's float + and *);
+ *   dot: |err| <= 4u * (|ax bx| + |ay by| + |az bz|)  (three products, two sums);
+ *   cross: per component |err| <= 3u * (|p1| + |p2|);
+ *   normalize: per component |err| <= 8u (the result has length 1);
+ *   reflect: per component |err| <= 16u * |d| (n is made unit in double first).
+ */
+#include "harness.h"
+
+#include "vec.h"
+
+#include <math.h>
+
+#define SEED 20261121ULL
+#define COUNT 10000
+#define U 0x1.0p-24
+
+static vec random_vec(test_rng *r)
+{
+    vec v = {(float)test_rng_uniform(r, -100, 100), (float)test_rng_uniform(r, -100, 100),
+             (float)test_rng_uniform(r, -100, 100)};
+    return v;
+}
+
+START_TEST(add_is_exact)
+{
+    test_rng r = {SEED};
+    for (int i = 0; i < COUNT; i++) {
+        vec a = random_vec(&r), b = random_vec(&r), s = vec_add(a, b);
+        ck_assert_msg(s.x == a.x + b.x && s.y == a.y + b.y && s.z == a.z + b.z, "vector %d", i);
+    }
+}
+END_TEST
+
+START_TEST(scale_is_exact)
+{
+    test_rng r = {SEED + 1};
+    for (int i = 0; i < COUNT; i++) {
+        vec a = random_vec(&r);
+        float k = (float)test_rng_uniform(&r, -3, 3);
+        vec s = vec_scale(a, k);
+        ck_assert_msg(s.x == a.x * k && s.y == a.y * k && s.z == a.z * k, "vector %d", i);
+    }
+}
+END_TEST
+
+START_TEST(dot_within_bound)
+{
+    test_rng r = {SEED + 2};
+    for (int i = 0; i < COUNT; i++) {
+        vec a = random_vec(&r), b = random_vec(&r);
+        double exact = (double)a.x * b.x + (double)a.y * b.y + (double)a.z * b.z;
+        double bound = 4 * U * (fabs((double)a.x * b.x) + fabs((double)a.y * b.y) + fabs((double)a.z * b.z));
+        float got = vec_dot(a, b);
+        ck_assert_msg(fabs(got - exact) <= bound, "vector %d: %.9g vs %.9g", i, got, exact);
+    }
+}
+END_TEST
+
+static void check_component(double got, double p1, double p2, int i)
+{
+    double bound = 3 * U * (fabs(p1) + fabs(p2));
+    ck_assert_msg(fabs(got - (p1 - p2)) <= bound, "vector %d: %.9g vs %.9g", i, got, p1 - p2);
+}
+
+START_TEST(cross_within_bound)
+{
+    test_rng r = {SEED + 3};
+    for (int i = 0; i < COUNT; i++) {
+        vec a = random_vec(&r), b = random_vec(&r), c = vec_cross(a, b);
+        check_component(c.x, (double)a.y * b.z, (double)a.z * b.y, i);
+        check_component(c.y, (double)a.z * b.x, (double)a.x * b.z, i);
+        check_component(c.z, (double)a.x * b.y, (double)a.y * b.x, i);
+    }
+    /* right-handed: x cross y = z */
+    vec x = {1, 0, 0}, y = {0, 1, 0}, z = vec_cross(x, y);
+    ck_assert(z.x == 0 && z.y == 0 && z.z == 1);
+}
+END_TEST
+
+START_TEST(normalize_within_bound)
+{
+    test_rng r = {SEED + 4};
+    for (int i = 0; i < COUNT; i++) {
+        vec a = random_vec(&r), n = vec_normalize(a);
+        double len = sqrt((double)a.x * a.x + (double)a.y * a.y + (double)a.z * a.z);
+        ck_assert_msg(fabs(n.x - a.x / len) <= 8 * U && fabs(n.y - a.y / len) <= 8 * U &&
+                          fabs(n.z - a.z / len) <= 8 * U,
+                      "vector %d", i);
+    }
+}
+END_TEST
+
+START_TEST(reflect_within_bound)
+{
+    test_rng r = {SEED + 5};
+    for (int i = 0; i < COUNT; i++) {
+        vec d = random_vec(&r), m = random_vec(&r);
+        double ml = sqrt((double)m.x * m.x + (double)m.y * m.y + (double)m.z * m.z);
+        vec n = {(float)(m.x / ml), (float)(m.y / ml), (float)(m.z / ml)};
+        double dn = (double)d.x * n.x + (double)d.y * n.y + (double)d.z * n.z;
+        double ex = d.x - 2 * dn * n.x, ey = d.y - 2 * dn * n.y, ez = d.z - 2 * dn * n.z;
+        double dl = sqrt((double)d.x * d.x + (double)d.y * d.y + (double)d.z * d.z);
+        vec got = vec_reflect(d, n);
+        double bound = 16 * U * dl;
+        ck_assert_msg(fabs(got.x - ex) <= bound && fabs(got.y - ey) <= bound && fabs(got.z - ez) <= bound,
+                      "vector %d: (%g %g %g) vs (%g %g %g)", i, got.x, got.y, got.z, ex, ey, ez);
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("exercise ch01");
+    TCase *tc = tcase_create("vectors");
+    tcase_add_test(tc, add_is_exact);
+    tcase_add_test(tc, scale_is_exact);
+    tcase_add_test(tc, dot_within_bound);
+    tcase_add_test(tc, cross_within_bound);
+    tcase_add_test(tc, normalize_within_bound);
+    tcase_add_test(tc, reflect_within_bound);
+    suite_add_tcase(s, tc);
+    return harness_run(s, "exercise-ch01", 0);
+}

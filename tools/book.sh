@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# make book: regenerates every generated part of book.md and README.md from data/.
+#   <!-- results:chNN --> ... <!-- end results:chNN -->   a table per machine (CSV file)
+#   <!-- results:summary --> ... <!-- end results:summary -->  first vs best stage per chapter
+#   <!-- include:PATH --> ... <!-- end include:PATH -->   the file PATH, verbatim
+# and draws the charts into data/plots (gnuplot, SVG) when gnuplot is installed.
+# Nothing between the markers is typed by hand: this script overwrites it.
+set -u
+shopt -s nullglob
+gen=build/book
+mkdir -p "$gen" data/plots
+csvs=(data/results/*.csv)
+
+fmt_awk='
+function ftime(ms) {
+    if (ms >= 10000) return sprintf("%.1f s", ms / 1000)
+    if (ms >= 1000) return sprintf("%.2f s", ms / 1000)
+    if (ms >= 10) return sprintf("%.1f ms", ms)
+    if (ms >= 1) return sprintf("%.2f ms", ms)
+    return sprintf("%.3f ms", ms)
+}
+function fval(v) { return v >= 100 ? sprintf("%.0f", v) : v >= 10 ? sprintf("%.1f", v) : sprintf("%.3g", v) }
+'
+
+# One table per chapter per CSV file.
+for ch in $(awk -F, 'FNR > 1 {print $1}' "${csvs[@]}" /dev/null | sort -u); do
+    out=$gen/results_$ch.md
+    : > "$out"
+    for f in "${csvs[@]}"; do
+        grep -q "^$ch," "$f" || continue
+        awk -F, -v ch="$ch" -v file="$f" "$fmt_awk"'
+        FNR > 1 && $1 == ch {
+            n++; stage[n] = $2; wl[n] = $3; thr[n] = $4; ms[n] = $5; val[n] = $6; unit[n] = $7; chk[n] = $8
+            if (!(($9) in seen)) { seen[$9] = 1; devs = devs (devs ? "; " : "") $9 }
+            date = $10
+        }
+        END {
+            printf "*Measured on %s, %s (`%s`).*\n\n", devs, substr(date, 1, 10), file
+            printf "| stage | workload | threads | time | speedup | rate | check |\n|---|---|---:|---:|---:|---:|---|\n"
+            for (i = 1; i <= n; i++)
+                printf "| %s | %s | %s | %s | %.2fx | %s %s | %s |\n", stage[i], wl[i], thr[i], ftime(ms[i]), ms[1] / ms[i], fval(val[i]), unit[i], chk[i]
+            printf "\n"
+        }' "$f" >> "$out"
+    done
+done
+
+# The summary for the README: per machine and chapter, the first and the fastest stage.
+: > "$gen/results_summary.md"
+for f in "${csvs[@]}"; do
+    awk -F, -v file="$f" "$fmt_awk"'
+    FNR > 1 {
+        if (!($1 in first)) { order[++n] = $1; first[$1] = $2; firstms[$1] = $5; best[$1] = $2; bestms[$1] = $5 }
+        if ($5 < bestms[$1]) { best[$1] = $2; bestms[$1] = $5 }
+        if (!(($9) in seen)) { seen[$9] = 1; devs = devs (devs ? "; " : "") $9 }
+        if ($8 == "FAIL") fails[$1]++
+    }
+    END {
+        printf "*%s (`%s`)*\n\n| chapter | first stage | time | fastest stage | time | speedup | checks |\n|---|---|---:|---|---:|---:|---|\n", devs, file
+        for (i = 1; i <= n; i++) { c = order[i]
+            printf "| %s | %s | %s | %s | %s | %.1fx | %s |\n", c, first[c], ftime(firstms[c]), best[c], ftime(bestms[c]), firstms[c] / bestms[c], fails[c] ? fails[c] " FAIL" : "all ok" }
+        printf "\n"
+    }' "$f" >> "$gen/results_summary.md"
+done
+
+# Charts.
+if command -v gnuplot >/dev/null; then
+    for f in "${csvs[@]}"; do
+        m=$(basename "$f" .csv)
+        if grep -q '^ch02,' "$f"; then
+            awk -F, '$1 == "ch02" {print $2, $5 / 1000}' "$f" > "$gen/ch02_$m.dat"
+            gnuplot <<GP
+set terminal svg size 800,420 font "sans,11"
+set output "data/plots/ch02_builds_$m.svg"
+set title "ch02: card.c, one build per bar (lower is faster)"
+set ylabel "seconds, 512x512 at 64 spp"
+set style fill solid 0.8
+set boxwidth 0.7
+set xtics rotate by -40 left
+set grid ytics
+unset key
+plot "$gen/ch02_$m.dat" using 0:2:xtic(1) with boxes lc rgb "#4477aa"
+GP
+        fi
+    done
+else
+    echo "book: gnuplot not installed: charts not redrawn (apt-get install gnuplot-nox)"
+fi
+
+# Splice generated text between the markers.
+splice() {
+    local file=$1 tmp
+    tmp=$(mktemp)
+    awk -v gen="$gen" '
+    function emit(path,   line) { while ((getline line < path) > 0) print line; close(path) }
+    match($0, /<!-- (results|include):[^ ]+ -->/) {
+        print
+        split(substr($0, RSTART + 5, RLENGTH - 9), kv, ":")
+        path = kv[1] == "results" ? gen "/results_" kv[2] ".md" : kv[2]
+        fence = path ~ /\.txt$/
+        if ((getline probe < path) > 0) { close(path); if (fence) print "```"; emit(path); if (fence) print "```" }
+        else print "*(no data yet: run `make bench`, then `make book`)*"
+        skipping = 1; endmark = "<!-- end " kv[1] ":" kv[2] " -->"
+        next
+    }
+    skipping && index($0, endmark) { skipping = 0; print; next }
+    !skipping { print }
+    ' "$file" > "$tmp" && mv "$tmp" "$file"
+}
+for doc in book.md README.md; do
+    [ -f "$doc" ] && splice "$doc"
+done
+echo "book: tables, includes and charts regenerated from ${#csvs[@]} results file(s)"

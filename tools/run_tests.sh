@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Runs test binaries and adds up their "RESULT name passed=P failed=F skipped=S"
+# lines into one closing line: "N passed, N failed, N skipped".
+#   --suites A B ...      ordinary suites (Check forks each test)
+#   --gpu-suites A B ...  GPU suites, run with CK_FORK=no (CUDA cannot be used in a
+#                         forked child once the parent touched it)
+#   --must-fail A B ...   exercise stubs: each must FAIL its test; one check per stub
+# A binary that dies without its RESULT line counts as one failure.
+set -u
+passed=0 failed=0 skipped=0 mode=suites
+declare -a lines=()
+
+run_one() { # mode binary
+    local out status
+    if [ "$1" = gpu-suites ]; then
+        out=$(CK_FORK=no "$2" 2>&1); status=$?
+    else
+        out=$("$2" 2>&1); status=$?
+    fi
+    local result
+    result=$(grep '^RESULT ' <<<"$out" | tail -n1)
+    if [ "$1" = must-fail ]; then
+        local f
+        f=$(sed -n 's/.*failed=\([0-9]*\).*/\1/p' <<<"$result")
+        if [ -n "$f" ] && [ "$f" -gt 0 ]; then
+            passed=$((passed + 1)); echo "  ok    $2: the untouched stub fails its test ($f failures), as it must"
+        else
+            failed=$((failed + 1)); echo "  FAIL  $2: the untouched stub passes its test: the checker is broken"
+        fi
+        return
+    fi
+    if [ -z "$result" ]; then
+        failed=$((failed + 1)); echo "  FAIL  $2 died without a result (status $status):"; echo "$out" | tail -n 20
+        return
+    fi
+    local p f s
+    p=$(sed -n 's/.*passed=\([0-9]*\).*/\1/p' <<<"$result")
+    f=$(sed -n 's/.*failed=\([0-9]*\).*/\1/p' <<<"$result")
+    s=$(sed -n 's/.*skipped=\([0-9]*\).*/\1/p' <<<"$result")
+    passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+    if [ "$f" -gt 0 ]; then
+        echo "  FAIL  $2: $p passed, $f failed, $s skipped"; grep -E ':[EF]:' <<<"$out" | head -n 30
+    else
+        echo "  ok    $2: $p passed, $s skipped"
+    fi
+}
+
+for arg in "$@"; do
+    case "$arg" in
+    --suites) mode=suites ;;
+    --gpu-suites) mode=gpu-suites ;;
+    --must-fail) mode=must-fail ;;
+    *) run_one "$mode" "$arg" ;;
+    esac
+done
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
