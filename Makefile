@@ -56,22 +56,24 @@ COMMON_SRC := common/timer.c common/image.c common/cli.c common/report.c
 COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
 LIBCOMMON := $(BUILD)/libcommon.a
 
-.PHONY: help all ch02-asm check grade bench book sanitize clean diff
+.PHONY: help all ch02-asm ch05-sass check grade bench book sanitize profile clean diff
 help:
 	@echo "The course: staged C/CUDA programs, one per chapter. Targets:"
-	@echo "  make ch01 .. ch03   build ./chNN in this folder (run ./chNN --help for its options)"
+	@echo "  make ch01 .. ch06   build ./chNN in this folder (run ./chNN --help for its options)"
 	@echo "  make all            build every chapter"
 	@echo "  make check          build everything and run every test suite (ends: N passed, N failed, N skipped)"
 	@echo "  make grade          run the exercise tests against exercises/ (your answers): PASS/FAIL each"
 	@echo "  make bench          run every chapter on its standard workload; CSV to data/results/<gpu>_<cpu>.csv"
 	@echo "  make book           regenerate the tables in book.md and README.md, charts and images, from data/"
 	@echo "  make ch02-asm       assembly of each ch02 build, side by side, in $(BUILD)/ch02-asm/"
-	@echo "  make sanitize       CPU code and tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+	@echo "  make sanitize       CPU code and tests under ASan + UBSan, ch03 under TSan; GPU stages under compute-sanitizer"
+	@echo "  make profile CH=ch05 STAGE=fast-math   Nsight Compute on one stage, saved in data/profiles/"
+	@echo "  make ch05-sass      FP64 instructions in each ch05 kernel's machine code (needs cuobjdump)"
 	@echo "  make diff A=ch01 B=ch02   what changed between two chapters' sources"
 	@echo "  make clean          remove $(BUILD)/ and the chapter binaries"
 	@echo "Variables: CC=$(CC) NVCC=$(NVCC) CUDA_ARCH=$(CUDA_ARCH) libpng=$(or $(PNG_FOUND),no)"
 
-all: ch01 ch02 ch03 ch04 ch06
+all: ch01 ch02 ch03 ch04 ch05 ch06
 
 # ---------------------------------------------------------------- common/
 $(BUILD)/common/%.o: common/%.c common/*.h | $(BUILD)/common
@@ -168,6 +170,27 @@ $(BUILD)/ch04/render.o: $(CH04_DIR)/render.cu $(CH04_DIR)/*.h common/*.h | $(BUI
 ch04: $(BUILD)/ch04/main.o $(BUILD)/ch04/render.o $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) -rdc=true $^ -o $@ $(NVCC_LDLIBS)
 
+# ---------------------------------------------------------------- ch05
+# render.cu twice: as is, and with -use_fast_math (its functions renamed *_fast).
+CH05_DIR := chapters/ch05_intrinsics
+$(BUILD)/ch05/main.o: $(CH05_DIR)/main.c $(CH05_DIR)/render.h common/*.h | $(BUILD)/ch05
+	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) -DREFERENCE_DIR='"$(CURDIR)/data/reference"' -c $< -o $@
+$(BUILD)/ch05/render.o: $(CH05_DIR)/render.cu $(CH05_DIR)/*.h common/*.h | $(BUILD)/ch05
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+$(BUILD)/ch05/render_fast.o: $(CH05_DIR)/render.cu $(CH05_DIR)/*.h common/*.h | $(BUILD)/ch05
+	$(NVCC) $(NVCCFLAGS) -use_fast_math -DFAST_MATH_BUILD -c $< -o $@
+
+CH05_OBJ := $(BUILD)/ch05/main.o $(BUILD)/ch05/render.o $(BUILD)/ch05/render_fast.o
+ch05: $(CH05_OBJ) $(LIBCOMMON)
+	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)
+
+# FP64 instructions in each kernel's machine code (SASS). cuobjdump ships with
+# the CUDA Toolkit's full install; CI and the dev machines lack it.
+CUOBJDUMP := $(or $(shell command -v cuobjdump 2>/dev/null),$(wildcard $(CUDA_HOME)/bin/cuobjdump))
+ch05-sass: $(BUILD)/ch05/render.o $(BUILD)/ch05/render_fast.o
+	@if [ -z "$(CUOBJDUMP)" ]; then echo "ch05-sass: cuobjdump not found (it comes with the full CUDA Toolkit); nothing counted"; exit 0; fi; \
+	tools/sass_fp64.sh "$(CUOBJDUMP)" $^ | tee data/asm/ch05_fp64.md
+
 # ---------------------------------------------------------------- ch06
 CH06_DIR := chapters/ch06_reduction
 $(BUILD)/ch06/%.o: $(CH06_DIR)/%.c $(CH06_DIR)/reduce.h common/*.h | $(BUILD)/ch06
@@ -175,7 +198,7 @@ $(BUILD)/ch06/%.o: $(CH06_DIR)/%.c $(CH06_DIR)/reduce.h common/*.h | $(BUILD)/ch
 $(BUILD)/ch06/%.o: $(CH06_DIR)/%.cu $(CH06_DIR)/reduce.h common/*.h | $(BUILD)/ch06
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
-CH06_OBJ := $(BUILD)/ch06/main.o $(BUILD)/ch06/reduce_cpu.o $(BUILD)/ch06/reduce_gpu.o
+CH06_OBJ := $(BUILD)/ch06/main.o $(BUILD)/ch06/stages.o $(BUILD)/ch06/reduce_cpu.o $(BUILD)/ch06/reduce_gpu.o
 ch06: $(CH06_OBJ) $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)
 
@@ -197,23 +220,41 @@ $(BUILD)/tests/test_ch03: tests/test_ch03.c tests/harness.h $(BUILD)/ch03/card.o
 $(BUILD)/tests/test_cuda_util: tests/test_cuda_util.cu tests/harness.h common/cuda_util.h $(LIBCOMMON) | $(BUILD)/tests
 	$(NVCC) $(NVCCFLAGS) $(NVCC_CHECK_CFLAGS) -Itests -Icommon $< $(LIBCOMMON) -o $@ $(NVCC_CHECK_LIBS) -lm
 
+# GPU chapters' tests: nvcc-built; their CPU parts run everywhere, their GPU
+# parts skip without a device. Run with CK_FORK=no (tools/run_tests.sh).
+$(BUILD)/tests/test_ch04: tests/test_ch04.cu tests/harness.h $(CH04_DIR)/*.h $(BUILD)/ch04/render.o $(LIBCOMMON) | $(BUILD)/tests
+	$(NVCC) $(NVCCFLAGS) -rdc=true $(NVCC_CHECK_CFLAGS) -Itests -Icommon -I$(CH04_DIR) $< $(BUILD)/ch04/render.o $(LIBCOMMON) -o $@ $(NVCC_CHECK_LIBS) -lm
+
+$(BUILD)/tests/test_ch05: tests/test_ch05.cu tests/harness.h $(CH05_DIR)/*.h $(BUILD)/ch05/render.o $(BUILD)/ch05/render_fast.o $(LIBCOMMON) | $(BUILD)/tests
+	$(NVCC) $(NVCCFLAGS) $(NVCC_CHECK_CFLAGS) -Itests -Icommon -I$(CH05_DIR) $< $(BUILD)/ch05/render.o $(BUILD)/ch05/render_fast.o $(LIBCOMMON) -o $@ $(NVCC_CHECK_LIBS) -lm
+
+$(BUILD)/tests/test_ch06: tests/test_ch06.cu tests/harness.h $(CH06_DIR)/reduce.h $(filter-out %/main.o,$(CH06_OBJ)) $(LIBCOMMON) | $(BUILD)/tests
+	$(NVCC) $(NVCCFLAGS) $(NVCC_CHECK_CFLAGS) -Itests -Icommon -I$(CH06_DIR) $< $(filter-out %/main.o,$(CH06_OBJ)) $(LIBCOMMON) -o $@ $(NVCC_CHECK_LIBS) -lm
+
 # Command-line behaviour of the chapter programs: bad input must exit 2 and write nothing.
 $(BUILD)/tests/test_cli_programs: tests/test_cli_programs.c tests/harness.h | $(BUILD)/tests
 	$(CC) $(TEST_CFLAGS) -DPROGRAM_DIR='"$(CURDIR)"' $< -o $@ $(TEST_LIBS)
 
 # Exercises: each test is built against solutions/ (must pass) and against the
 # untouched stub in exercises/ (must fail); `make grade` builds it against exercises/.
-EXERCISES := ch01 ch03
-define EXERCISE_RULES
-$(BUILD)/tests/ex_$(1)_solution: tests/test_ex_$(1).c tests/harness.h solutions/$(1)/*.c solutions/$(1)/*.h $(LIBCOMMON) | $(BUILD)/tests
-	$(CC) $(TEST_CFLAGS) -Isolutions/$(1) $$< solutions/$(1)/*.c $(LIBCOMMON) -o $$@ $(TEST_LIBS)
-$(BUILD)/tests/ex_$(1)_exercise: tests/test_ex_$(1).c tests/harness.h exercises/$(1)/*.c exercises/$(1)/*.h $(LIBCOMMON) | $(BUILD)/tests
-	$(CC) $(TEST_CFLAGS) -Iexercises/$(1) $$< exercises/$(1)/*.c $(LIBCOMMON) -o $$@ $(TEST_LIBS)
+# C exercises link the folder's .c files (if any); CUDA ones are header-only.
+EXERCISES_C := ch01 ch03 ch05
+EXERCISES_CUDA := ch04 ch06
+EXERCISES := $(EXERCISES_C) $(EXERCISES_CUDA)
+EX_INCLUDE_ch04 := -I$(CH04_DIR)
+define EXERCISE_C_RULES
+$(BUILD)/tests/ex_$(1)_$(2): tests/test_ex_$(1).c tests/harness.h $(wildcard $(3)/$(1)/*) $(LIBCOMMON) | $(BUILD)/tests
+	$(CC) $(TEST_CFLAGS) -I$(3)/$(1) $$< $(wildcard $(3)/$(1)/*.c) $(LIBCOMMON) -o $$@ $(TEST_LIBS)
 endef
-$(foreach e,$(EXERCISES),$(eval $(call EXERCISE_RULES,$(e))))
+define EXERCISE_CUDA_RULES
+$(BUILD)/tests/ex_$(1)_$(2): tests/test_ex_$(1).cu tests/harness.h $(wildcard $(3)/$(1)/*) $(LIBCOMMON) | $(BUILD)/tests
+	$(NVCC) $(NVCCFLAGS) $(NVCC_CHECK_CFLAGS) -Itests -Icommon -I$(3)/$(1) $(EX_INCLUDE_$(1)) $$< $(LIBCOMMON) -o $$@ $(NVCC_CHECK_LIBS) -lm
+endef
+$(foreach e,$(EXERCISES_C),$(eval $(call EXERCISE_C_RULES,$(e),solution,solutions))$(eval $(call EXERCISE_C_RULES,$(e),exercise,exercises)))
+$(foreach e,$(EXERCISES_CUDA),$(eval $(call EXERCISE_CUDA_RULES,$(e),solution,solutions))$(eval $(call EXERCISE_CUDA_RULES,$(e),exercise,exercises)))
 
 CPU_TESTS := $(BUILD)/tests/test_common $(BUILD)/tests/test_ch01 $(BUILD)/tests/test_ch03 $(BUILD)/tests/test_cli_programs
-GPU_TESTS := $(BUILD)/tests/test_cuda_util
+GPU_TESTS := $(BUILD)/tests/test_cuda_util $(BUILD)/tests/test_ch04 $(BUILD)/tests/test_ch05 $(BUILD)/tests/test_ch06
 SOLUTION_TESTS := $(foreach e,$(EXERCISES),$(BUILD)/tests/ex_$(e)_solution)
 STUB_TESTS := $(foreach e,$(EXERCISES),$(BUILD)/tests/ex_$(e)_exercise)
 
@@ -236,18 +277,42 @@ grade: $(STUB_TESTS)
 bench: all
 	@tools/bench.sh
 
-book: ch02-asm
-	@tools/book.sh
+$(BUILD)/ppm2png: tools/ppm2png.c $(LIBCOMMON)
+	$(CC) $(ALL_CFLAGS) $< $(LIBCOMMON) -o $@ $(PNG_LIBS) $(LDLIBS_BASE)
+
+book: ch02-asm $(BUILD)/ppm2png
+	@PPM2PNG=$(BUILD)/ppm2png tools/book.sh
 
 # ---------------------------------------------------------------- sanitizers
-SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-sanitize:
-	$(MAKE) --no-print-directory BUILD=build-san CFLAGS="$(SAN_FLAGS)" EXTRA_CFLAGS= \
-	  build-san/tests/test_common build-san/tests/ex_ch01_solution
-	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -Ibuild-san -DREFERENCE_DIR='"$(CURDIR)/data/reference"' \
-	  -Itests -Icommon -I$(CH01_DIR) tests/test_ch01.c $(CH01_DIR)/card.c $(COMMON_SRC) \
-	  -o build-san/tests/test_ch01 $(CHECK_LIBS) $(LDLIBS_BASE)
-	CK_FORK=no CH01_QUICK=1 tools/run_tests.sh --suites build-san/tests/test_common build-san/tests/ex_ch01_solution build-san/tests/test_ch01
+# CPU: common/, the CPU chapters' code and their tests under AddressSanitizer +
+# UndefinedBehaviorSanitizer, ch03's threaded stages under ThreadSanitizer.
+# GPU (when compute-sanitizer and a GPU are present): tools/gpu_sanitize.sh.
+SAN := build-san
+ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+TSAN_FLAGS := -O1 -g -fsanitize=thread
+SAN_SRC_CH01 := $(CH01_DIR)/main.c $(CH01_DIR)/card.c
+SAN_SRC_CH03 := $(CH03_DIR)/main.c $(CH03_DIR)/card.c $(CH03_DIR)/threads.c
+SAN_DEFS := -DREFERENCE_DIR='"$(CURDIR)/data/reference"'
+sanitize: check-deps
+	@mkdir -p $(SAN)
+	@echo "sanitize: building with AddressSanitizer + UndefinedBehaviorSanitizer, and ThreadSanitizer for ch03"
+	$(CC) $(CFLAGS_COMMON) $(ASAN_FLAGS) $(SAN_DEFS) $(SAN_SRC_CH01) $(COMMON_SRC) -o $(SAN)/ch01 $(LDLIBS_BASE)
+	$(CC) $(CFLAGS_COMMON) $(ASAN_FLAGS) $(SAN_DEFS) $(SAN_SRC_CH03) $(COMMON_SRC) -o $(SAN)/ch03 $(LDLIBS_BASE)
+	$(CC) $(CFLAGS_COMMON) $(TSAN_FLAGS) $(SAN_DEFS) $(SAN_SRC_CH03) $(COMMON_SRC) -o $(SAN)/ch03-tsan $(LDLIBS_BASE)
+	$(CC) $(CFLAGS_COMMON) $(ASAN_FLAGS) $(CHECK_CFLAGS) -Itests -Icommon tests/test_common.c $(COMMON_SRC) -o $(SAN)/test_common $(CHECK_LIBS) $(LDLIBS_BASE)
+	$(CC) $(CFLAGS_COMMON) $(ASAN_FLAGS) $(CHECK_CFLAGS) $(SAN_DEFS) -Itests -Icommon -I$(CH01_DIR) tests/test_ch01.c $(CH01_DIR)/card.c $(COMMON_SRC) -o $(SAN)/test_ch01 $(CHECK_LIBS) $(LDLIBS_BASE)
+	$(CC) $(CFLAGS_COMMON) $(ASAN_FLAGS) $(CHECK_CFLAGS) -Itests -Icommon -I$(CH03_DIR) tests/test_ch03.c $(CH03_DIR)/card.c $(CH03_DIR)/threads.c $(COMMON_SRC) -o $(SAN)/test_ch03 $(CHECK_LIBS) $(LDLIBS_BASE)
+	$(CC) $(CFLAGS_COMMON) $(ASAN_FLAGS) $(CHECK_CFLAGS) -Itests -Icommon -Isolutions/ch01 tests/test_ex_ch01.c solutions/ch01/vec.c $(COMMON_SRC) -o $(SAN)/ex_ch01 $(CHECK_LIBS) $(LDLIBS_BASE)
+	$(CC) $(CFLAGS_COMMON) $(ASAN_FLAGS) $(CHECK_CFLAGS) -Itests -Icommon -Isolutions/ch03 tests/test_ex_ch03.c solutions/ch03/render.c $(COMMON_SRC) -o $(SAN)/ex_ch03 $(CHECK_LIBS) $(LDLIBS_BASE)
+	@echo "sanitize: running (the full-size ch01 identity test is skipped here: CH01_QUICK=1)"
+	$(SAN)/ch01 --width 31 --height 17 --spp 2 --quiet --out $(SAN)/ch01.ppm
+	$(SAN)/ch03 --width 33 --height 31 --spp 2 --threads 4 --quiet --out $(SAN)/ch03.ppm
+	for s in rng-packed rng-local rng-local-dynamic; do TSAN_OPTIONS=halt_on_error=1 $(SAN)/ch03-tsan --stage $$s --width 33 --height 31 --spp 2 --threads 4 --quiet --out $(SAN)/ch03t.ppm || exit 1; done
+	CK_FORK=no CH01_QUICK=1 tools/run_tests.sh --suites $(SAN)/test_common $(SAN)/test_ch01 $(SAN)/test_ch03 $(SAN)/ex_ch01 $(SAN)/ex_ch03
+	@$(MAKE) --no-print-directory ch04 ch05 ch06 >/dev/null && tools/gpu_sanitize.sh
+
+profile:
+	@tools/profile.sh "$(CH)" "$(STAGE)"
 
 # ---------------------------------------------------------------- misc
 diff:

@@ -13,16 +13,31 @@
 #include <stdio.h>
 
 /* Runs suite s; `skipped` counts tests that were not added because this
- * machine cannot run them (no GPU). Returns the process exit status. */
-static inline int harness_run(Suite *s, const char *name, int skipped)
+ * machine cannot run them (no GPU). fork: run each test in a child (Check's
+ * default), or not (GPU suites). Returns the process exit status. */
+static inline int harness_run_mode(Suite *s, const char *name, int skipped, int fork)
 {
     SRunner *sr = srunner_create(s);
+    if (!fork)
+        srunner_set_fork_status(sr, CK_NOFORK);
     srunner_run_all(sr, CK_NORMAL);
     int run = srunner_ntests_run(sr);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
     printf("RESULT %s passed=%d failed=%d skipped=%d\n", name, run - failed, failed, skipped);
     return failed ? 1 : 0;
+}
+
+static inline int harness_run(Suite *s, const char *name, int skipped)
+{
+    return harness_run_mode(s, name, skipped, 1);
+}
+
+/* GPU suites: no fork, since CUDA cannot be used in a child once the parent
+ * has touched it (the runner's device check does). */
+static inline int harness_run_gpu(Suite *s, const char *name, int skipped)
+{
+    return harness_run_mode(s, name, skipped, 0);
 }
 
 /* A small, fixed-seed generator for test inputs (xorshift64*), so every run

@@ -50,6 +50,7 @@ START_TEST(more_threads_than_rows)
     render(&a, 9, 2, 2, 3, 1);
     render(&b, 9, 2, 2, 3, 16); /* 14 threads get no row */
     ck_assert_mem_eq(a.rgb, b.rgb, image_bytes(&a));
+    image_free(&b);
     render(&b, 9, 2, 2, 2, 16);
     ck_assert_mem_eq(a.rgb, b.rgb, image_bytes(&a));
     image_free(&a);

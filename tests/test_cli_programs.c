@@ -37,13 +37,28 @@ static int vector_count;
 typedef struct {
     const char *name;
     const char *numeric[8]; /* numeric options it accepts */
+    const char *text[4];    /* options taking text it accepts */
+    const char *extra[3];   /* one more vector of its own: option, value, expected text */
 } program_info;
 
+#define RAYTRACER_TEXT {"stage", "out", "csv"}
 static const program_info programs[] = {
-    {"ch01", {"width", "height", "spp", "repeat"}},
-    {"ch02", {"width", "height", "spp", "repeat"}},
-    {"ch03", {"width", "height", "spp", "repeat", "threads"}},
+    {"ch01", {"width", "height", "spp", "repeat"}, RAYTRACER_TEXT, {NULL}},
+    {"ch02", {"width", "height", "spp", "repeat"}, RAYTRACER_TEXT, {NULL}},
+    {"ch03", {"width", "height", "spp", "repeat", "threads"}, RAYTRACER_TEXT, {NULL}},
+    {"ch04", {"width", "height", "spp", "repeat", "device"}, RAYTRACER_TEXT, {NULL}},
+    {"ch05", {"width", "height", "spp", "repeat", "device"}, RAYTRACER_TEXT, {NULL}},
+    {"ch06", {"n", "threads", "repeat", "device"}, {"stage", "csv"}, {"--n", "1099511627776", "host memory"}},
 };
+
+/* 1 if the program takes option (given as "--name") with a text value. */
+static int takes_text(const program_info *p, const char *option)
+{
+    for (int o = 0; p->text[o]; o++)
+        if (strcmp(option + 2, p->text[o]) == 0)
+            return 1;
+    return 0;
+}
 
 /* 1 if the program takes option (given as "--name") as a number. */
 static int takes_number(const program_info *p, const char *option)
@@ -95,6 +110,10 @@ static void build_vectors(void)
             char opt[32];
             snprintf(opt, sizeof opt, "--%s", programs[p].numeric[o]);
             for (size_t b = 0; b < sizeof bad_numbers / sizeof bad_numbers[0]; b++) {
+                if (strcmp(opt, "--device") == 0 && strcmp(bad_numbers[b], "0") == 0)
+                    continue; /* device 0 exists: the one option where 0 is valid */
+                if (strcmp(opt, "--n") == 0 && strcmp(bad_numbers[b], "5000000000") == 0)
+                    continue; /* a valid --n (up to 2^40); too large for every other option */
                 bad_vector *v = add_vector(prog, opt);
                 push(v, opt);
                 push(v, bad_numbers[b]);
@@ -138,10 +157,17 @@ static void build_vectors(void)
         for (size_t k = 0; k < sizeof others / sizeof others[0]; k++) {
             if (others[k][1] && takes_number(&programs[p], others[k][0]))
                 continue; /* e.g. --threads 4 is fine for ch03 */
-            bad_vector *v = add_vector(prog, others[k][2]);
+            int unknown = others[k][1] && strncmp(others[k][0], "--", 2) == 0 &&
+                          !takes_text(&programs[p], others[k][0]) && !takes_number(&programs[p], others[k][0]);
+            bad_vector *v = add_vector(prog, unknown ? others[k][0] : others[k][2]); /* e.g. ch06 has no --out */
             push(v, others[k][0]);
             if (others[k][1])
                 push(v, others[k][1]);
+        }
+        if (programs[p].extra[0]) {
+            bad_vector *v = add_vector(prog, programs[p].extra[2]);
+            push(v, programs[p].extra[0]);
+            push(v, programs[p].extra[1]);
         }
     }
 }
@@ -226,6 +252,15 @@ END_TEST
 int main(void)
 {
     build_vectors();
+    if (getenv("LIST_VECTORS")) { /* for debugging: print the table */
+        for (int i = 0; i < vector_count; i++) {
+            printf("%d %s", i, vectors[i].program);
+            for (int a = 0; a < vectors[i].argc; a++)
+                printf(" '%s'", vectors[i].args[a]);
+            printf("  -> %s\n", vectors[i].expect);
+        }
+        return 0;
+    }
     Suite *s = suite_create("bad input");
     TCase *tc = tcase_create("vectors");
     tcase_set_timeout(tc, 30);

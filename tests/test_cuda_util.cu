@@ -87,5 +87,5 @@ int main(void)
         skipped = 2;
     }
     suite_add_tcase(s, tc);
-    return harness_run(s, "cuda_util", skipped);
+    return harness_run_gpu(s, "cuda_util", skipped);
 }

@@ -3,6 +3,7 @@
 #   <!-- results:chNN --> ... <!-- end results:chNN -->   a table per machine (CSV file)
 #   <!-- results:summary --> ... <!-- end results:summary -->  first vs best stage per chapter
 #   <!-- include:PATH --> ... <!-- end include:PATH -->   the file PATH, verbatim
+#   <!-- generated:NAME --> ... <!-- end generated:NAME -->  build/book/NAME.md (e.g. profile_summary)
 # and draws the charts into data/plots (gnuplot, SVG) when gnuplot is installed.
 # Nothing between the markers is typed by hand: this script overwrites it.
 set -u
@@ -37,10 +38,13 @@ for ch in $(awk -F, 'FNR > 1 {print $1}' "${csvs[@]}" /dev/null | sort -u); do
         END {
             printf "*Measured on %s, %s (`%s`).*\n\n", devs, substr(date, 1, 10), file
             printf "| stage | workload | threads | time | speedup | rate | check |\n|---|---|---:|---:|---:|---:|---|\n"
-            for (i = 1; i <= n; i++)
-                printf "| %s | %s | %s | %s | %.2fx | %s %s | %s |\n", stage[i], wl[i], thr[i], ftime(ms[i]), ms[1] / ms[i], fval(val[i]), unit[i], chk[i]
+            for (i = 1; i <= n; i++) {
+                # rows in another unit (start-up times) have no speedup; threads 0 = a GPU stage
+                sp = unit[i] == unit[1] ? sprintf("%.2fx", ms[1] / ms[i]) : "-"
+                printf "| %s | %s | %s | %s | %s | %s %s | %s |\n", stage[i], wl[i], thr[i] == 0 ? "GPU" : thr[i], ftime(ms[i]), sp, fval(val[i]), unit[i], chk[i]
+            }
             printf "\n"
-        }' "$f" >> "$out"
+        }' "$f" >> "$out" || { echo "book: making the $ch table from $f failed" >&2; exit 1; }
     done
 done
 
@@ -49,27 +53,35 @@ done
 for f in "${csvs[@]}"; do
     awk -F, -v file="$f" "$fmt_awk"'
     FNR > 1 {
-        if (!($1 in first)) { order[++n] = $1; first[$1] = $2; firstms[$1] = $5; best[$1] = $2; bestms[$1] = $5 }
-        if ($5 < bestms[$1]) { best[$1] = $2; bestms[$1] = $5 }
+        if (!($1 in first)) { order[++n] = $1; first[$1] = $2; firstms[$1] = $5; best[$1] = $2; bestms[$1] = $5; u[$1] = $7 }
+        if ($7 == u[$1] && $5 < bestms[$1]) { best[$1] = $2; bestms[$1] = $5 }
         if (!(($9) in seen)) { seen[$9] = 1; devs = devs (devs ? "; " : "") $9 }
         if ($8 == "FAIL") fails[$1]++
     }
     END {
         printf "*%s (`%s`)*\n\n| chapter | first stage | time | fastest stage | time | speedup | checks |\n|---|---|---:|---|---:|---:|---|\n", devs, file
+        for (i = 1; i <= n; i++) for (k = i + 1; k <= n; k++) if (order[k] < order[i]) { t = order[i]; order[i] = order[k]; order[k] = t }
         for (i = 1; i <= n; i++) { c = order[i]
             printf "| %s | %s | %s | %s | %s | %.1fx | %s |\n", c, first[c], ftime(firstms[c]), best[c], ftime(bestms[c]), firstms[c] / bestms[c], fails[c] ? fails[c] " FAIL" : "all ok" }
         printf "\n"
-    }' "$f" >> "$gen/results_summary.md"
+    }' "$f" >> "$gen/results_summary.md" || { echo "book: making the summary from $f failed" >&2; exit 1; }
 done
 
-# Charts.
+# Images: PPMs from a bench without libpng become PNGs (then the PPM goes).
+for ppm in data/images/*/*.ppm; do
+    png=${ppm%.ppm}.png
+    if [ -n "${PPM2PNG:-}" ] && "$PPM2PNG" "$ppm" "$png" 2>/dev/null; then rm -f "$ppm"; fi
+done
+
+# Charts (gnuplot, SVG), one per machine that has the data.
+tools/profile_summary.sh > "$gen/profile_summary.md"
 if command -v gnuplot >/dev/null; then
     for f in "${csvs[@]}"; do
         m=$(basename "$f" .csv)
         if grep -q '^ch02,' "$f"; then
             awk -F, '$1 == "ch02" {print $2, $5 / 1000}' "$f" > "$gen/ch02_$m.dat"
             gnuplot <<GP
-set terminal svg size 800,420 font "sans,11"
+set terminal svg size 800,420 font "sans,11" background rgb "white"
 set output "data/plots/ch02_builds_$m.svg"
 set title "ch02: card.c, one build per bar (lower is faster)"
 set ylabel "seconds, 512x512 at 64 spp"
@@ -79,6 +91,64 @@ set xtics rotate by -40 left
 set grid ytics
 unset key
 plot "$gen/ch02_$m.dat" using 0:2:xtic(1) with boxes lc rgb "#4477aa"
+GP
+        fi
+        if grep -q '^ch03,' "$f"; then
+            stages=$(awk -F, '$1 == "ch03" && !seen[$2]++ {print $2}' "$f")
+            plot=""
+            for st in $stages; do
+                awk -F, -v s="$st" '$1 == "ch03" && $2 == s {print $4, $6}' "$f" > "$gen/ch03_${m}_$st.dat"
+                plot="$plot${plot:+, }\"$gen/ch03_${m}_$st.dat\" using 1:2 with linespoints lw 2 title \"$st\""
+            done
+            gnuplot <<GP
+set terminal svg size 800,450 font "sans,11" background rgb "white"
+set output "data/plots/ch03_sweep_$m.svg"
+set title "ch03: samples per second against threads"
+set xlabel "threads"
+set ylabel "Msamples/s (higher is better)"
+set logscale x 2
+set grid
+set key left top
+plot $plot
+GP
+        fi
+        if grep -q '^ch06,' "$f"; then
+            awk -F, '$1 == "ch06" {print $2, $6}' "$f" > "$gen/ch06_$m.dat"
+            copy=$(sed -n 's/^copy bandwidth[^:]*: \([0-9.]*\) GB\/s.*/\1/p' "data/results/$m/ch06.txt" 2>/dev/null)
+            line=""
+            [ -n "$copy" ] && line=", $copy with lines lw 2 dt 2 lc rgb \"#cc3311\" title \"measured copy bandwidth (read + write)\""
+            gnuplot <<GP
+set terminal svg size 900,450 font "sans,11" background rgb "white"
+set output "data/plots/ch06_bandwidth_$m.svg"
+set title "ch06: reduction of 2^28 int32, GB/s of input read per stage"
+set ylabel "GB/s (log scale)"
+set logscale y
+set style fill solid 0.8
+set boxwidth 0.7
+set xtics rotate by -40 left
+set grid ytics
+set key left top
+plot "$gen/ch06_$m.dat" using 0:2:xtic(1) with boxes lc rgb "#4477aa" title "stage"$line
+GP
+        fi
+        if grep -q '^ch01,' "$f" && grep -q '^ch05,' "$f"; then
+            # The through-line: the fastest time of each raytracer chapter, same
+            # workload; ch05's less-work and start-up rows left out.
+            awk -F, '$1 ~ /^ch0[1-5]$/ && $3 == "512x512x64spp" && $7 == "Msamples/s" && $2 != "bounding-box" {
+                         if (!($1 in best) || $5 < best[$1]) { best[$1] = $5; name[$1] = $2 } }
+                     END { for (c in best) print c, best[c] / 1000, c "\\n" name[c] }' "$f" | sort > "$gen/through_$m.dat"
+            gnuplot <<GP
+set terminal svg size 800,450 font "sans,11" background rgb "white"
+set output "data/plots/through_line_$m.svg"
+set title "The card, 512x512 at 64 spp: fastest stage of each chapter"
+set bmargin 5
+set ylabel "seconds (log scale)"
+set logscale y
+set style fill solid 0.8
+set boxwidth 0.6
+set grid ytics
+unset key
+plot "$gen/through_$m.dat" using 0:2:xtic(3) with boxes lc rgb "#228833", "" using 0:(\$2*1.3):(sprintf("%.3g s", \$2)) with labels
 GP
         fi
     done
@@ -92,10 +162,10 @@ splice() {
     tmp=$(mktemp)
     awk -v gen="$gen" '
     function emit(path,   line) { while ((getline line < path) > 0) print line; close(path) }
-    match($0, /<!-- (results|include):[^ ]+ -->/) {
+    match($0, /<!-- (results|include|generated):[^ ]+ -->/) {
         print
         split(substr($0, RSTART + 5, RLENGTH - 9), kv, ":")
-        path = kv[1] == "results" ? gen "/results_" kv[2] ".md" : kv[2]
+        path = kv[1] == "results" ? gen "/results_" kv[2] ".md" : kv[1] == "generated" ? gen "/" kv[2] ".md" : kv[2]
         fence = path ~ /\.txt$/
         if ((getline probe < path) > 0) { close(path); if (fence) print "```"; emit(path); if (fence) print "```" }
         else print "*(no data yet: run `make bench`, then `make book`)*"

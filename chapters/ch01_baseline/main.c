@@ -103,7 +103,7 @@ int main(int argc, char **argv)
             progress_end(&bar);
         }
         double ms = 1e3 * median(times, (int)opt.repeat);
-        char note[96];
+        char note[256];
         int ok = check_against_original(&img, (int)opt.spp, note, sizeof note);
         double msamples = (double)opt.width * opt.height * opt.spp / (ms * 1e3);
         report_row *row = report_add(&rep, stages[i].name, 1, ms, msamples, "Msamples/s", ok, host_cpu_name());

@@ -137,7 +137,7 @@ int main(int argc, char **argv)
             return EXIT_CHECK_FAIL;
         }
         double ms = time_stage(&stages[i], &img, &opt);
-        char note[96];
+        char note[256];
         int ok = 1;
         if (i == 0) { /* gcc -O0 is the reference for the others */
             snprintf(note, sizeof note, "the reference build");

@@ -159,7 +159,7 @@ int main(int argc, char **argv)
         for (int c = 0; c < ncounts; c++) {
             int threads = counts[c], ok = 1;
             double times[1000];
-            char note[96] = "";
+            char note[256] = "";
             long switches = context_switches();
             for (int r = 0; r < opt.repeat; r++) {
                 times[r] = run_stage(&stages[i], &j, threads, opt.quiet);

@@ -146,7 +146,7 @@ int main(int argc, char **argv)
         const stage *s = &stages[i];
         if (opt.stage_index >= 0 && (size_t)opt.stage_index != i)
             continue;
-        char note[96], after[96];
+        char note[128], after[128];
         CUDA_CHECK(cudaMemset(b.d_bad, 0, sizeof(int)));
         CUDA_CHECK(cudaMemset(b.d_rgb, 0xEE, image_bytes(&b.host))); /* poison */
         gpu_render(s->recursive, b.d_rgb, b.d_bad, (int)opt.width, (int)opt.height, (int)opt.spp, BLOCK_X, BLOCK_Y);

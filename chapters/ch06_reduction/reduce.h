@@ -26,6 +26,17 @@ reduce_gpu_fn reduce_atomic_global, reduce_interleaved_divergent, reduce_interle
     reduce_many_per_thread, reduce_shuffle, reduce_vector_shuffle, reduce_cub;
 size_t reduce_scratch_bytes(size_t n);
 
+/* The stage table, in order: main.c runs it, tests/test_ch06.cu tests every entry. */
+#define STAGE_COUNT 14
+typedef struct {
+    const char *name;
+    const char *description;
+    long long (*cpu)(const int *in, size_t n, int threads);
+    reduce_gpu_fn *gpu;
+} stage;
+
+extern const stage stages[STAGE_COUNT];
+
 /* Device-to-device copy bandwidth (bytes read + written per second), measured
  * with cudaMemcpy over `bytes` bytes, median of `repeat`. */
 double measure_copy_bandwidth(void *d_a, void *d_b, size_t bytes, int repeat);

@@ -1,7 +1,14 @@
 /* reduce_gpu.cu - ch06's GPU stages, from one atomic per element to the
  * memory-bandwidth limit. Each stage's comment says what it changes from the
- * one before and why that helps. Every block ends with one 64-bit atomicAdd of
- * its partial sum into *d_sum, so no stage needs a second launch.
+ * one before and why that helps.
+ *
+ * The shared-memory tree stages launch one block per 256 or 512 elements: a
+ * million blocks at 2^28. Each writes its block's sum to its own slot of a
+ * partials array, and a second, small launch adds the partials (with a few
+ * hundred atomics). A million atomics on one address would serialise in L2
+ * and hide every difference between these stages. The grid-stride stages
+ * launch only as many blocks as the GPU holds, so they add their block sums
+ * straight into *d_sum with one atomic each.
  *
  * Values are int32 in [-128, 127]. A block of the tree stages sums at most
  * 2 * 256 of them, which fits int32; the grid-stride stages accumulate per
@@ -40,7 +47,7 @@ __global__ void atomic_global_kernel(const int *in, size_t n, long long *d_sum)
  * whose index is a multiple of 2s add their neighbour s away. Half the
  * threads of every warp sit idle from the first step (divergence), and the
  * modulo is slow. */
-__global__ void interleaved_divergent_kernel(const int *in, size_t n, long long *d_sum)
+__global__ void interleaved_divergent_kernel(const int *in, size_t n, long long *partial)
 {
     __shared__ int s[BLOCK];
     unsigned t = threadIdx.x;
@@ -53,14 +60,14 @@ __global__ void interleaved_divergent_kernel(const int *in, size_t n, long long 
         __syncthreads();
     }
     if (t == 0)
-        add_to_sum(d_sum, s[0]);
+        partial[blockIdx.x] = s[0];
 }
 
 /* ---- interleaved-strided: the same tree, but the working threads are the
  * first ones (thread t works on element 2*step*t), so whole warps retire
  * together. Now the shared-memory addresses of a warp are 2*step apart:
  * several threads hit the same bank, and the accesses are replayed. */
-__global__ void interleaved_strided_kernel(const int *in, size_t n, long long *d_sum)
+__global__ void interleaved_strided_kernel(const int *in, size_t n, long long *partial)
 {
     __shared__ int s[BLOCK];
     unsigned t = threadIdx.x;
@@ -74,14 +81,14 @@ __global__ void interleaved_strided_kernel(const int *in, size_t n, long long *d
         __syncthreads();
     }
     if (t == 0)
-        add_to_sum(d_sum, s[0]);
+        partial[blockIdx.x] = s[0];
 }
 
 /* ---- sequential: fold the upper half onto the lower half. Consecutive
  * threads touch consecutive words (no bank conflicts) and the active threads
  * stay packed in the first warps. But half the threads do nothing after the
  * load. */
-__global__ void sequential_kernel(const int *in, size_t n, long long *d_sum)
+__global__ void sequential_kernel(const int *in, size_t n, long long *partial)
 {
     __shared__ int s[BLOCK];
     unsigned t = threadIdx.x;
@@ -94,7 +101,7 @@ __global__ void sequential_kernel(const int *in, size_t n, long long *d_sum)
         __syncthreads();
     }
     if (t == 0)
-        add_to_sum(d_sum, s[0]);
+        partial[blockIdx.x] = s[0];
 }
 
 /* Loads two elements a block apart and adds them: the first step of the tree
@@ -109,7 +116,7 @@ __device__ static int load_pair(const int *in, size_t n, size_t i)
 
 /* ---- first-add-on-load: each block covers 2*BLOCK elements, so half as many
  * blocks, and no thread is idle after the load. */
-__global__ void first_add_on_load_kernel(const int *in, size_t n, long long *d_sum)
+__global__ void first_add_on_load_kernel(const int *in, size_t n, long long *partial)
 {
     __shared__ int s[BLOCK];
     unsigned t = threadIdx.x;
@@ -121,7 +128,7 @@ __global__ void first_add_on_load_kernel(const int *in, size_t n, long long *d_s
         __syncthreads();
     }
     if (t == 0)
-        add_to_sum(d_sum, s[0]);
+        partial[blockIdx.x] = s[0];
 }
 
 /* Shared tree down to 64 elements, with barriers; the last 32 threads finish. */
@@ -140,7 +147,7 @@ __device__ static void tree_to_last_warp(int *s, unsigned t)
  * a warp are scheduled independently and nothing orders these reads after
  * the other lanes' writes: it is a data race. It usually gives the right sum
  * today; compute-sanitizer --tool racecheck reports it (make sanitize). */
-__global__ void warp_unrolled_volatile_kernel(const int *in, size_t n, long long *d_sum)
+__global__ void warp_unrolled_volatile_kernel(const int *in, size_t n, long long *partial)
 {
     __shared__ int s[BLOCK];
     unsigned t = threadIdx.x;
@@ -157,13 +164,13 @@ __global__ void warp_unrolled_volatile_kernel(const int *in, size_t n, long long
         v[t] += v[t + 1];
     }
     if (t == 0)
-        add_to_sum(d_sum, s[0]);
+        partial[blockIdx.x] = s[0];
 }
 
 /* ---- warp-unrolled-sync: the same unrolled warp, made correct: each step
  * reads into a register, then __syncwarp() before anyone writes, and again
  * after, so every read sees the previous step's writes. */
-__global__ void warp_unrolled_sync_kernel(const int *in, size_t n, long long *d_sum)
+__global__ void warp_unrolled_sync_kernel(const int *in, size_t n, long long *partial)
 {
     __shared__ int s[BLOCK];
     unsigned t = threadIdx.x;
@@ -180,14 +187,14 @@ __global__ void warp_unrolled_sync_kernel(const int *in, size_t n, long long *d_
         }
     }
     if (t == 0)
-        add_to_sum(d_sum, s[0]);
+        partial[blockIdx.x] = s[0];
 }
 
 /* ---- fully-unrolled: the block size is a template parameter, so every loop
  * has a known trip count; the compiler unrolls them and drops the dead
  * branches. Saves loop and index arithmetic, which is all that is left. */
 template <unsigned B>
-__global__ void fully_unrolled_kernel(const int *in, size_t n, long long *d_sum)
+__global__ void fully_unrolled_kernel(const int *in, size_t n, long long *partial)
 {
     __shared__ int s[B];
     unsigned t = threadIdx.x;
@@ -213,7 +220,7 @@ __global__ void fully_unrolled_kernel(const int *in, size_t n, long long *d_sum)
         }
     }
     if (t == 0)
-        add_to_sum(d_sum, v);
+        partial[blockIdx.x] = v;
 }
 
 /* Blocks to keep every SM busy for the grid-stride stages. */
@@ -313,17 +320,38 @@ __global__ void vector_shuffle_kernel(const int *__restrict__ in, size_t n, long
     block_sum_to(d_sum, v);
 }
 
+/* The second pass of the tree stages: the per-block partial sums, added by a
+ * grid-stride loop and one atomic per block. */
+__global__ void sum_partials_kernel(const long long *partial, size_t count, long long *d_sum)
+{
+    long long v = 0;
+    for (size_t i = (size_t)blockIdx.x * BLOCK + threadIdx.x; i < count; i += (size_t)gridDim.x * BLOCK)
+        v += partial[i];
+    block_sum_to(d_sum, v);
+}
+
 /* ---------------------------------------------------------------- launchers */
 extern "C" {
 
 size_t reduce_scratch_bytes(size_t n)
 {
-    size_t bytes = 0;
-    CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, bytes, (const int *)nullptr, (long long *)nullptr, (long long)n));
-    return bytes;
+    size_t cub_bytes = 0, partial_bytes = blocks_for(n, BLOCK) * sizeof(long long);
+    CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, cub_bytes, (const int *)nullptr, (long long *)nullptr, (long long)n));
+    return cub_bytes > partial_bytes ? cub_bytes : partial_bytes;
 }
 
 #define START(d_sum) CUDA_CHECK(cudaMemsetAsync(d_sum, 0, sizeof(long long)))
+
+/* Blocks for the second pass: enough to read the partials at full speed, at
+ * most what the GPU holds at once. */
+static unsigned partial_pass_blocks(unsigned partials)
+{
+    static unsigned most = 0;
+    if (!most)
+        most = resident_blocks((const void *)sum_partials_kernel, BLOCK);
+    unsigned want = blocks_for(partials, (size_t)BLOCK * 8);
+    return want < 1 ? 1 : want < most ? want : most;
+}
 
 void reduce_atomic_global(const int *in, size_t n, long long *d_sum, void *, size_t)
 {
@@ -333,13 +361,19 @@ void reduce_atomic_global(const int *in, size_t n, long long *d_sum, void *, siz
     CUDA_CHECK_LAUNCH();
 }
 
-/* The four shared-memory tree stages launch the same way. */
+/* The shared-memory tree stages launch the same way: one block per
+ * per_block elements writing partials into scratch, then the second pass. */
 #define TREE_LAUNCHER(name, kernel, per_block)                                                                   \
-    void name(const int *in, size_t n, long long *d_sum, void *, size_t)                                         \
+    void name(const int *in, size_t n, long long *d_sum, void *scratch, size_t)                                  \
     {                                                                                                            \
+        long long *partial = (long long *)scratch;                                                               \
+        unsigned blocks = blocks_for(n, per_block);                                                              \
         START(d_sum);                                                                                            \
-        if (n)                                                                                                   \
-            kernel<<<blocks_for(n, per_block), BLOCK>>>(in, n, d_sum);                                           \
+        if (n) {                                                                                                 \
+            kernel<<<blocks, BLOCK>>>(in, n, partial);                                                           \
+            CUDA_CHECK_LAUNCH();                                                                                 \
+            sum_partials_kernel<<<partial_pass_blocks(blocks), BLOCK>>>(partial, blocks, d_sum);                 \
+        }                                                                                                        \
         CUDA_CHECK_LAUNCH();                                                                                     \
     }
 TREE_LAUNCHER(reduce_interleaved_divergent, interleaved_divergent_kernel, BLOCK)

@@ -1,0 +1,139 @@
+/* test_ch04.cu - ch04's __host__ __device__ card: CPU tests (run in CI) and
+ * GPU tests (skipped without a device, counted as skipped).
+ *
+ * The main CPU test: sample_loop() and sample_recursive() give the same colour
+ * for 5000 random rays (seed 404, origins around the camera, directions
+ * uniform on the sphere) and consume the same random numbers. The loop adds
+ * the same terms in another order, so colours agree to 1e-4 relative (+1e-3
+ * absolute), not bit for bit.
+ */
+#include "harness.h"
+
+#include "card.h"
+#include "render.h"
+
+#include "cuda_util.h"
+
+#include <math.h>
+#include <string.h>
+
+static vec random_direction(test_rng *r)
+{
+    for (;;) {
+        vec d = vec_make((float)test_rng_uniform(r, -1, 1), (float)test_rng_uniform(r, -1, 1),
+                         (float)test_rng_uniform(r, -1, 1));
+        float l = vec_dot(d, d);
+        if (l > 0.01f && l <= 1)
+            return vec_normalize(d);
+    }
+}
+
+START_TEST(loop_equals_recursion_for_random_rays)
+{
+    test_rng r = {404};
+    int hits = 0;
+    for (int i = 0; i < 5000; i++) {
+        vec origin = vec_make((float)test_rng_uniform(&r, 0, 20), (float)test_rng_uniform(&r, 0, 20),
+                              (float)test_rng_uniform(&r, 0.5, 10));
+        vec dir = random_direction(&r);
+        if (i % 2) /* half the rays aimed at the letters, so many reflect */
+            dir = vec_normalize(vec_add(vec_make((float)test_rng_uniform(&r, 0, 18), 0,
+                                                 (float)test_rng_uniform(&r, 4, 12)),
+                                        vec_scale(origin, -1)));
+        uint32_t s1 = (uint32_t)test_rng_next(&r), s2 = s1;
+        vec a = sample_recursive(origin, dir, &s1), b = sample_loop(origin, dir, &s2);
+        ck_assert_msg(s1 == s2, "ray %d: the two samplers drew different random numbers", i);
+        ck_assert_msg(fabsf(a.x - b.x) <= 1e-4f * fabsf(a.x) + 1e-3f && fabsf(a.y - b.y) <= 1e-4f * fabsf(a.y) + 1e-3f &&
+                          fabsf(a.z - b.z) <= 1e-4f * fabsf(a.z) + 1e-3f,
+                      "ray %d: recursive (%g %g %g) loop (%g %g %g)", i, a.x, a.y, a.z, b.x, b.y, b.z);
+        float t;
+        vec n;
+        hits += trace(origin, dir, &t, &n) == HIT_SPHERE;
+    }
+    ck_assert_int_gt(hits, 500); /* the test did exercise reflections */
+}
+END_TEST
+
+START_TEST(cpu_pixels_of_both_samplers_agree)
+{
+    int differ = 0;
+    for (int row = 0; row < 31; row++)
+        for (int col = 0; col < 33; col++) {
+            unsigned char a[3], b[3];
+            ck_assert(cpu_render_picture_pixel(1, col, row, 33, 31, 3, a));
+            ck_assert(cpu_render_picture_pixel(0, col, row, 33, 31, 3, b));
+            for (int c = 0; c < 3; c++) {
+                ck_assert_int_le(abs(a[c] - b[c]), 1); /* a rounding apart at most */
+                differ += a[c] != b[c];
+            }
+        }
+    ck_assert_int_lt(differ, 33 * 31 * 3 / 10);
+}
+END_TEST
+
+START_TEST(tiny_images_are_finite)
+{
+    unsigned char px[3];
+    ck_assert(cpu_render_picture_pixel(0, 0, 0, 1, 1, 4, px));
+    for (int row = 0; row < 3; row++)
+        for (int col = 0; col < 7; col++)
+            ck_assert(cpu_render_picture_pixel(0, col, row, 7, 3, 2, px));
+}
+END_TEST
+
+/* GPU: the kernels against the CPU, at odd sizes. */
+static const int gpu_sizes[][3] = {{1, 1, 2}, {7, 3, 4}, {33, 31, 3}, {65, 17, 2}};
+
+START_TEST(gpu_matches_cpu_at_odd_sizes)
+{
+    int w = gpu_sizes[_i][0], h = gpu_sizes[_i][1], spp = gpu_sizes[_i][2];
+    size_t bytes = (size_t)w * h * 3;
+    unsigned char *d_rgb, *gpu = (unsigned char *)malloc(bytes);
+    int *d_bad, bad;
+    CUDA_CHECK(cudaMalloc(&d_rgb, bytes));
+    CUDA_CHECK(cudaMalloc(&d_bad, sizeof(int)));
+    gpu_prepare_stack();
+    for (int recursive = 0; recursive <= 1; recursive++) {
+        CUDA_CHECK(cudaMemset(d_bad, 0, sizeof(int)));
+        CUDA_CHECK(cudaMemset(d_rgb, 0xEE, bytes));
+        gpu_render(recursive, d_rgb, d_bad, w, h, spp, 16, 16);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        CUDA_CHECK(cudaMemcpy(gpu, d_rgb, bytes, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(&bad, d_bad, sizeof bad, cudaMemcpyDeviceToHost));
+        ck_assert_int_eq(bad, 0);
+        double sq = 0;
+        for (int row = 0; row < h; row++)
+            for (int col = 0; col < w; col++) {
+                unsigned char cpu[3];
+                cpu_render_picture_pixel(recursive, col, row, w, h, spp, cpu);
+                for (int c = 0; c < 3; c++) {
+                    double d = cpu[c] - gpu[3 * (row * w + col) + c];
+                    sq += d * d;
+                }
+            }
+        double psnr = sq == 0 ? INFINITY : 10 * log10(255.0 * 255.0 * bytes / sq);
+        ck_assert_msg(psnr >= 35, "%dx%d %s: %.1f dB", w, h, recursive ? "recursive" : "loop", psnr);
+    }
+    CUDA_CHECK(cudaFree(d_rgb));
+    CUDA_CHECK(cudaFree(d_bad));
+    free(gpu);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("ch04");
+    TCase *tc = tcase_create("all");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, loop_equals_recursion_for_random_rays);
+    tcase_add_test(tc, cpu_pixels_of_both_samplers_agree);
+    tcase_add_test(tc, tiny_images_are_finite);
+    char why[256];
+    int gpu_tests = sizeof gpu_sizes / sizeof gpu_sizes[0], skipped = 0;
+    if (cuda_device_count(why, sizeof why) > 0)
+        tcase_add_loop_test(tc, gpu_matches_cpu_at_odd_sizes, 0, gpu_tests);
+    else
+        skipped = gpu_tests;
+    suite_add_tcase(s, tc);
+    return harness_run_gpu(s, "ch04", skipped);
+}

@@ -1,0 +1,183 @@
+/* test_ch05.cu - ch05's stages: CPU tests (run in CI) and GPU tests (skipped
+ * without a device, counted as skipped).
+ *
+ *   - sphere-list and bounding-box change no pixel: on the CPU each image is
+ *     byte-identical to the stage before's, and no ray that hits a sphere
+ *     misses the box (20000 rays, seed 505); float-only and sphere-algebra
+ *     move pixels only by rounding (PSNR >= 40 dB against the stage before);
+ *   - x^99 and x^4 by squaring stay within their error bounds of pow() in
+ *     double, and keep the sign of a negative base (x in [-1, 1], seed 506).
+ *     Each squaring doubles the relative error and adds one rounding u =
+ *     2^-24, so x^64 carries up to 63u, x^32 31u, x^2 u, and the three final
+ *     products 3u: 98u in all for x^99, 3u for x^4;
+ *   - GPU: every stage's kernel, plain and -use_fast_math, against the CPU at
+ *     odd sizes (PSNR >= 35 dB), and no NaN/Inf;
+ *   - GPU: the trap ch05 avoids is real: the float-only kernel (powf) built
+ *     with -use_fast_math, where powf becomes __powf, gives NaN pixels
+ *     (__powf of a negative base is NaN).
+ */
+#include "harness.h"
+
+#include "card.h"
+#include "render.h"
+
+#include "cuda_util.h"
+
+#include <math.h>
+#include <string.h>
+
+static void cpu_image(int flags, int w, int h, int spp, unsigned char *rgb)
+{
+    for (int row = 0; row < h; row++)
+        for (int col = 0; col < w; col++)
+            ck_assert(cpu_render_picture_pixel(flags, col, row, w, h, spp, rgb + 3 * (row * w + col)));
+}
+
+static double psnr(const unsigned char *a, const unsigned char *b, size_t n)
+{
+    double sq = 0;
+    for (size_t i = 0; i < n; i++)
+        sq += (double)(a[i] - b[i]) * (a[i] - b[i]);
+    return sq == 0 ? INFINITY : 10 * log10(255.0 * 255.0 * n / sq);
+}
+
+START_TEST(less_scanning_and_the_box_keep_the_image_byte_identical)
+{
+    enum { W = 48, H = 40, SPP = 2 };
+    static unsigned char scan[W * H * 3], list[W * H * 3], box[W * H * 3];
+    cpu_image(7, W, H, SPP, scan);
+    cpu_image(23, W, H, SPP, list);
+    ck_assert_mem_eq(scan, list, sizeof scan);
+    cpu_image(31, W, H, SPP, box);
+    ck_assert_mem_eq(list, box, sizeof list);
+    static unsigned char algebra[W * H * 3], algebra_box[W * H * 3];
+    cpu_image(55, W, H, SPP, algebra);
+    cpu_image(63, W, H, SPP, algebra_box);
+    ck_assert_mem_eq(algebra, algebra_box, sizeof algebra);
+}
+END_TEST
+
+START_TEST(no_sphere_hit_outside_the_box)
+{
+    test_rng r = {505};
+    int hits = 0;
+    for (int i = 0; i < 20000; i++) {
+        vec o = vec_make((float)test_rng_uniform(&r, -5, 25), (float)test_rng_uniform(&r, -8, 20),
+                         (float)test_rng_uniform(&r, 0.1, 16));
+        vec d = vec_normalize(vec_make((float)test_rng_uniform(&r, -1, 1), (float)test_rng_uniform(&r, -1, 1),
+                                       (float)test_rng_uniform(&r, -1, 1)));
+        float t;
+        vec n;
+        if (trace<7>(o, d, &t, &n) == HIT_SPHERE) {
+            hits++;
+            ck_assert_msg(meets_sphere_box(o, d), "ray %d hits a sphere but misses the box", i);
+        }
+    }
+    ck_assert_int_gt(hits, 200);
+}
+END_TEST
+
+START_TEST(power_by_squaring_matches_pow)
+{
+    test_rng r = {506};
+    for (int i = 0; i < 100000; i++) {
+        float x = (float)test_rng_uniform(&r, -1, 1);
+        double p99 = pow((double)x, 99), p4 = pow((double)x, 4);
+        float s99 = power<POW_SQUARING, 99>(x), s4 = power<POW_SQUARING, 4>(x);
+        const double u = 0x1.0p-24;
+        if (fabs(p99) > 1e-36) /* below that, float's subnormals lose relative precision */
+            ck_assert_msg(fabs(s99 - p99) <= 98 * u * fabs(p99), "x=%a: %g vs %g", x, s99, p99);
+        ck_assert_msg(fabs(s4 - p4) <= 3 * u * fabs(p4), "x=%a: %g vs %g", x, s4, p4);
+        ck_assert(x >= 0 || s99 <= 0); /* odd power keeps the sign */
+    }
+}
+END_TEST
+
+START_TEST(float_only_and_algebra_move_the_picture_only_by_rounding)
+{
+    enum { W = 40, H = 32, SPP = 4 };
+    static unsigned char fp64[W * H * 3], fp32[W * H * 3], list[W * H * 3], algebra[W * H * 3];
+    cpu_image(0, W, H, SPP, fp64);
+    cpu_image(1, W, H, SPP, fp32);
+    double db = psnr(fp64, fp32, sizeof fp64);
+    ck_assert_msg(db >= 40, "float-only: %.1f dB", db);
+    cpu_image(23, W, H, SPP, list);
+    cpu_image(55, W, H, SPP, algebra);
+    db = psnr(list, algebra, sizeof list);
+    ck_assert_msg(db >= 40, "sphere-algebra: %.1f dB", db);
+}
+END_TEST
+
+static const int gpu_sizes[][3] = {{1, 1, 2}, {7, 3, 4}, {33, 31, 2}};
+static const int gpu_flags[] = {0, 1, 3, 7, 23, 31, 55, 63};
+
+START_TEST(gpu_stages_match_cpu_at_odd_sizes)
+{
+    int w = gpu_sizes[_i][0], h = gpu_sizes[_i][1], spp = gpu_sizes[_i][2];
+    size_t bytes = (size_t)w * h * 3;
+    unsigned char *d_rgb, *gpu = (unsigned char *)malloc(bytes), *cpu = (unsigned char *)malloc(bytes);
+    int *d_bad, bad;
+    CUDA_CHECK(cudaMalloc(&d_rgb, bytes));
+    CUDA_CHECK(cudaMalloc(&d_bad, sizeof(int)));
+    for (size_t f = 0; f < sizeof gpu_flags / sizeof gpu_flags[0]; f++)
+        for (int fast = 0; fast <= 1; fast++) {
+            if (fast && !(gpu_flags[f] & STAGE_INTRINSICS))
+                continue; /* plain powf under fast math is the trap tested below */
+            CUDA_CHECK(cudaMemset(d_bad, 0, sizeof(int)));
+            CUDA_CHECK(cudaMemset(d_rgb, 0xEE, bytes));
+            if (fast)
+                gpu_render_fast(gpu_flags[f], d_rgb, d_bad, w, h, spp, 8, 8);
+            else
+                gpu_render(gpu_flags[f], d_rgb, d_bad, w, h, spp, 16, 16);
+            CUDA_CHECK(cudaDeviceSynchronize());
+            CUDA_CHECK(cudaMemcpy(gpu, d_rgb, bytes, cudaMemcpyDeviceToHost));
+            CUDA_CHECK(cudaMemcpy(&bad, d_bad, sizeof bad, cudaMemcpyDeviceToHost));
+            cpu_image(gpu_flags[f], w, h, spp, cpu);
+            ck_assert_msg(bad == 0, "flags %d fast %d: %d NaN/Inf pixels", gpu_flags[f], fast, bad);
+            double db = psnr(cpu, gpu, bytes);
+            ck_assert_msg(db >= 35, "%dx%d flags %d fast %d: %.1f dB", w, h, gpu_flags[f], fast, db);
+        }
+    CUDA_CHECK(cudaFree(d_rgb));
+    CUDA_CHECK(cudaFree(d_bad));
+    free(gpu);
+    free(cpu);
+}
+END_TEST
+
+START_TEST(fast_math_powf_of_a_negative_base_is_nan)
+{
+    enum { W = 64, H = 48, SPP = 4 };
+    unsigned char *d_rgb;
+    int *d_bad, bad;
+    CUDA_CHECK(cudaMalloc(&d_rgb, W * H * 3));
+    CUDA_CHECK(cudaMalloc(&d_bad, sizeof(int)));
+    CUDA_CHECK(cudaMemset(d_bad, 0, sizeof(int)));
+    gpu_render_fast(STAGE_FLOAT_ONLY, d_rgb, d_bad, W, H, SPP, 16, 16);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(&bad, d_bad, sizeof bad, cudaMemcpyDeviceToHost));
+    ck_assert_msg(bad > 0, "no NaN pixel: did -use_fast_math stop turning powf into __powf?");
+    CUDA_CHECK(cudaFree(d_rgb));
+    CUDA_CHECK(cudaFree(d_bad));
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("ch05");
+    TCase *tc = tcase_create("all");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, less_scanning_and_the_box_keep_the_image_byte_identical);
+    tcase_add_test(tc, no_sphere_hit_outside_the_box);
+    tcase_add_test(tc, power_by_squaring_matches_pow);
+    tcase_add_test(tc, float_only_and_algebra_move_the_picture_only_by_rounding);
+    char why[256];
+    int gpu_tests = sizeof gpu_sizes / sizeof gpu_sizes[0], skipped = 0;
+    if (cuda_device_count(why, sizeof why) > 0) {
+        tcase_add_loop_test(tc, gpu_stages_match_cpu_at_odd_sizes, 0, gpu_tests);
+        tcase_add_test(tc, fast_math_powf_of_a_negative_base_is_nan);
+    } else {
+        skipped = gpu_tests + 1;
+    }
+    suite_add_tcase(s, tc);
+    return harness_run_gpu(s, "ch05", skipped);
+}

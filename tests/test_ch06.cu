@@ -1,0 +1,89 @@
+/* test_ch06.cu - every stage of ch06 gives the exact sum at awkward sizes.
+ *
+ * Sizes: 0, 1, 31, 33, 1023, 1025, 2^20 - 1, 2^20 + 1, and 255257 (a multiple
+ * of nothing the kernels use). Data: int32 in [-128, 127] from harness.h's
+ * generator, seed 606. The CPU stages run everywhere (CI); the GPU stages need
+ * a device and are counted as skipped without one. Every GPU run starts from a
+ * poisoned result, and the input buffer is allocated to its exact size, so a
+ * kernel reading past n is caught by compute-sanitizer (make sanitize).
+ */
+#include "harness.h"
+
+#include "reduce.h"
+
+#include "cuda_util.h"
+
+#include <stdlib.h>
+
+static const size_t sizes[] = {0, 1, 31, 33, 1023, 1025, (1u << 20) - 1, (1u << 20) + 1, 255257};
+#define SIZE_COUNT (sizeof sizes / sizeof sizes[0])
+
+static int *make_input(size_t n, long long *sum)
+{
+    int *in = (int *)malloc(n ? n * sizeof(int) : 1);
+    test_rng r = {606 + n};
+    *sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        in[i] = (int)(test_rng_next(&r) >> 56) - 128;
+        *sum += in[i];
+    }
+    return in;
+}
+
+START_TEST(cpu_stages_exact)
+{
+    size_t n = sizes[_i];
+    long long expected;
+    int *in = make_input(n, &expected);
+    for (int s = 0; s < STAGE_COUNT; s++)
+        if (stages[s].cpu)
+            for (int threads = 1; threads <= 7; threads += 3)
+                ck_assert_msg(stages[s].cpu(in, n, threads) == expected, "%s, n=%zu, %d threads", stages[s].name, n,
+                              threads);
+    free(in);
+}
+END_TEST
+
+START_TEST(gpu_stages_exact)
+{
+    size_t n = sizes[_i];
+    long long expected, got;
+    int *in = make_input(n, &expected), *d_in;
+    long long *d_sum;
+    size_t scratch_bytes = reduce_scratch_bytes(n);
+    void *scratch;
+    CUDA_CHECK(cudaMalloc(&d_in, n ? n * sizeof(int) : 1));
+    CUDA_CHECK(cudaMalloc(&d_sum, sizeof(long long)));
+    CUDA_CHECK(cudaMalloc(&scratch, scratch_bytes ? scratch_bytes : 1));
+    CUDA_CHECK(cudaMemcpy(d_in, in, n * sizeof(int), cudaMemcpyHostToDevice));
+    for (int s = 0; s < STAGE_COUNT; s++) {
+        if (!stages[s].gpu)
+            continue;
+        CUDA_CHECK(cudaMemset(d_sum, 0x5A, sizeof(long long)));
+        stages[s].gpu(d_in, n, d_sum, scratch, scratch_bytes);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        CUDA_CHECK(cudaMemcpy(&got, d_sum, sizeof got, cudaMemcpyDeviceToHost));
+        ck_assert_msg(got == expected, "%s, n=%zu: %lld, expected %lld", stages[s].name, n, got, expected);
+    }
+    CUDA_CHECK(cudaFree(d_in));
+    CUDA_CHECK(cudaFree(d_sum));
+    CUDA_CHECK(cudaFree(scratch));
+    free(in);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("ch06");
+    TCase *tc = tcase_create("all");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, cpu_stages_exact, 0, SIZE_COUNT);
+    char why[256];
+    int skipped = 0;
+    if (cuda_device_count(why, sizeof why) > 0)
+        tcase_add_loop_test(tc, gpu_stages_exact, 0, SIZE_COUNT);
+    else
+        skipped = SIZE_COUNT;
+    suite_add_tcase(s, tc);
+    return harness_run_gpu(s, "ch06", skipped);
+}
