@@ -59,7 +59,7 @@ LIBCOMMON := $(BUILD)/libcommon.a
 .PHONY: help all ch02-asm ch05-sass check grade bench book sanitize profile clean diff
 help:
 	@echo "The course: staged C/CUDA programs, one per chapter. Targets:"
-	@echo "  make ch01 .. ch06   build ./chNN in this folder (run ./chNN --help for its options)"
+	@echo "  make ch01 .. ch07   build ./chNN in this folder (run ./chNN --help for its options)"
 	@echo "  make all            build every chapter"
 	@echo "  make check          build everything and run every test suite (ends: N passed, N failed, N skipped)"
 	@echo "  make grade          run the exercise tests against exercises/ (your answers): PASS/FAIL each"
@@ -73,7 +73,7 @@ help:
 	@echo "  make clean          remove $(BUILD)/ and the chapter binaries"
 	@echo "Variables: CC=$(CC) NVCC=$(NVCC) CUDA_ARCH=$(CUDA_ARCH) libpng=$(or $(PNG_FOUND),no)"
 
-all: ch01 ch02 ch03 ch04 ch05 ch06
+all: ch01 ch02 ch03 ch04 ch05 ch06 ch07
 
 # ---------------------------------------------------------------- common/
 $(BUILD)/common/%.o: common/%.c common/*.h | $(BUILD)/common
@@ -82,7 +82,7 @@ $(BUILD)/common/%.o: common/%.c common/*.h | $(BUILD)/common
 $(LIBCOMMON): $(COMMON_OBJ)
 	ar rcs $@ $^
 
-$(BUILD)/common $(BUILD)/ch01 $(BUILD)/ch02 $(BUILD)/ch03 $(BUILD)/ch04 $(BUILD)/ch05 $(BUILD)/ch06 $(BUILD)/tests $(BUILD)/ch02-asm:
+$(BUILD)/common $(BUILD)/ch01 $(BUILD)/ch02 $(BUILD)/ch03 $(BUILD)/ch04 $(BUILD)/ch05 $(BUILD)/ch06 $(BUILD)/ch07 $(BUILD)/tests $(BUILD)/ch02-asm:
 	mkdir -p $@
 
 # ---------------------------------------------------------------- ch01
@@ -202,6 +202,17 @@ CH06_OBJ := $(BUILD)/ch06/main.o $(BUILD)/ch06/stages.o $(BUILD)/ch06/reduce_cpu
 ch06: $(CH06_OBJ) $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)
 
+# ---------------------------------------------------------------- ch07
+CH07_DIR := chapters/ch07_nbody
+$(BUILD)/ch07/%.o: $(CH07_DIR)/%.c $(CH07_DIR)/nbody.h common/*.h | $(BUILD)/ch07
+	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) -c $< -o $@
+$(BUILD)/ch07/%.o: $(CH07_DIR)/%.cu $(CH07_DIR)/nbody.h common/*.h | $(BUILD)/ch07
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+
+CH07_OBJ := $(BUILD)/ch07/main.o $(BUILD)/ch07/stages.o $(BUILD)/ch07/check.o $(BUILD)/ch07/cpu.o $(BUILD)/ch07/gpu.o
+ch07: $(CH07_OBJ) $(LIBCOMMON)
+	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)
+
 # ---------------------------------------------------------------- tests
 TEST_CFLAGS := $(ALL_CFLAGS) $(CHECK_CFLAGS) -Itests -Icommon
 TEST_LIBS := $(CHECK_LIBS) $(PNG_LIBS) $(LDLIBS_BASE)
@@ -231,6 +242,9 @@ $(BUILD)/tests/test_ch05: tests/test_ch05.cu tests/harness.h $(CH05_DIR)/*.h $(B
 $(BUILD)/tests/test_ch06: tests/test_ch06.cu tests/harness.h $(CH06_DIR)/reduce.h $(filter-out %/main.o,$(CH06_OBJ)) $(LIBCOMMON) | $(BUILD)/tests
 	$(NVCC) $(NVCCFLAGS) $(NVCC_CHECK_CFLAGS) -Itests -Icommon -I$(CH06_DIR) $< $(filter-out %/main.o,$(CH06_OBJ)) $(LIBCOMMON) -o $@ $(NVCC_CHECK_LIBS) -lm
 
+$(BUILD)/tests/test_ch07: tests/test_ch07.cu tests/harness.h $(CH07_DIR)/nbody.h $(filter-out %/main.o,$(CH07_OBJ)) $(LIBCOMMON) | $(BUILD)/tests
+	$(NVCC) $(NVCCFLAGS) $(NVCC_CHECK_CFLAGS) -Itests -Icommon -I$(CH07_DIR) $< $(filter-out %/main.o,$(CH07_OBJ)) $(LIBCOMMON) -o $@ $(NVCC_CHECK_LIBS) -lm
+
 # Command-line behaviour of the chapter programs: bad input must exit 2 and write nothing.
 $(BUILD)/tests/test_cli_programs: tests/test_cli_programs.c tests/harness.h | $(BUILD)/tests
 	$(CC) $(TEST_CFLAGS) -DPROGRAM_DIR='"$(CURDIR)"' $< -o $@ $(TEST_LIBS)
@@ -238,23 +252,25 @@ $(BUILD)/tests/test_cli_programs: tests/test_cli_programs.c tests/harness.h | $(
 # Exercises: each test is built against solutions/ (must pass) and against the
 # untouched stub in exercises/ (must fail); `make grade` builds it against exercises/.
 # C exercises link the folder's .c files (if any); CUDA ones are header-only.
-EXERCISES_C := ch01 ch03 ch05
-EXERCISES_CUDA := ch04 ch06
+EXERCISES_C := ch01 ch03 ch05 ch07
+EXERCISES_CUDA := ch04 ch06 ch07gpu
+EX_DIR_ch07gpu := ch07
 EXERCISES := $(EXERCISES_C) $(EXERCISES_CUDA)
 EX_INCLUDE_ch04 := -I$(CH04_DIR)
 define EXERCISE_C_RULES
 $(BUILD)/tests/ex_$(1)_$(2): tests/test_ex_$(1).c tests/harness.h $(wildcard $(3)/$(1)/*) $(LIBCOMMON) | $(BUILD)/tests
 	$(CC) $(TEST_CFLAGS) -I$(3)/$(1) $$< $(wildcard $(3)/$(1)/*.c) $(LIBCOMMON) -o $$@ $(TEST_LIBS)
 endef
+# (a CUDA exercise may live in another exercise's folder: EX_DIR_<name>)
 define EXERCISE_CUDA_RULES
-$(BUILD)/tests/ex_$(1)_$(2): tests/test_ex_$(1).cu tests/harness.h $(wildcard $(3)/$(1)/*) $(LIBCOMMON) | $(BUILD)/tests
-	$(NVCC) $(NVCCFLAGS) $(NVCC_CHECK_CFLAGS) -Itests -Icommon -I$(3)/$(1) $(EX_INCLUDE_$(1)) $$< $(LIBCOMMON) -o $$@ $(NVCC_CHECK_LIBS) -lm
+$(BUILD)/tests/ex_$(1)_$(2): tests/test_ex_$(1).cu tests/harness.h $(wildcard $(3)/$(or $(EX_DIR_$(1)),$(1))/*) $(LIBCOMMON) | $(BUILD)/tests
+	$(NVCC) $(NVCCFLAGS) $(NVCC_CHECK_CFLAGS) -Itests -Icommon -I$(3)/$(or $(EX_DIR_$(1)),$(1)) $(EX_INCLUDE_$(1)) $$< $(LIBCOMMON) -o $$@ $(NVCC_CHECK_LIBS) -lm
 endef
 $(foreach e,$(EXERCISES_C),$(eval $(call EXERCISE_C_RULES,$(e),solution,solutions))$(eval $(call EXERCISE_C_RULES,$(e),exercise,exercises)))
 $(foreach e,$(EXERCISES_CUDA),$(eval $(call EXERCISE_CUDA_RULES,$(e),solution,solutions))$(eval $(call EXERCISE_CUDA_RULES,$(e),exercise,exercises)))
 
 CPU_TESTS := $(BUILD)/tests/test_common $(BUILD)/tests/test_ch01 $(BUILD)/tests/test_ch03 $(BUILD)/tests/test_cli_programs
-GPU_TESTS := $(BUILD)/tests/test_cuda_util $(BUILD)/tests/test_ch04 $(BUILD)/tests/test_ch05 $(BUILD)/tests/test_ch06
+GPU_TESTS := $(BUILD)/tests/test_cuda_util $(BUILD)/tests/test_ch04 $(BUILD)/tests/test_ch05 $(BUILD)/tests/test_ch06 $(BUILD)/tests/test_ch07
 SOLUTION_TESTS := $(foreach e,$(EXERCISES),$(BUILD)/tests/ex_$(e)_solution)
 STUB_TESTS := $(foreach e,$(EXERCISES),$(BUILD)/tests/ex_$(e)_exercise)
 

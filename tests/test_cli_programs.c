@@ -49,6 +49,7 @@ static const program_info programs[] = {
     {"ch04", {"width", "height", "spp", "repeat", "device"}, RAYTRACER_TEXT, {NULL}},
     {"ch05", {"width", "height", "spp", "repeat", "device"}, RAYTRACER_TEXT, {NULL}},
     {"ch06", {"n", "threads", "repeat", "device"}, {"stage", "csv"}, {"--n", "1099511627776", "host memory"}},
+    {"ch07", {"n", "steps", "threads", "repeat", "device"}, {"stage", "csv"}, {"--n", "16777217", "--n"}},
 };
 
 /* 1 if the program takes option (given as "--name") with a text value. */

@@ -131,6 +131,27 @@ set key left top
 plot "$gen/ch06_$m.dat" using 0:2:xtic(1) with boxes lc rgb "#4477aa" title "stage"$line
 GP
         fi
+        if grep -q '^ch07,gpu-' "$f"; then
+            plot=""
+            for st in $(awk -F, '$1 == "ch07" && $2 ~ /^gpu-/ && !seen[$2]++ {print $2}' "$f"); do
+                awk -F, -v s="$st" '$1 == "ch07" && $2 == s {split($3, w, "[= ]"); print w[2], $6}' "$f" | sort -n > "$gen/ch07_${m}_$st.dat"
+                plot="$plot${plot:+, }\"$gen/ch07_${m}_$st.dat\" using 1:2 with linespoints lw 2 title \"$st\""
+            done
+            # FP32 peak, from a single-GPU row of the program's table: rate / (% of peak)
+            peak=$(awk '/^gpu-tiled-ftz / {for (k = 1; k <= NF; k++) if ($k ~ /%$/ && $(k+1) == "of") {p = $k; sub("%", "", p); print $5 / p * 100; exit}}' "data/results/$m/ch07.txt" 2>/dev/null)
+            [ -n "$peak" ] && plot="$plot, $peak with lines dt 2 lw 2 lc rgb \"#cc3311\" title \"FP32 peak (clocks x lanes x 2)\""
+            gnuplot <<GP
+set terminal svg size 800,450 font "sans,11" background rgb "white"
+set output "data/plots/ch07_gflops_$m.svg"
+set title "ch07: GFLOP/s (20 flops per interaction) against the number of bodies"
+set xlabel "bodies n"
+set ylabel "GFLOP/s (log scale)"
+set logscale xy
+set grid
+set key right bottom
+plot $plot
+GP
+        fi
         if grep -q '^ch01,' "$f" && grep -q '^ch05,' "$f"; then
             # The through-line: the fastest time of each raytracer chapter, same
             # workload; ch05's less-work and start-up rows left out.

@@ -36,7 +36,7 @@ run() { # tool chapter stage args...
     fi
 }
 
-chapters=${CHAPTERS:-"ch04 ch05 ch06"}
+chapters=${CHAPTERS:-"ch04 ch05 ch06 ch07"}
 for tool in memcheck racecheck synccheck initcheck; do
     for ch in $chapters; do
         for s in $(stages_of $ch); do
@@ -45,6 +45,10 @@ for tool in memcheck racecheck synccheck initcheck; do
             ch06)
                 case $s in cpu-*) continue ;; esac
                 for n in 1 1025; do run $tool ch06 "$s" --n $n; done
+                ;;
+            ch07)
+                case $s in cpu-*) continue ;; esac
+                for n in 1 1025; do run $tool ch07 "$s" --n $n --steps 1; done
                 ;;
             esac
         done

@@ -17,6 +17,11 @@ metrics=smsp__sass_thread_inst_executed_op_dadd_pred_on.sum,smsp__sass_thread_in
 extra=()
 kernel=regex:render_kernel
 case $ch in
+ch07)
+    kernel=regex:${stage#gpu-}
+    kernel=${kernel//-/_}_kernel
+    [ "$stage" = gpu-tiled-ftz ] && kernel=regex:tiled_unrolled_kernel # the same kernel, FTZ = true
+    ;;
 ch06)
     extra=(--n 268435456)
     kernel=regex:${stage//-/_}_kernel

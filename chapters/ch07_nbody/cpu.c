@@ -1,0 +1,140 @@
+/* cpu.c - ch07's CPU stages: scalar, AVX2 + FMA, and AVX2 on every core. */
+#define _GNU_SOURCE
+#include "nbody.h"
+
+#include <immintrin.h>
+#include <pthread.h>
+#include <stdint.h>
+
+void nbody_init(body *b, vec3 *v, int n)
+{
+    uint64_t x = 0x7B0D7;
+    for (int i = 0; i < n; i++) {
+        float u[4];
+        for (int k = 0; k < 4; k++) { /* xorshift64*, top 24 bits as a float in [0, 1) */
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            u[k] = (float)((x * 2685821657736338717ULL) >> 40) * 0x1.0p-24f;
+        }
+        b[i] = (body){2 * u[0] - 1, 2 * u[1] - 1, 2 * u[2] - 1, (0.5f + u[3]) / (float)n};
+        v[i] = (vec3){0, 0, 0};
+    }
+}
+
+void nbody_integrate_cpu(body *b, vec3 *v, const vec3 *a, int n, float dt)
+{
+    for (int i = 0; i < n; i++) {
+        v[i].x += a[i].x * dt;
+        v[i].y += a[i].y * dt;
+        v[i].z += a[i].z * dt;
+        b[i].x += v[i].x * dt;
+        b[i].y += v[i].y * dt;
+        b[i].z += v[i].z * dt;
+    }
+}
+
+static void scalar_range(const body *b, vec3 *a, int n, int i0, int i1)
+{
+    for (int i = i0; i < i1; i++) {
+        vec3 acc = {0, 0, 0};
+        for (int j = 0; j < n; j++)
+            body_body_accel(&acc, b[i], b[j]);
+        a[i] = acc;
+    }
+}
+
+void cpu_scalar_forces(const body *b, vec3 *a, int n, int threads)
+{
+    (void)threads;
+    scalar_range(b, a, n, 0, n);
+}
+
+int cpu_simd_supported(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+
+/* Bodies i0 .. i0+7 in the 8 lanes; every body j broadcast to all lanes. The
+ * reciprocal square root is _mm256_rsqrt_ps (12 bits) plus one Newton step
+ * (about 23 bits), as a GPU's rsqrtf does in hardware. */
+__attribute__((target("avx2,fma"))) static void simd_block(const body *b, vec3 *a, int n, int i0)
+{
+    float xs[8], ys[8], zs[8];
+    for (int k = 0; k < 8; k++) {
+        xs[k] = b[i0 + k].x;
+        ys[k] = b[i0 + k].y;
+        zs[k] = b[i0 + k].z;
+    }
+    __m256 xi = _mm256_loadu_ps(xs), yi = _mm256_loadu_ps(ys), zi = _mm256_loadu_ps(zs);
+    __m256 ax = _mm256_setzero_ps(), ay = _mm256_setzero_ps(), az = _mm256_setzero_ps();
+    const __m256 eps2 = _mm256_set1_ps(SOFTENING2), half = _mm256_set1_ps(0.5f), three_halves = _mm256_set1_ps(1.5f);
+    for (int j = 0; j < n; j++) {
+        __m256 rx = _mm256_sub_ps(_mm256_set1_ps(b[j].x), xi);
+        __m256 ry = _mm256_sub_ps(_mm256_set1_ps(b[j].y), yi);
+        __m256 rz = _mm256_sub_ps(_mm256_set1_ps(b[j].z), zi);
+        __m256 d2 = _mm256_fmadd_ps(rz, rz, _mm256_fmadd_ps(ry, ry, _mm256_fmadd_ps(rx, rx, eps2)));
+        __m256 inv = _mm256_rsqrt_ps(d2);
+        /* Newton: inv = inv * (1.5 - 0.5 d2 inv^2) */
+        inv = _mm256_mul_ps(inv, _mm256_fnmadd_ps(_mm256_mul_ps(half, d2), _mm256_mul_ps(inv, inv), three_halves));
+        __m256 s = _mm256_mul_ps(_mm256_set1_ps(b[j].m), _mm256_mul_ps(inv, _mm256_mul_ps(inv, inv)));
+        ax = _mm256_fmadd_ps(rx, s, ax);
+        ay = _mm256_fmadd_ps(ry, s, ay);
+        az = _mm256_fmadd_ps(rz, s, az);
+    }
+    _mm256_storeu_ps(xs, ax);
+    _mm256_storeu_ps(ys, ay);
+    _mm256_storeu_ps(zs, az);
+    for (int k = 0; k < 8; k++)
+        a[i0 + k] = (vec3){xs[k], ys[k], zs[k]};
+}
+
+/* Bodies [i0, i1): blocks of 8 with AVX2, the rest (fewer than 8) scalar. */
+static void simd_range(const body *b, vec3 *a, int n, int i0, int i1)
+{
+    int i = i0;
+    for (; i + 8 <= i1; i += 8)
+        simd_block(b, a, n, i);
+    scalar_range(b, a, n, i, i1);
+}
+
+void cpu_simd_forces(const body *b, vec3 *a, int n, int threads)
+{
+    (void)threads;
+    simd_range(b, a, n, 0, n);
+}
+
+typedef struct {
+    const body *b;
+    vec3 *a;
+    int n, i0, i1;
+} work;
+
+static void *simd_worker(void *p)
+{
+    work *w = p;
+    simd_range(w->b, w->a, w->n, w->i0, w->i1);
+    return NULL;
+}
+
+/* Each thread a contiguous range of bodies, cut at multiples of 8. */
+void cpu_simd_threads_forces(const body *b, vec3 *a, int n, int threads)
+{
+    enum { MAX = 256 };
+    pthread_t tid[MAX];
+    work w[MAX];
+    int started[MAX];
+    threads = threads < 1 ? 1 : threads > MAX ? MAX : threads;
+    int blocks = (n + 7) / 8;
+    for (int t = 0; t < threads; t++) {
+        int i0 = 8 * (int)((long)blocks * t / threads), i1 = 8 * (int)((long)blocks * (t + 1) / threads);
+        w[t] = (work){b, a, n, i0 < n ? i0 : n, i1 < n ? i1 : n};
+        started[t] = pthread_create(&tid[t], NULL, simd_worker, &w[t]) == 0;
+        if (!started[t])
+            simd_worker(&w[t]);
+    }
+    for (int t = 0; t < threads; t++)
+        if (started[t])
+            pthread_join(tid[t], NULL);
+}

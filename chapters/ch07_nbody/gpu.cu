@@ -1,0 +1,267 @@
+/* gpu.cu - ch07's GPU stages. One thread per body i; each stage changes how
+ * the other bodies j reach that thread. */
+#include "nbody.h"
+
+#include "../../common/cuda_util.h"
+#include "../../common/timer.h"
+
+#include <pthread.h>
+#include <string.h>
+
+#define TILE 256
+
+static __device__ body load_body(const body *b, int j)
+{
+    float4 v = __ldg(reinterpret_cast<const float4 *>(b) + j); /* one 16-byte load */
+    return body{v.x, v.y, v.z, v.w};
+}
+
+/* ---- gpu-naive: every thread reads all n bodies from global memory. The
+ * reads hit L1/L2 (every thread of a warp reads the same body), but each
+ * interaction still costs a load instruction and its latency. */
+__global__ void naive_kernel(const body *b, vec3 *a, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    body bi = b[i];
+    vec3 acc = {0, 0, 0};
+    for (int j = 0; j < n; j++)
+        body_body_accel(&acc, bi, b[j]);
+    a[i] = acc;
+}
+
+/* Loads tile t (TILE bodies from t * TILE) into shared memory; bodies past n
+ * get zero mass, which adds exactly nothing. */
+static __device__ void load_tile(body *tile, const body *b, int n, int t)
+{
+    int j = t * TILE + threadIdx.x;
+    tile[threadIdx.x] = j < n ? load_body(b, j) : body{0, 0, 0, 0};
+}
+
+/* ---- gpu-tiled: the block loads TILE bodies into shared memory once, and
+ * all its threads use them: n/TILE times fewer global loads. */
+__global__ void tiled_kernel(const body *b, vec3 *a, int n)
+{
+    __shared__ body tile[TILE];
+    int i = blockIdx.x * TILE + threadIdx.x;
+    body bi = i < n ? b[i] : body{0, 0, 0, 0};
+    vec3 acc = {0, 0, 0};
+    for (int t = 0; t * TILE < n; t++) {
+        load_tile(tile, b, n, t);
+        __syncthreads();
+        for (int k = 0; k < TILE; k++)
+            body_body_accel(&acc, bi, tile[k]);
+        __syncthreads();
+    }
+    if (i < n)
+        a[i] = acc;
+}
+
+/* 1/sqrt(x) with the flush-to-zero form of the special-function instruction.
+ * Plain rsqrtf must give the right answer for subnormal x too, so (unless the
+ * whole file is built with -ftz=true) it wraps the instruction in a test and
+ * two rescalings. Here x = r.r + eps^2 >= 1e-4 is never subnormal, so the
+ * flush-to-zero form gives the same result without them. */
+static __device__ __forceinline__ float rsqrt_ftz(float x)
+{
+    float y;
+    asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+
+/* The interaction with the GPU's reciprocal square root: one special-function
+ * instruction instead of a square root and a division. */
+template <bool FTZ>
+static __device__ __forceinline__ void body_body_accel_rsqrt(vec3 *a, body bi, float4 bj)
+{
+    float rx = bj.x - bi.x, ry = bj.y - bi.y, rz = bj.z - bi.z;
+    float d2 = rx * rx + ry * ry + rz * rz + SOFTENING2;
+    float inv = FTZ ? rsqrt_ftz(d2) : rsqrtf(d2);
+    float s = bj.w * inv * inv * inv;
+    a->x += rx * s;
+    a->y += ry * s;
+    a->z += rz * s;
+}
+
+/* ---- gpu-tiled-unrolled: the tile read as float4 (one 16-byte shared load
+ * per body), the inner loop unrolled so loads and arithmetic of several bodies
+ * overlap and the loop counter disappears, and rsqrtf.
+ * ---- gpu-tiled-ftz (FTZ = true): the same with rsqrt_ftz. */
+template <bool FTZ>
+__global__ void tiled_unrolled_kernel(const body *b, vec3 *a, int n, int i_begin, int i_end)
+{
+    __shared__ float4 tile[TILE];
+    int i = i_begin + blockIdx.x * TILE + threadIdx.x;
+    body bi = i < i_end ? b[i] : body{0, 0, 0, 0};
+    vec3 acc = {0, 0, 0};
+    for (int t = 0; t * TILE < n; t++) {
+        int j = t * TILE + threadIdx.x;
+        tile[threadIdx.x] = j < n ? __ldg(reinterpret_cast<const float4 *>(b) + j) : make_float4(0, 0, 0, 0);
+        __syncthreads();
+#pragma unroll 16
+        for (int k = 0; k < TILE; k++)
+            body_body_accel_rsqrt<FTZ>(&acc, bi, tile[k]);
+        __syncthreads();
+    }
+    if (i < i_end)
+        a[i] = acc;
+}
+
+/* ---- gpu-atomic-symmetric: f_ji = -f_ij, so compute each pair once. Block
+ * b takes bodies of tile b against tiles b, b+1, ...; a thread keeps its own
+ * body's sum in registers and subtracts the reaction from the other body
+ * through shared-memory float atomics, flushed to global memory with one
+ * atomic per body and tile. Half the interactions, but atomics on shared and
+ * global memory, and blocks with very different amounts of work. */
+__global__ void atomic_symmetric_kernel(const body *b, vec3 *a, int n)
+{
+    __shared__ float4 tile[TILE];
+    __shared__ float rx_sum[TILE], ry_sum[TILE], rz_sum[TILE];
+    int i = blockIdx.x * TILE + threadIdx.x;
+    body bi = i < n ? b[i] : body{0, 0, 0, 0};
+    vec3 acc = {0, 0, 0};
+    for (int t = blockIdx.x; t * TILE < n; t++) {
+        int j0 = t * TILE, j = j0 + threadIdx.x;
+        tile[threadIdx.x] = j < n ? __ldg(reinterpret_cast<const float4 *>(b) + j) : make_float4(0, 0, 0, 0);
+        rx_sum[threadIdx.x] = ry_sum[threadIdx.x] = rz_sum[threadIdx.x] = 0;
+        __syncthreads();
+        for (int k = 0; k < TILE; k++) {
+            if (j0 + k <= i) /* each pair once: only j > i */
+                continue;
+            float4 bj = tile[k];
+            float rx = bj.x - bi.x, ry = bj.y - bi.y, rz = bj.z - bi.z;
+            float inv = rsqrtf(rx * rx + ry * ry + rz * rz + SOFTENING2);
+            float inv3 = inv * inv * inv, si = bj.w * inv3, sj = bi.m * inv3;
+            acc.x += rx * si;
+            acc.y += ry * si;
+            acc.z += rz * si;
+            atomicAdd(&rx_sum[k], -rx * sj);
+            atomicAdd(&ry_sum[k], -ry * sj);
+            atomicAdd(&rz_sum[k], -rz * sj);
+        }
+        __syncthreads();
+        if (j < n) {
+            atomicAdd(&a[j].x, rx_sum[threadIdx.x]);
+            atomicAdd(&a[j].y, ry_sum[threadIdx.x]);
+            atomicAdd(&a[j].z, rz_sum[threadIdx.x]);
+        }
+        __syncthreads();
+    }
+    if (i < n) {
+        atomicAdd(&a[i].x, acc.x);
+        atomicAdd(&a[i].y, acc.y);
+        atomicAdd(&a[i].z, acc.z);
+    }
+}
+
+__global__ void integrate_kernel(body *b, vec3 *v, const vec3 *a, int n, float dt)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    v[i].x += a[i].x * dt;
+    v[i].y += a[i].y * dt;
+    v[i].z += a[i].z * dt;
+    b[i].x += v[i].x * dt;
+    b[i].y += v[i].y * dt;
+    b[i].z += v[i].z * dt;
+}
+
+static unsigned blocks(int n)
+{
+    return (unsigned)((n + TILE - 1) / TILE);
+}
+
+extern "C" {
+
+void gpu_forces(int kind, const body *d_b, vec3 *d_a, int n)
+{
+    if (n == 0)
+        return;
+    switch (kind) {
+    case GPU_NAIVE: naive_kernel<<<blocks(n), TILE>>>(d_b, d_a, n); break;
+    case GPU_TILED: tiled_kernel<<<blocks(n), TILE>>>(d_b, d_a, n); break;
+    case GPU_TILED_UNROLLED: tiled_unrolled_kernel<false><<<blocks(n), TILE>>>(d_b, d_a, n, 0, n); break;
+    case GPU_TILED_FTZ: tiled_unrolled_kernel<true><<<blocks(n), TILE>>>(d_b, d_a, n, 0, n); break;
+    case GPU_ATOMIC_SYMMETRIC:
+        CUDA_CHECK(cudaMemsetAsync(d_a, 0, (size_t)n * sizeof(vec3)));
+        atomic_symmetric_kernel<<<blocks(n), TILE>>>(d_b, d_a, n);
+        break;
+    }
+    CUDA_CHECK_LAUNCH();
+}
+
+void gpu_integrate(body *d_b, vec3 *d_v, const vec3 *d_a, int n, float dt)
+{
+    if (n == 0)
+        return;
+    integrate_kernel<<<blocks(n), TILE>>>(d_b, d_v, d_a, n, dt);
+    CUDA_CHECK_LAUNCH();
+}
+
+/* ---------------------------------------------------------------- multi-gpu */
+typedef struct {
+    int device, n, i_begin, i_end, steps;
+    float dt;
+    body *b; /* host: all bodies, shared; each thread writes only its slice */
+    vec3 *v, *first;
+    pthread_barrier_t *barrier;
+} gpu_worker;
+
+/* One GPU: all positions in, its slice's forces out, its slice integrated on
+ * the host, then everyone waits for everyone before the next step. */
+static void *multi_gpu_worker(void *p)
+{
+    gpu_worker *w = (gpu_worker *)p;
+    int count = w->i_end - w->i_begin;
+    body *d_b;
+    vec3 *d_a;
+    vec3 *a = (vec3 *)malloc((count > 0 ? count : 1) * sizeof(vec3));
+    CUDA_CHECK(cudaSetDevice(w->device));
+    CUDA_CHECK(cudaMalloc(&d_b, (size_t)w->n * sizeof(body)));
+    CUDA_CHECK(cudaMalloc(&d_a, (size_t)w->n * sizeof(vec3)));
+    for (int s = 0; s < w->steps; s++) {
+        CUDA_CHECK(cudaMemcpy(d_b, w->b, (size_t)w->n * sizeof(body), cudaMemcpyHostToDevice));
+        if (count > 0) {
+            tiled_unrolled_kernel<true><<<blocks(count), TILE>>>(d_b, d_a, w->n, w->i_begin, w->i_end);
+            CUDA_CHECK_LAUNCH();
+            CUDA_CHECK(cudaMemcpy(a, d_a + w->i_begin, count * sizeof(vec3), cudaMemcpyDeviceToHost));
+        }
+        if (s == 0 && w->first)
+            memcpy(w->first + w->i_begin, a, count * sizeof(vec3));
+        pthread_barrier_wait(w->barrier); /* every GPU has read this step's positions */
+        nbody_integrate_cpu(w->b + w->i_begin, w->v + w->i_begin, a, count, w->dt);
+        pthread_barrier_wait(w->barrier); /* every slice has moved */
+    }
+    CUDA_CHECK(cudaFree(d_b));
+    CUDA_CHECK(cudaFree(d_a));
+    free(a);
+    return NULL;
+}
+
+double multi_gpu_run(body *b, vec3 *v, int n, int steps, float dt, int devices, vec3 *first_forces)
+{
+    enum { MAX = 16 };
+    pthread_t tid[MAX];
+    gpu_worker w[MAX];
+    pthread_barrier_t barrier;
+    devices = devices < 1 ? 1 : devices > MAX ? MAX : devices;
+    pthread_barrier_init(&barrier, NULL, (unsigned)devices);
+    double t0 = now_seconds();
+    for (int d = 0; d < devices; d++) {
+        w[d] = gpu_worker{d, n, (int)((long)n * d / devices), (int)((long)n * (d + 1) / devices), steps, dt, b, v,
+                          first_forces, &barrier};
+        if (pthread_create(&tid[d], NULL, multi_gpu_worker, &w[d]) != 0) {
+            fprintf(stderr, "%s:%d: cannot start the thread for GPU %d\n", __FILE__, __LINE__, d);
+            exit(EXIT_CHECK_FAIL);
+        }
+    }
+    for (int d = 0; d < devices; d++)
+        pthread_join(tid[d], NULL);
+    double seconds = now_seconds() - t0;
+    pthread_barrier_destroy(&barrier);
+    return seconds;
+}
+
+} /* extern "C" */

@@ -1,0 +1,286 @@
+/* ch07 - all-pairs N-body: from scalar CPU code to tiled GPU kernels and
+ * several GPUs. The compute-bound counterpart of ch06.
+ *
+ *   make ch07 && ./ch07                        # n = 2^17 on the GPU, 2 steps
+ *   ./ch07 --n 65537 --stage gpu-tiled-unrolled
+ *
+ * Every stage computes the accelerations of the same fixed-seed bodies
+ * (nbody.h) and is checked against a double-precision reference with
+ * compensated (Neumaier) sums, on 66 bodies (0, n-1, and 64 from seed 0x5A3):
+ *
+ *   e_i = |a_i - ref_i| / S_i  <=  (16 sqrt(n) + 64) u,   u = 2^-24,
+ *
+ * where S_i = sum_j |term_j| is the sum of the magnitudes of the n terms. Each
+ * term carries a few roundings of its own (the 64 u, which covers rsqrt's
+ * approximation too), and the rounding errors of a float sum of n terms add
+ * like a random walk, about sqrt(n) u S_i; 16 times that is a generous
+ * statistical bound, not a worst case (which would be n u S_i). NaN fails.
+ *
+ * Then --steps steps of leapfrog (forces, then v += a dt, p += v dt) are timed
+ * from the initial state, --repeat times (median), and the forces are checked
+ * again. Rates: GFLOP/s at 20 flops per interaction, n^2 interactions a step
+ * (the symmetric stage does half and is credited with n^2: same work done).
+ * CPU stages run at n = min(n, 16384) to keep them to seconds.
+ * Without a CUDA device the CPU stages run and the exit status is 3.
+ */
+#include "nbody.h"
+
+#include "../../common/cli.h"
+#include "../../common/cuda_util.h"
+#include "../../common/report.h"
+#include "../../common/timer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CPU_MAX_N 16384
+#define DT 1e-4f
+
+static const cli_spec spec = {
+    "ch07",
+    "all-pairs N-body: scalar, AVX2 and threaded CPU, naive/tiled/unrolled/symmetric GPU, several GPUs",
+    CLI_N | CLI_STEPS | CLI_THREADS | CLI_REPEAT | CLI_DEVICE | CLI_STAGE | CLI_CSV | CLI_QUIET,
+    stages,
+    STAGE_COUNT,
+    sizeof stages[0],
+    "Default n = 2^17 (GPU stages; CPU stages use min(n, 16384)), --steps 2, --repeat 3.\n"
+    "Rates count 20 flops per interaction. Forces are checked against a double-precision\n"
+    "reference on 66 bodies (bound in the source: chapters/ch07_nbody/main.c).",
+};
+
+static int positions_finite(const body *b, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!isfinite(b[i].x) || !isfinite(b[i].y) || !isfinite(b[i].z))
+            return 0;
+    return 1;
+}
+
+typedef struct {
+    int n, steps, repeat, threads;
+    body *b;
+    vec3 *v, *a;
+    reference ref;
+} problem;
+
+/* A CPU stage: check, time `steps` steps `repeat` times from the initial
+ * state, check again. Returns ms per step; *ok and *err set. */
+static double run_cpu(const stage *s, problem *p, int *ok, double *err)
+{
+    nbody_init(p->b, p->v, p->n);
+    s->cpu(p->b, p->a, p->n, p->threads);
+    *err = force_error(&p->ref, p->a);
+    double times[1000];
+    for (int r = 0; r < p->repeat; r++) {
+        nbody_init(p->b, p->v, p->n);
+        double t0 = now_seconds();
+        for (int k = 0; k < p->steps; k++) {
+            s->cpu(p->b, p->a, p->n, p->threads);
+            nbody_integrate_cpu(p->b, p->v, p->a, p->n, DT);
+        }
+        times[r] = 1e3 * (now_seconds() - t0) / p->steps;
+    }
+    int moved_ok = positions_finite(p->b, p->n);
+    nbody_init(p->b, p->v, p->n);
+    s->cpu(p->b, p->a, p->n, p->threads);
+    *err = fmax(*err, force_error(&p->ref, p->a));
+    *ok = moved_ok && *err <= error_bound(p->n);
+    return median(times, p->repeat);
+}
+
+typedef struct {
+    body *d_b;
+    vec3 *d_v, *d_a;
+} gpu_buffers;
+
+static void gpu_reset(problem *p, gpu_buffers *g)
+{
+    nbody_init(p->b, p->v, p->n);
+    CUDA_CHECK(cudaMemcpy(g->d_b, p->b, (size_t)p->n * sizeof(body), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(g->d_v, p->v, (size_t)p->n * sizeof(vec3), cudaMemcpyHostToDevice));
+}
+
+static double gpu_checked_forces(const stage *s, problem *p, gpu_buffers *g)
+{
+    gpu_reset(p, g);
+    CUDA_CHECK(cudaMemset(g->d_a, 0xFF, (size_t)p->n * sizeof(vec3))); /* poison: NaN */
+    gpu_forces(s->gpu, g->d_b, g->d_a, p->n);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(p->a, g->d_a, (size_t)p->n * sizeof(vec3), cudaMemcpyDeviceToHost));
+    return force_error(&p->ref, p->a);
+}
+
+static double run_gpu(const stage *s, problem *p, gpu_buffers *g, int *ok, double *err)
+{
+    *err = gpu_checked_forces(s, p, g);
+    double times[1000];
+    cuda_timer t;
+    cuda_timer_create(&t);
+    for (int r = 0; r < p->repeat; r++) {
+        gpu_reset(p, g);
+        cuda_timer_start(&t);
+        for (int k = 0; k < p->steps; k++) {
+            gpu_forces(s->gpu, g->d_b, g->d_a, p->n);
+            gpu_integrate(g->d_b, g->d_v, g->d_a, p->n, DT);
+        }
+        times[r] = cuda_timer_stop(&t) / p->steps;
+    }
+    cuda_timer_destroy(&t);
+    CUDA_CHECK(cudaMemcpy(p->b, g->d_b, (size_t)p->n * sizeof(body), cudaMemcpyDeviceToHost));
+    int moved_ok = positions_finite(p->b, p->n);
+    *err = fmax(*err, gpu_checked_forces(s, p, g));
+    *ok = moved_ok && *err <= error_bound(p->n);
+    return median(times, p->repeat);
+}
+
+static double run_multi(problem *p, int devices, int *ok, double *err)
+{
+    double times[1000];
+    nbody_init(p->b, p->v, p->n);
+    multi_gpu_run(p->b, p->v, p->n, 1, DT, devices, p->a); /* warm-up; its first forces checked */
+    *err = force_error(&p->ref, p->a);
+    for (int r = 0; r < p->repeat; r++) {
+        nbody_init(p->b, p->v, p->n);
+        times[r] = 1e3 * multi_gpu_run(p->b, p->v, p->n, p->steps, DT, devices, r == 0 ? p->a : NULL) / p->steps;
+        if (r == 0)
+            *err = fmax(*err, force_error(&p->ref, p->a));
+    }
+    *ok = positions_finite(p->b, p->n) && *err <= error_bound(p->n);
+    return median(times, p->repeat);
+}
+
+static int alloc_problem(problem *p, int n)
+{
+    p->n = n;
+    p->b = malloc((size_t)n * sizeof(body));
+    p->v = malloc((size_t)n * sizeof(vec3));
+    p->a = malloc((size_t)n * sizeof(vec3));
+    if (!p->b || !p->v || !p->a)
+        return -1;
+    nbody_init(p->b, p->v, n);
+    make_reference(&p->ref, p->b, n);
+    return 0;
+}
+
+static void free_problem(problem *p)
+{
+    free(p->b);
+    free(p->v);
+    free(p->a);
+}
+
+static void add_row(report *rep, const stage *s, int threads, double ms, int n, int ok, double err,
+                    const char *device, double peak_gflops)
+{
+    double gflops = FLOPS_PER_INTERACTION * (double)n * n / (ms * 1e-3) * 1e-9;
+    report_row *row = report_add(rep, s->name, threads, ms, gflops, "GFLOP/s", ok, device);
+    size_t used = (size_t)snprintf(row->note, sizeof row->note, "%.3g interactions/s, error %.2g (bound %.2g)",
+                                   (double)n * n / (ms * 1e-3), err, error_bound(n));
+    if (peak_gflops > 0)
+        snprintf(row->note + used, sizeof row->note - used, ", %.1f%% of FP32 peak", 100 * gflops / peak_gflops);
+}
+
+int main(int argc, char **argv)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    cli_options opt = {.n = 1 << 17, .steps = 2, .repeat = 3, .threads = cores > 0 ? cores : 1};
+    cli_parse(&spec, &opt, argc, argv);
+    if (opt.n > (1 << 24))
+        cli_usage_error(&spec, "--n %lld is too large: an all-pairs step grows as n^2 (at most 16777216)", opt.n);
+    int n = (int)opt.n, n_cpu = n < CPU_MAX_N ? n : CPU_MAX_N;
+    int want_gpu = 0, want_cpu = 0;
+    for (int i = 0; i < STAGE_COUNT; i++)
+        if (opt.stage_index < 0 || opt.stage_index == i) {
+            want_gpu |= !stages[i].cpu;
+            want_cpu |= stages[i].cpu != NULL;
+        }
+
+    char workload[64];
+    report cpu_rep, gpu_rep;
+    problem p = {0};
+    int all_ok = 1;
+    if (want_cpu) {
+        snprintf(workload, sizeof workload, "n=%d steps=%ld", n_cpu, opt.steps);
+        report_init(&cpu_rep, "ch07", workload, opt.csv, opt.quiet);
+        if (alloc_problem(&p, n_cpu) != 0) {
+            fprintf(stderr, "ch07: out of host memory for %d bodies\n", n_cpu);
+            return EXIT_CHECK_FAIL;
+        }
+        p.steps = (int)opt.steps;
+        p.repeat = (int)opt.repeat;
+        p.threads = (int)opt.threads;
+        for (int i = 0; i < STAGE_COUNT; i++) {
+            const stage *s = &stages[i];
+            if (!s->cpu || (opt.stage_index >= 0 && opt.stage_index != i))
+                continue;
+            if (s->cpu != cpu_scalar_forces && !cpu_simd_supported()) {
+                fprintf(stderr, "ch07: %s needs AVX2 and FMA, which this CPU lacks: skipped\n", s->name);
+                continue;
+            }
+            int ok;
+            double err, ms = run_cpu(s, &p, &ok, &err);
+            add_row(&cpu_rep, s, s->cpu == cpu_simd_threads_forces ? p.threads : 1, ms, n_cpu, ok, err,
+                    host_cpu_name(), 0);
+        }
+        report_print(&cpu_rep, stdout);
+        all_ok &= report_all_ok(&cpu_rep);
+        free_problem(&p);
+    }
+
+    int have_gpu = 0;
+    if (want_gpu) {
+        char why[256];
+        int devices = cuda_device_count(why, sizeof why);
+        if (devices == 0) {
+            fprintf(stderr, "ch07: no usable CUDA device or driver (%s): the GPU stages were not run (exit status %d)\n",
+                    why, EXIT_NO_GPU);
+        } else {
+            have_gpu = 1;
+            cuda_require_device("ch07", (int)opt.device);
+            cuda_device_info info;
+            cuda_describe_device((int)opt.device, &info);
+            if (!opt.quiet)
+                cuda_print_device(stderr, (int)opt.device, &info);
+            snprintf(workload, sizeof workload, "n=%d steps=%ld", n, opt.steps);
+            report_init(&gpu_rep, "ch07", workload, opt.csv, opt.quiet);
+            if (alloc_problem(&p, n) != 0) {
+                fprintf(stderr, "ch07: out of host memory for %d bodies\n", n);
+                return EXIT_CHECK_FAIL;
+            }
+            p.steps = (int)opt.steps;
+            p.repeat = (int)opt.repeat;
+            gpu_buffers g;
+            CUDA_CHECK(cudaMalloc((void **)&g.d_b, (size_t)n * sizeof(body)));
+            CUDA_CHECK(cudaMalloc((void **)&g.d_v, (size_t)n * sizeof(vec3)));
+            CUDA_CHECK(cudaMalloc((void **)&g.d_a, (size_t)n * sizeof(vec3)));
+            for (int i = 0; i < STAGE_COUNT; i++) {
+                const stage *s = &stages[i];
+                if (s->cpu || (opt.stage_index >= 0 && opt.stage_index != i))
+                    continue;
+                int ok;
+                double err, ms;
+                if (s->multi) {
+                    if (!opt.quiet && devices == 1)
+                        fprintf(stderr, "ch07: multi-gpu: this machine has one GPU, so it runs on one\n");
+                    ms = run_multi(&p, devices, &ok, &err);
+                    add_row(&gpu_rep, s, devices, ms, n, ok, err, info.name, info.fp32_peak_gflops * devices);
+                } else {
+                    ms = run_gpu(s, &p, &g, &ok, &err);
+                    add_row(&gpu_rep, s, 0, ms, n, ok, err, info.name, info.fp32_peak_gflops);
+                }
+            }
+            CUDA_CHECK(cudaFree(g.d_b));
+            CUDA_CHECK(cudaFree(g.d_v));
+            CUDA_CHECK(cudaFree(g.d_a));
+            report_print(&gpu_rep, stdout);
+            all_ok &= report_all_ok(&gpu_rep);
+            free_problem(&p);
+        }
+    }
+    if (!all_ok)
+        return EXIT_CHECK_FAIL;
+    return want_gpu && !have_gpu ? EXIT_NO_GPU : EXIT_OK;
+}

@@ -1,0 +1,102 @@
+/* nbody.h - ch07's bodies, the 20-flop interaction, and the stages' functions.
+ *
+ * Units: G = 1. Positions uniform in [-1, 1]^3, masses uniform in
+ * [0.5, 1.5] / n, velocities zero, from a fixed-seed generator (seed 0x7B0D7).
+ * Softened gravity: a_i = sum_j m_j r_ij / (|r_ij|^2 + eps^2)^(3/2), r_ij =
+ * p_j - p_i, with eps^2 = 1e-4 (eps = 0.01, a quarter of the mean spacing of
+ * 2^17 bodies). Softening keeps close pairs finite and makes j = i add exactly
+ * zero (r = 0), so no loop needs a branch for it.
+ *
+ * Rates count 20 flops per interaction, the usual convention (3 subtractions,
+ * 3 multiply-adds for r.r + eps^2 counted as 6, a reciprocal square root as 1,
+ * 3 multiplies for m / d^3, 3 multiply-adds for the sum counted as 6, 1 more).
+ */
+#ifndef CH07_NBODY_H
+#define CH07_NBODY_H
+
+#include <math.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SOFTENING2 1e-4f
+#define FLOPS_PER_INTERACTION 20.0
+
+typedef struct {
+    float x, y, z, m; /* 16 bytes: loads as one float4 on the GPU */
+} body;
+
+typedef struct {
+    float x, y, z;
+} vec3;
+
+#ifdef __CUDACC__
+#define NBODY_FN __host__ __device__ static inline
+#else
+#define NBODY_FN static inline
+#endif
+
+/* a += the acceleration body j gives body i. */
+NBODY_FN void body_body_accel(vec3 *a, body bi, body bj)
+{
+    float rx = bj.x - bi.x, ry = bj.y - bi.y, rz = bj.z - bi.z;
+    float d2 = rx * rx + ry * ry + rz * rz + SOFTENING2;
+    float inv = 1.0f / sqrtf(d2);
+    float s = bj.m * inv * inv * inv;
+    a->x += rx * s;
+    a->y += ry * s;
+    a->z += rz * s;
+}
+
+/* The initial state (fixed seed). */
+void nbody_init(body *b, vec3 *v, int n);
+
+/* One step of leapfrog (kick-drift): v += a dt, p += v dt, for i in [0, n). */
+void nbody_integrate_cpu(body *b, vec3 *v, const vec3 *a, int n, float dt);
+
+/* CPU stages: accelerations of all n bodies. */
+typedef void cpu_forces_fn(const body *b, vec3 *a, int n, int threads);
+cpu_forces_fn cpu_scalar_forces, cpu_simd_forces, cpu_simd_threads_forces;
+int cpu_simd_supported(void); /* AVX2 and FMA at run time */
+
+/* GPU stages: accelerations into d_a (device), asynchronously. */
+enum { GPU_NAIVE, GPU_TILED, GPU_TILED_UNROLLED, GPU_TILED_FTZ, GPU_ATOMIC_SYMMETRIC };
+void gpu_forces(int kind, const body *d_b, vec3 *d_a, int n);
+void gpu_integrate(body *d_b, vec3 *d_v, const vec3 *d_a, int n, float dt);
+
+/* multi-gpu: `steps` steps of gpu-tiled-ftz forces + integration, the bodies
+ * split across `devices` GPUs (one host thread each), positions exchanged
+ * through the host every step. Updates b and v; returns seconds. */
+double multi_gpu_run(body *b, vec3 *v, int n, int steps, float dt, int devices, vec3 *first_forces);
+
+/* The check (check.c): a double-precision reference with compensated sums for
+ * 66 sample bodies, and the normalised error of a float result against it
+ * (main.c's header comment derives the bound). */
+#define REFERENCE_SAMPLES 66
+typedef struct {
+    int index[REFERENCE_SAMPLES];
+    double ref[REFERENCE_SAMPLES][3], scale[REFERENCE_SAMPLES];
+    int n;
+} reference;
+void make_reference(reference *r, const body *b, int n);
+double force_error(const reference *r, const vec3 *a); /* INFINITY on NaN/Inf */
+double error_bound(int n);
+
+/* The stage table (stages.c): main.c runs it, the tests test every entry. */
+typedef struct {
+    const char *name;
+    const char *description;
+    cpu_forces_fn *cpu; /* a CPU stage, or */
+    int gpu;            /* a GPU kernel (GPU_*), or -1 */
+    int multi;          /* the multi-GPU stage */
+} stage;
+#define STAGE_COUNT 9
+extern const stage stages[STAGE_COUNT];
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

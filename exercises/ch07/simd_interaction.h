@@ -1,0 +1,27 @@
+/* Exercise ch07, part 1: the body-body interaction with AVX2 + FMA.
+ *
+ * Eight bodies i sit in the lanes of (xi, yi, zi). Add to (ax, ay, az) the
+ * acceleration body j gives each of them:
+ *     r = p_j - p_i;  d2 = r.r + SOFTENING2;  s = m_j / d2^(3/2);  a += r s
+ * Use _mm256_fmadd_ps for d2 and for the sums, and _mm256_rsqrt_ps followed
+ * by one Newton step, inv = inv * (1.5 - 0.5 * d2 * inv * inv), for
+ * 1 / sqrt(d2) (chapters/ch07_nbody/cpu.c does the same inside its loop).
+ * The test wants each lane within 1e-5 relative of double precision.
+ * Then: make grade
+ */
+#ifndef EX_CH07_SIMD_INTERACTION_H
+#define EX_CH07_SIMD_INTERACTION_H
+
+#include <immintrin.h>
+
+#define EX_SOFTENING2 1e-4f
+
+__attribute__((target("avx2,fma"))) static inline void ex_simd_accel(__m256 xi, __m256 yi, __m256 zi, float xj,
+                                                                      float yj, float zj, float mj, __m256 *ax,
+                                                                      __m256 *ay, __m256 *az)
+{
+    (void)xi, (void)yi, (void)zi, (void)xj, (void)yj, (void)zj, (void)mj, (void)ax, (void)ay, (void)az;
+    /* TODO */
+}
+
+#endif

@@ -1,0 +1,63 @@
+/* test_ex_ch07gpu.cu - exercise ch07, part 2: the tile loop, on the GPU.
+ * n = 1, 255, 257, 1000, 4097 bodies (seed 7071); every body's acceleration
+ * within 1e-4 relative (of the sum of magnitudes) of a double-precision sum
+ * on the CPU. Skipped without a GPU. */
+#include "harness.h"
+
+#include "tile_loop.cuh"
+
+#include "cuda_util.h"
+
+#include <math.h>
+
+static const int sizes[] = {1, 255, 257, 1000, 4097};
+
+START_TEST(tile_loop_matches_double)
+{
+    int n = sizes[_i];
+    float4 *b = (float4 *)malloc(n * sizeof(float4)), *d_b;
+    float3 *a = (float3 *)malloc(n * sizeof(float3)), *d_a;
+    test_rng r = {7071};
+    for (int i = 0; i < n; i++)
+        b[i] = make_float4((float)test_rng_uniform(&r, -1, 1), (float)test_rng_uniform(&r, -1, 1),
+                           (float)test_rng_uniform(&r, -1, 1), (float)test_rng_uniform(&r, 0.5, 1.5) / n);
+    CUDA_CHECK(cudaMalloc(&d_b, n * sizeof(float4)));
+    CUDA_CHECK(cudaMalloc(&d_a, n * sizeof(float3)));
+    CUDA_CHECK(cudaMemcpy(d_b, b, n * sizeof(float4), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(d_a, 0xFF, n * sizeof(float3)));
+    exercise_tiled_kernel<<<(n + EX_TILE - 1) / EX_TILE, EX_TILE>>>(d_b, d_a, n);
+    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK(cudaMemcpy(a, d_a, n * sizeof(float3), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; i++) {
+        double w[3] = {0, 0, 0}, size = 0;
+        for (int j = 0; j < n; j++) {
+            double rx = (double)b[j].x - b[i].x, ry = (double)b[j].y - b[i].y, rz = (double)b[j].z - b[i].z;
+            double d2 = rx * rx + ry * ry + rz * rz + 1e-4, s = b[j].w / (d2 * sqrt(d2));
+            w[0] += rx * s, w[1] += ry * s, w[2] += rz * s;
+            size += sqrt(d2 - 1e-4) * s;
+        }
+        double got[3] = {a[i].x, a[i].y, a[i].z};
+        for (int c = 0; c < 3; c++)
+            ck_assert_msg(fabs(got[c] - w[c]) <= 1e-4 * size + 1e-30, "n=%d body %d: %g vs %g", n, i, got[c], w[c]);
+    }
+    CUDA_CHECK(cudaFree(d_b));
+    CUDA_CHECK(cudaFree(d_a));
+    free(b);
+    free(a);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("exercise ch07 (GPU)");
+    TCase *tc = tcase_create("tiles");
+    tcase_set_timeout(tc, 60);
+    char why[256];
+    int skipped = 0, count = (int)(sizeof sizes / sizeof sizes[0]);
+    if (cuda_device_count(why, sizeof why) > 0)
+        tcase_add_loop_test(tc, tile_loop_matches_double, 0, count);
+    else
+        skipped = count;
+    suite_add_tcase(s, tc);
+    return harness_run_gpu(s, "exercise-ch07gpu", skipped);
+}
