@@ -40,6 +40,23 @@ static inline int harness_run_gpu(Suite *s, const char *name, int skipped)
     return harness_run_mode(s, name, skipped, 0);
 }
 
+#ifdef __CUDACC__
+#include "cuda_util.h"
+
+/* Adds test t, run for _i = 0 .. count-1, when this machine has a CUDA device;
+ * otherwise adds nothing and returns count: the number to report as skipped. */
+static inline int harness_add_gpu_test(TCase *tc, const TTest *t, int count)
+{
+    char why[256];
+    if (cuda_device_count(why, sizeof why) > 0) {
+        tcase_add_loop_test(tc, t, 0, count);
+        return 0;
+    }
+    printf("no CUDA device (%s): %d GPU test run%s skipped\n", why, count, count == 1 ? "" : "s");
+    return count;
+}
+#endif
+
 /* A small, fixed-seed generator for test inputs (xorshift64*), so every run
  * of a test sees the same "random" data. */
 typedef struct {

@@ -128,12 +128,7 @@ int main(void)
     tcase_add_test(tc, loop_equals_recursion_for_random_rays);
     tcase_add_test(tc, cpu_pixels_of_both_samplers_agree);
     tcase_add_test(tc, tiny_images_are_finite);
-    char why[256];
-    int gpu_tests = sizeof gpu_sizes / sizeof gpu_sizes[0], skipped = 0;
-    if (cuda_device_count(why, sizeof why) > 0)
-        tcase_add_loop_test(tc, gpu_matches_cpu_at_odd_sizes, 0, gpu_tests);
-    else
-        skipped = gpu_tests;
+    int skipped = harness_add_gpu_test(tc, gpu_matches_cpu_at_odd_sizes, sizeof gpu_sizes / sizeof gpu_sizes[0]);
     suite_add_tcase(s, tc);
     return harness_run_gpu(s, "ch04", skipped);
 }

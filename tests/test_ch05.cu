@@ -170,14 +170,8 @@ int main(void)
     tcase_add_test(tc, no_sphere_hit_outside_the_box);
     tcase_add_test(tc, power_by_squaring_matches_pow);
     tcase_add_test(tc, float_only_and_algebra_move_the_picture_only_by_rounding);
-    char why[256];
-    int gpu_tests = sizeof gpu_sizes / sizeof gpu_sizes[0], skipped = 0;
-    if (cuda_device_count(why, sizeof why) > 0) {
-        tcase_add_loop_test(tc, gpu_stages_match_cpu_at_odd_sizes, 0, gpu_tests);
-        tcase_add_test(tc, fast_math_powf_of_a_negative_base_is_nan);
-    } else {
-        skipped = gpu_tests + 1;
-    }
+    int skipped = harness_add_gpu_test(tc, gpu_stages_match_cpu_at_odd_sizes, sizeof gpu_sizes / sizeof gpu_sizes[0]);
+    skipped += harness_add_gpu_test(tc, fast_math_powf_of_a_negative_base_is_nan, 1);
     suite_add_tcase(s, tc);
     return harness_run_gpu(s, "ch05", skipped);
 }

@@ -97,12 +97,7 @@ int main(void)
     TCase *tc = tcase_create("all");
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, cpu_stages_within_bound, 0, SIZE_COUNT);
-    char why[256];
-    int skipped = 0;
-    if (cuda_device_count(why, sizeof why) > 0)
-        tcase_add_loop_test(tc, gpu_stages_within_bound, 0, SIZE_COUNT);
-    else
-        skipped = SIZE_COUNT;
+    int skipped = harness_add_gpu_test(tc, gpu_stages_within_bound, SIZE_COUNT);
     suite_add_tcase(s, tc);
     return harness_run_gpu(s, "ch07", skipped);
 }

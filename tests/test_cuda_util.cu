@@ -77,15 +77,8 @@ int main(void)
     TCase *tc = tcase_create("all");
     tcase_add_test(tc, lanes_per_sm_table);
     tcase_add_test(tc, device_count_gives_a_reason_when_zero);
-    char why[256];
-    int skipped = 0;
-    if (cuda_device_count(why, sizeof why) > 0) {
-        tcase_add_test(tc, device_description_is_sane);
-        tcase_add_test(tc, kernel_runs_and_event_timer_measures);
-    } else {
-        printf("cuda_util: no CUDA device (%s): 2 device tests skipped\n", why);
-        skipped = 2;
-    }
+    int skipped = harness_add_gpu_test(tc, device_description_is_sane, 1);
+    skipped += harness_add_gpu_test(tc, kernel_runs_and_event_timer_measures, 1);
     suite_add_tcase(s, tc);
     return harness_run_gpu(s, "cuda_util", skipped);
 }

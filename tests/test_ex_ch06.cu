@@ -59,12 +59,7 @@ int main(void)
 {
     Suite *s = suite_create("exercise ch06");
     TCase *tc = tcase_create("warp sum");
-    char why[256];
-    int skipped = 0;
-    if (cuda_device_count(why, sizeof why) > 0)
-        tcase_add_loop_test(tc, exact_sums, 0, SIZE_COUNT);
-    else
-        skipped = SIZE_COUNT;
+    int skipped = harness_add_gpu_test(tc, exact_sums, SIZE_COUNT);
     suite_add_tcase(s, tc);
     return harness_run_gpu(s, "exercise-ch06", skipped);
 }

@@ -52,12 +52,7 @@ int main(void)
     Suite *s = suite_create("exercise ch07 (GPU)");
     TCase *tc = tcase_create("tiles");
     tcase_set_timeout(tc, 60);
-    char why[256];
-    int skipped = 0, count = (int)(sizeof sizes / sizeof sizes[0]);
-    if (cuda_device_count(why, sizeof why) > 0)
-        tcase_add_loop_test(tc, tile_loop_matches_double, 0, count);
-    else
-        skipped = count;
+    int skipped = harness_add_gpu_test(tc, tile_loop_matches_double, (int)(sizeof sizes / sizeof sizes[0]));
     suite_add_tcase(s, tc);
     return harness_run_gpu(s, "exercise-ch07gpu", skipped);
 }

@@ -73,6 +73,30 @@ for ppm in data/images/*/*.ppm; do
     if [ -n "${PPM2PNG:-}" ] && "$PPM2PNG" "$ppm" "$png" 2>/dev/null; then rm -f "$ppm"; fi
 done
 
+# line_chart OUT CHAPTER TAG EXTRA AWK TITLE XLABEL YLABEL LOGSCALE KEY: one line
+# per stage of CHAPTER in $f, its points printed by AWK (c = chapter, s = stage);
+# EXTRA is one more gnuplot plot item (or empty).
+line_chart() {
+    local out=$1 ch=$2 tag=$3 extra=$4 prog=$5 title=$6 xlabel=$7 ylabel=$8 logscale=$9 key=${10} plot="" st
+    for st in $(awk -F, -v c="$ch" '$1 == c && !seen[$2]++ {print $2}' "$f"); do
+        awk -F, -v c="$ch" -v s="$st" "$prog" "$f" | sort -n > "$gen/${tag}_$st.dat"
+        [ -s "$gen/${tag}_$st.dat" ] || continue
+        plot="$plot${plot:+, }\"$gen/${tag}_$st.dat\" using 1:2 with linespoints lw 2 title \"$st\""
+    done
+    [ -n "$extra" ] && plot="$plot, $extra"
+    gnuplot <<GP
+set terminal svg size 800,450 font "sans,11" background rgb "white"
+set output "$out"
+set title "$title"
+set xlabel "$xlabel"
+set ylabel "$ylabel"
+set logscale $logscale
+set grid
+set key $key
+plot $plot
+GP
+}
+
 # Charts (gnuplot, SVG), one per machine that has the data.
 tools/profile_summary.sh > "$gen/profile_summary.md"
 if command -v gnuplot >/dev/null; then
@@ -94,23 +118,10 @@ plot "$gen/ch02_$m.dat" using 0:2:xtic(1) with boxes lc rgb "#4477aa"
 GP
         fi
         if grep -q '^ch03,' "$f"; then
-            stages=$(awk -F, '$1 == "ch03" && !seen[$2]++ {print $2}' "$f")
-            plot=""
-            for st in $stages; do
-                awk -F, -v s="$st" '$1 == "ch03" && $2 == s {print $4, $6}' "$f" > "$gen/ch03_${m}_$st.dat"
-                plot="$plot${plot:+, }\"$gen/ch03_${m}_$st.dat\" using 1:2 with linespoints lw 2 title \"$st\""
-            done
-            gnuplot <<GP
-set terminal svg size 800,450 font "sans,11" background rgb "white"
-set output "data/plots/ch03_sweep_$m.svg"
-set title "ch03: samples per second against threads"
-set xlabel "threads"
-set ylabel "Msamples/s (higher is better)"
-set logscale x 2
-set grid
-set key left top
-plot $plot
-GP
+            # one line per stage: threads, Msamples/s
+            line_chart "data/plots/ch03_sweep_$m.svg" ch03 "ch03_$m" "" \
+                '$1 == c && $2 == s {print $4, $6}' "ch03: samples per second against threads" threads \
+                "Msamples/s (higher is better)" "x 2" "left top"
         fi
         if grep -q '^ch06,' "$f"; then
             awk -F, '$1 == "ch06" {print $2, $6}' "$f" > "$gen/ch06_$m.dat"
@@ -132,25 +143,15 @@ plot "$gen/ch06_$m.dat" using 0:2:xtic(1) with boxes lc rgb "#4477aa" title "sta
 GP
         fi
         if grep -q '^ch07,gpu-' "$f"; then
-            plot=""
-            for st in $(awk -F, '$1 == "ch07" && $2 ~ /^gpu-/ && !seen[$2]++ {print $2}' "$f"); do
-                awk -F, -v s="$st" '$1 == "ch07" && $2 == s {split($3, w, "[= ]"); print w[2], $6}' "$f" | sort -n > "$gen/ch07_${m}_$st.dat"
-                plot="$plot${plot:+, }\"$gen/ch07_${m}_$st.dat\" using 1:2 with linespoints lw 2 title \"$st\""
-            done
-            # FP32 peak, from a single-GPU row of the program's table: rate / (% of peak)
+            # one line per GPU stage: n (from the workload), GFLOP/s; the FP32 peak
+            # from a single-GPU row of the program's table: rate / (% of peak)
             peak=$(awk '/^gpu-tiled-ftz / {for (k = 1; k <= NF; k++) if ($k ~ /%$/ && $(k+1) == "of") {p = $k; sub("%", "", p); print $5 / p * 100; exit}}' "data/results/$m/ch07.txt" 2>/dev/null)
-            [ -n "$peak" ] && plot="$plot, $peak with lines dt 2 lw 2 lc rgb \"#cc3311\" title \"FP32 peak (clocks x lanes x 2)\""
-            gnuplot <<GP
-set terminal svg size 800,450 font "sans,11" background rgb "white"
-set output "data/plots/ch07_gflops_$m.svg"
-set title "ch07: GFLOP/s (20 flops per interaction) against the number of bodies"
-set xlabel "bodies n"
-set ylabel "GFLOP/s (log scale)"
-set logscale xy
-set grid
-set key right bottom
-plot $plot
-GP
+            extra=""
+            [ -n "$peak" ] && extra="$peak with lines dt 2 lw 2 lc rgb \"#cc3311\" title \"FP32 peak (clocks x lanes x 2)\""
+            line_chart "data/plots/ch07_gflops_$m.svg" ch07 "ch07_$m" "$extra" \
+                '$1 == c && $2 == s && s ~ /^gpu-/ {split($3, w, "[= ]"); print w[2], $6}' \
+                "ch07: GFLOP/s (20 flops per interaction) against the number of bodies" "bodies n" \
+                "GFLOP/s (log scale)" "xy" "right bottom"
         fi
         if grep -q '^ch01,' "$f" && grep -q '^ch05,' "$f"; then
             # The through-line: the fastest time of each raytracer chapter, same

@@ -24,14 +24,8 @@ void nbody_init(body *b, vec3 *v, int n)
 
 void nbody_integrate_cpu(body *b, vec3 *v, const vec3 *a, int n, float dt)
 {
-    for (int i = 0; i < n; i++) {
-        v[i].x += a[i].x * dt;
-        v[i].y += a[i].y * dt;
-        v[i].z += a[i].z * dt;
-        b[i].x += v[i].x * dt;
-        b[i].y += v[i].y * dt;
-        b[i].z += v[i].z * dt;
-    }
+    for (int i = 0; i < n; i++)
+        integrate_body(&b[i], &v[i], a[i], dt);
 }
 
 static void scalar_range(const body *b, vec3 *a, int n, int i0, int i1)

@@ -158,14 +158,8 @@ __global__ void atomic_symmetric_kernel(const body *b, vec3 *a, int n)
 __global__ void integrate_kernel(body *b, vec3 *v, const vec3 *a, int n, float dt)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n)
-        return;
-    v[i].x += a[i].x * dt;
-    v[i].y += a[i].y * dt;
-    v[i].z += a[i].z * dt;
-    b[i].x += v[i].x * dt;
-    b[i].y += v[i].y * dt;
-    b[i].z += v[i].z * dt;
+    if (i < n)
+        integrate_body(&b[i], &v[i], a[i], dt);
 }
 
 static unsigned blocks(int n)

@@ -183,6 +183,89 @@ static void add_row(report *rep, const stage *s, int threads, double ms, int n, 
         snprintf(row->note + used, sizeof row->note - used, ", %.1f%% of FP32 peak", 100 * gflops / peak_gflops);
 }
 
+/* Sets up one group of stages (CPU or GPU): its report, and n bodies with
+ * their reference forces. Exits on out-of-memory. */
+static void begin_group(report *rep, problem *p, int n, const cli_options *opt)
+{
+    char workload[64];
+    snprintf(workload, sizeof workload, "n=%d steps=%ld", n, opt->steps);
+    report_init(rep, "ch07", workload, opt->csv, opt->quiet);
+    if (alloc_problem(p, n) != 0) {
+        fprintf(stderr, "ch07: out of host memory for %d bodies\n", n);
+        exit(EXIT_CHECK_FAIL);
+    }
+    p->steps = (int)opt->steps;
+    p->repeat = (int)opt->repeat;
+    p->threads = (int)opt->threads;
+}
+
+static int selected(const cli_options *opt, int i)
+{
+    return opt->stage_index < 0 || opt->stage_index == i;
+}
+
+/* The CPU stages at n bodies; returns 1 if all checked ok. */
+static int run_cpu_stages(const cli_options *opt, int n)
+{
+    report rep;
+    problem p = {0};
+    begin_group(&rep, &p, n, opt);
+    for (int i = 0; i < STAGE_COUNT; i++) {
+        const stage *s = &stages[i];
+        if (!s->cpu || !selected(opt, i))
+            continue;
+        if (s->cpu != cpu_scalar_forces && !cpu_simd_supported()) {
+            fprintf(stderr, "ch07: %s needs AVX2 and FMA, which this CPU lacks: skipped\n", s->name);
+            continue;
+        }
+        int ok;
+        double err, ms = run_cpu(s, &p, &ok, &err);
+        add_row(&rep, s, s->cpu == cpu_simd_threads_forces ? p.threads : 1, ms, n, ok, err, host_cpu_name(), 0);
+    }
+    report_print(&rep, stdout);
+    free_problem(&p);
+    return report_all_ok(&rep);
+}
+
+/* The GPU stages at n bodies on `devices` GPUs; returns 1 if all checked ok. */
+static int run_gpu_stages(const cli_options *opt, int n, int devices)
+{
+    cuda_require_device("ch07", (int)opt->device);
+    cuda_device_info info;
+    cuda_describe_device((int)opt->device, &info);
+    if (!opt->quiet)
+        cuda_print_device(stderr, (int)opt->device, &info);
+    report rep;
+    problem p = {0};
+    begin_group(&rep, &p, n, opt);
+    gpu_buffers g;
+    CUDA_CHECK(cudaMalloc((void **)&g.d_b, (size_t)n * sizeof(body)));
+    CUDA_CHECK(cudaMalloc((void **)&g.d_v, (size_t)n * sizeof(vec3)));
+    CUDA_CHECK(cudaMalloc((void **)&g.d_a, (size_t)n * sizeof(vec3)));
+    for (int i = 0; i < STAGE_COUNT; i++) {
+        const stage *s = &stages[i];
+        if (s->cpu || !selected(opt, i))
+            continue;
+        int ok;
+        double err, ms;
+        if (s->multi) {
+            if (!opt->quiet && devices == 1)
+                fprintf(stderr, "ch07: multi-gpu: this machine has one GPU, so it runs on one\n");
+            ms = run_multi(&p, devices, &ok, &err);
+            add_row(&rep, s, devices, ms, n, ok, err, info.name, info.fp32_peak_gflops * devices);
+        } else {
+            ms = run_gpu(s, &p, &g, &ok, &err);
+            add_row(&rep, s, 0, ms, n, ok, err, info.name, info.fp32_peak_gflops);
+        }
+    }
+    CUDA_CHECK(cudaFree(g.d_b));
+    CUDA_CHECK(cudaFree(g.d_v));
+    CUDA_CHECK(cudaFree(g.d_a));
+    report_print(&rep, stdout);
+    free_problem(&p);
+    return report_all_ok(&rep);
+}
+
 int main(int argc, char **argv)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -190,97 +273,23 @@ int main(int argc, char **argv)
     cli_parse(&spec, &opt, argc, argv);
     if (opt.n > (1 << 24))
         cli_usage_error(&spec, "--n %lld is too large: an all-pairs step grows as n^2 (at most 16777216)", opt.n);
-    int n = (int)opt.n, n_cpu = n < CPU_MAX_N ? n : CPU_MAX_N;
-    int want_gpu = 0, want_cpu = 0;
+    int n = (int)opt.n, want_gpu = 0, want_cpu = 0, all_ok = 1;
     for (int i = 0; i < STAGE_COUNT; i++)
-        if (opt.stage_index < 0 || opt.stage_index == i) {
+        if (selected(&opt, i)) {
             want_gpu |= !stages[i].cpu;
             want_cpu |= stages[i].cpu != NULL;
         }
-
-    char workload[64];
-    report cpu_rep, gpu_rep;
-    problem p = {0};
-    int all_ok = 1;
-    if (want_cpu) {
-        snprintf(workload, sizeof workload, "n=%d steps=%ld", n_cpu, opt.steps);
-        report_init(&cpu_rep, "ch07", workload, opt.csv, opt.quiet);
-        if (alloc_problem(&p, n_cpu) != 0) {
-            fprintf(stderr, "ch07: out of host memory for %d bodies\n", n_cpu);
-            return EXIT_CHECK_FAIL;
-        }
-        p.steps = (int)opt.steps;
-        p.repeat = (int)opt.repeat;
-        p.threads = (int)opt.threads;
-        for (int i = 0; i < STAGE_COUNT; i++) {
-            const stage *s = &stages[i];
-            if (!s->cpu || (opt.stage_index >= 0 && opt.stage_index != i))
-                continue;
-            if (s->cpu != cpu_scalar_forces && !cpu_simd_supported()) {
-                fprintf(stderr, "ch07: %s needs AVX2 and FMA, which this CPU lacks: skipped\n", s->name);
-                continue;
-            }
-            int ok;
-            double err, ms = run_cpu(s, &p, &ok, &err);
-            add_row(&cpu_rep, s, s->cpu == cpu_simd_threads_forces ? p.threads : 1, ms, n_cpu, ok, err,
-                    host_cpu_name(), 0);
-        }
-        report_print(&cpu_rep, stdout);
-        all_ok &= report_all_ok(&cpu_rep);
-        free_problem(&p);
+    if (want_cpu)
+        all_ok &= run_cpu_stages(&opt, n < CPU_MAX_N ? n : CPU_MAX_N);
+    if (!want_gpu)
+        return all_ok ? EXIT_OK : EXIT_CHECK_FAIL;
+    char why[256];
+    int devices = cuda_device_count(why, sizeof why);
+    if (devices == 0) {
+        fprintf(stderr, "ch07: no usable CUDA device or driver (%s): the GPU stages were not run (exit status %d)\n",
+                why, EXIT_NO_GPU);
+        return all_ok ? EXIT_NO_GPU : EXIT_CHECK_FAIL;
     }
-
-    int have_gpu = 0;
-    if (want_gpu) {
-        char why[256];
-        int devices = cuda_device_count(why, sizeof why);
-        if (devices == 0) {
-            fprintf(stderr, "ch07: no usable CUDA device or driver (%s): the GPU stages were not run (exit status %d)\n",
-                    why, EXIT_NO_GPU);
-        } else {
-            have_gpu = 1;
-            cuda_require_device("ch07", (int)opt.device);
-            cuda_device_info info;
-            cuda_describe_device((int)opt.device, &info);
-            if (!opt.quiet)
-                cuda_print_device(stderr, (int)opt.device, &info);
-            snprintf(workload, sizeof workload, "n=%d steps=%ld", n, opt.steps);
-            report_init(&gpu_rep, "ch07", workload, opt.csv, opt.quiet);
-            if (alloc_problem(&p, n) != 0) {
-                fprintf(stderr, "ch07: out of host memory for %d bodies\n", n);
-                return EXIT_CHECK_FAIL;
-            }
-            p.steps = (int)opt.steps;
-            p.repeat = (int)opt.repeat;
-            gpu_buffers g;
-            CUDA_CHECK(cudaMalloc((void **)&g.d_b, (size_t)n * sizeof(body)));
-            CUDA_CHECK(cudaMalloc((void **)&g.d_v, (size_t)n * sizeof(vec3)));
-            CUDA_CHECK(cudaMalloc((void **)&g.d_a, (size_t)n * sizeof(vec3)));
-            for (int i = 0; i < STAGE_COUNT; i++) {
-                const stage *s = &stages[i];
-                if (s->cpu || (opt.stage_index >= 0 && opt.stage_index != i))
-                    continue;
-                int ok;
-                double err, ms;
-                if (s->multi) {
-                    if (!opt.quiet && devices == 1)
-                        fprintf(stderr, "ch07: multi-gpu: this machine has one GPU, so it runs on one\n");
-                    ms = run_multi(&p, devices, &ok, &err);
-                    add_row(&gpu_rep, s, devices, ms, n, ok, err, info.name, info.fp32_peak_gflops * devices);
-                } else {
-                    ms = run_gpu(s, &p, &g, &ok, &err);
-                    add_row(&gpu_rep, s, 0, ms, n, ok, err, info.name, info.fp32_peak_gflops);
-                }
-            }
-            CUDA_CHECK(cudaFree(g.d_b));
-            CUDA_CHECK(cudaFree(g.d_v));
-            CUDA_CHECK(cudaFree(g.d_a));
-            report_print(&gpu_rep, stdout);
-            all_ok &= report_all_ok(&gpu_rep);
-            free_problem(&p);
-        }
-    }
-    if (!all_ok)
-        return EXIT_CHECK_FAIL;
-    return want_gpu && !have_gpu ? EXIT_NO_GPU : EXIT_OK;
+    all_ok &= run_gpu_stages(&opt, n, devices);
+    return all_ok ? EXIT_OK : EXIT_CHECK_FAIL;
 }

@@ -50,6 +50,17 @@ NBODY_FN void body_body_accel(vec3 *a, body bi, body bj)
     a->z += rz * s;
 }
 
+/* Leapfrog (kick-drift) for one body: v += a dt, then p += v dt. */
+NBODY_FN void integrate_body(body *b, vec3 *v, vec3 a, float dt)
+{
+    v->x += a.x * dt;
+    v->y += a.y * dt;
+    v->z += a.z * dt;
+    b->x += v->x * dt;
+    b->y += v->y * dt;
+    b->z += v->z * dt;
+}
+
 /* The initial state (fixed seed). */
 void nbody_init(body *b, vec3 *v, int n);
 
