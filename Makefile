@@ -119,10 +119,10 @@ ch02_symbol = card_render_$(subst -,_,$(1))
 # so changing a flag (or the compiler) rebuilds exactly that variant.
 define CH02_VARIANT_RULES
 $(BUILD)/ch02/$(1).flags: FORCE | $(BUILD)/ch02
-	@echo '$(call ch02_compiler,$(1)) $(CFLAGS_COMMON) $(call ch02_flags,$(1))' | cmp -s - $$@ || \
-	  echo '$(call ch02_compiler,$(1)) $(CFLAGS_COMMON) $(call ch02_flags,$(1))' > $$@
+	@echo '$(call ch02_compiler,$(1)) $(CFLAGS_COMMON) -g0 $(call ch02_flags,$(1))' | cmp -s - $$@ || \
+	  echo '$(call ch02_compiler,$(1)) $(CFLAGS_COMMON) -g0 $(call ch02_flags,$(1))' > $$@
 $(BUILD)/ch02/card-$(1).o: $(CH01_DIR)/card.c $(CH01_DIR)/card.h $(BUILD)/ch02/$(1).flags
-	$(call ch02_compiler,$(1)) $(CFLAGS_COMMON) $(call ch02_flags,$(1)) -c $$< -o $$@.tmp
+	$(call ch02_compiler,$(1)) $(CFLAGS_COMMON) -g0 $(call ch02_flags,$(1)) -c $$< -o $$@.tmp
 	objcopy --redefine-sym card_render=$(call ch02_symbol,$(1)) $$@.tmp $$@
 	rm -f $$@.tmp
 $(BUILD)/ch02-asm/$(1).s: $(CH01_DIR)/card.c $(BUILD)/ch02/$(1).flags | $(BUILD)/ch02-asm
@@ -325,6 +325,7 @@ sanitize: check-deps
 	$(SAN)/ch03 --width 33 --height 31 --spp 2 --threads 4 --quiet --out $(SAN)/ch03.ppm
 	for s in rng-packed rng-local rng-local-dynamic; do TSAN_OPTIONS=halt_on_error=1 $(SAN)/ch03-tsan --stage $$s --width 33 --height 31 --spp 2 --threads 4 --quiet --out $(SAN)/ch03t.ppm || exit 1; done
 	CK_FORK=no CH01_QUICK=1 tools/run_tests.sh --suites $(SAN)/test_common $(SAN)/test_ch01 $(SAN)/test_ch03 $(SAN)/ex_ch01 $(SAN)/ex_ch03
+	@$(MAKE) --no-print-directory ch01 ch02 ch03 >/dev/null && tools/valgrind_check.sh
 	@$(MAKE) --no-print-directory ch04 ch05 ch06 >/dev/null && tools/gpu_sanitize.sh
 
 profile:
