@@ -47,7 +47,9 @@ NVCC_ARCH := -arch=$(CUDA_ARCH)
 endif
 NVCCFLAGS ?= -O3 -std=c++17 -lineinfo $(NVCC_ARCH) -Xcompiler -Wall,-Wextra
 
-CUDA_HOME := $(abspath $(dir $(NVCC))/..)
+# Where the CUDA toolkit lies: asked of nvcc itself (its TOP), because nvcc on
+# PATH may be a wrapper script or a symlink outside the toolkit; else the usual place.
+CUDA_HOME := $(abspath $(or $(shell $(NVCC) -v --dryrun -x cu -c /dev/null -o /dev/null 2>&1 | sed -n 's/^\#\$$ TOP=//p'),/usr/local/cuda))
 CUDA_CFLAGS := -I$(CUDA_HOME)/include
 # nvcc links the CUDA chapters (it knows where libcudart is); host C goes through gcc.
 NVCC_LDLIBS := $(PNG_LIBS) -lm -lpthread
