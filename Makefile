@@ -65,7 +65,8 @@ help:
 	@echo "  make all            build every chapter"
 	@echo "  make check          build everything and run every test suite (ends: N passed, N failed, N skipped)"
 	@echo "  make grade          run the exercise tests against exercises/ (your answers): PASS/FAIL each"
-	@echo "  make bench          run every chapter on its standard workload; CSV to data/results/<gpu>_<cpu>.csv"
+	@echo "  make bench          run every chapter on its standard workload; CSV to data/results/<gpu>_<cpu>.csv,"
+	@echo "                     stage and difference images to data/images/<gpu>_<cpu>/ (CHAPTERS=\"ch02 ch03\": a subset)"
 	@echo "  make book           regenerate the tables in book.md and README.md, charts and images, from data/"
 	@echo "  make ch02-asm       assembly of each ch02 build, side by side, in $(BUILD)/ch02-asm/"
 	@echo "  make sanitize       CPU code and tests under ASan + UBSan, ch03 under TSan, ch01-ch03 under Valgrind;"
@@ -293,11 +294,11 @@ grade: $(STUB_TESTS)
 	@tools/grade.sh $(EXERCISES)
 
 # ---------------------------------------------------------------- bench, book
-bench: all
-	@tools/bench.sh
+bench: all $(BUILD)/image_diff
+	@IMAGE_DIFF=$(BUILD)/image_diff IMAGE_EXT=$(if $(PNG_FOUND),png,ppm) tools/bench.sh
 
-$(BUILD)/ppm2png: tools/ppm2png.c $(LIBCOMMON)
-	$(CC) $(ALL_CFLAGS) $< $(LIBCOMMON) -o $@ $(PNG_LIBS) $(LDLIBS_BASE)
+$(BUILD)/ppm2png $(BUILD)/image_diff: $(BUILD)/%: tools/%.c $(LIBCOMMON)
+	$(CC) $(ALL_CFLAGS) $(PNG_CFLAGS) $< $(LIBCOMMON) -o $@ $(PNG_LIBS) $(LDLIBS_BASE)
 
 book: ch02-asm $(BUILD)/ppm2png
 	@PPM2PNG=$(BUILD)/ppm2png tools/book.sh

@@ -35,6 +35,9 @@ static const option_row option_rows[] = {
     {"stage", CLI_STAGE, "NAME", 0, 0, "run one stage (default: all)"},
     {"out", CLI_OUT, "FILE", 0, 0, "write the image (.ppm, or .png with libpng)"},
     {"csv", CLI_CSV, "FILE", 0, 0, "append one CSV row per stage run"},
+    {"images", CLI_IMAGES, "DIR", 0, 0, "also write each stage's image as DIR/<program>-<stage>.png (.ppm without libpng)"},
+    {"rng-divisor", CLI_RNG_DIVISOR, "D", 65536, 1 << 24,
+     "divide the generator's top 16 bits by D (default 65536; the article's typo was 66635)"},
     {"quiet", CLI_QUIET, NULL, 0, 0, "print only the results table"},
 };
 #define OPTION_COUNT (sizeof option_rows / sizeof option_rows[0])
@@ -168,6 +171,25 @@ const char *cli_check_writable(const char *path)
     return NULL;
 }
 
+const char *cli_check_folder(const char *path)
+{
+    static char reason[256];
+    struct stat st;
+    if (!path || !*path)
+        return "is an empty path";
+    if (stat(path, &st) != 0) {
+        snprintf(reason, sizeof reason, "cannot be used: %s", strerror(errno));
+        return reason;
+    }
+    if (!S_ISDIR(st.st_mode))
+        return "is not a folder";
+    if (access(path, W_OK | X_OK) != 0) {
+        snprintf(reason, sizeof reason, "cannot be written: %s", strerror(errno));
+        return reason;
+    }
+    return NULL;
+}
+
 static void store_number(cli_options *opt, unsigned bit, long long v)
 {
     switch (bit) {
@@ -179,6 +201,7 @@ static void store_number(cli_options *opt, unsigned bit, long long v)
     case CLI_N: opt->n = v; break;
     case CLI_STEPS: opt->steps = (long)v; break;
     case CLI_DEVICE: opt->device = (long)v; break;
+    case CLI_RNG_DIVISOR: opt->rng_divisor = (long)v; break;
     default: break;
     }
 }
@@ -187,6 +210,13 @@ static void take_value(const cli_spec *spec, cli_options *opt, const option_row 
 {
     if (r->bit == CLI_STAGE) {
         opt->stage = value;
+        return;
+    }
+    if (r->bit == CLI_IMAGES) {
+        const char *why = cli_check_folder(value);
+        if (why)
+            cli_usage_error(spec, "--images '%s' %s", value, why);
+        opt->images = value;
         return;
     }
     if (r->bit == CLI_OUT || r->bit == CLI_CSV) {

@@ -40,7 +40,9 @@ enum {
     CLI_STAGE = 1u << 8,
     CLI_OUT = 1u << 9,   /* an image: .ppm, or .png with libpng */
     CLI_CSV = 1u << 10,  /* results appended as CSV rows */
-    CLI_QUIET = 1u << 11
+    CLI_QUIET = 1u << 11,
+    CLI_IMAGES = 1u << 12,     /* a folder: every stage's image is written there */
+    CLI_RNG_DIVISOR = 1u << 13 /* ch03: what the generator's 16 bits are divided by */
 };
 
 typedef struct {
@@ -65,6 +67,8 @@ typedef struct {
     int stage_index;   /* index into the stage table, or -1 for all */
     const char *out;   /* NULL: the chapter's default */
     const char *csv;   /* NULL: no CSV */
+    const char *images; /* NULL: no per-stage images */
+    long rng_divisor;
     int quiet;
 } cli_options;
 
@@ -79,6 +83,9 @@ const char *cli_parse_double(const char *text, double min, double max, double *o
 /* NULL if path can be created as a file (its folder exists and is writable and
  * path is not a folder), else a reason. Creates nothing. */
 const char *cli_check_writable(const char *path);
+
+/* NULL if path is a folder this process may create files in, else a reason. */
+const char *cli_check_folder(const char *path);
 
 /* Name of stage i of spec's table. */
 const char *cli_stage_name(const cli_spec *spec, size_t i);

@@ -205,6 +205,52 @@ int image_read_ppm(image *img, const char *path, char *err, size_t errlen)
     return 0;
 }
 
+int image_read_png(image *img, const char *path, char *err, size_t errlen)
+{
+#ifdef HAVE_PNG
+    png_image p;
+    memset(&p, 0, sizeof p);
+    p.version = PNG_IMAGE_VERSION;
+    if (!png_image_begin_read_from_file(&p, path))
+        return fail(err, errlen, "%s: %s", path, p.message);
+    p.format = PNG_FORMAT_RGB;
+    if (p.width > IMAGE_MAX_SIDE || p.height > IMAGE_MAX_SIDE || image_alloc(img, (int)p.width, (int)p.height) != 0) {
+        png_image_free(&p);
+        return fail(err, errlen, "%s: not a PNG of a sane size", path);
+    }
+    if (!png_image_finish_read(&p, NULL, img->rgb, 0, NULL)) {
+        image_free(img);
+        return fail(err, errlen, "%s: %s", path, p.message);
+    }
+    return 0;
+#else
+    (void)img;
+    return fail(err, errlen, "%s: PNG input is not available (built without libpng)", path);
+#endif
+}
+
+int image_read(image *img, const char *path, char *err, size_t errlen)
+{
+    if (ends_with(path, ".png"))
+        return image_read_png(img, path, err, errlen);
+    return image_read_ppm(img, path, err, errlen);
+}
+
+int image_write_stage(const image *img, const char *dir, const char *program, const char *stage)
+{
+    char path[4096], err[4200];
+    int n = snprintf(path, sizeof path, "%s/%s-%s.%s", dir, program, stage, image_png_supported() ? "png" : "ppm");
+    if (n < 0 || (size_t)n >= sizeof path) {
+        fprintf(stderr, "%s: --images %s: path too long\n", program, dir);
+        return -1;
+    }
+    if (image_write(img, path, err, sizeof err) != 0) {
+        fprintf(stderr, "%s: %s\n", program, err);
+        return -1;
+    }
+    return 0;
+}
+
 int image_compare(const image *a, const image *b, image_diff *out)
 {
     if (a->width != b->width || a->height != b->height)

@@ -37,6 +37,15 @@ int image_png_supported(void);
 /* Reads a binary PPM (P6, maxval 255), any whitespace in the header. */
 int image_read_ppm(image *img, const char *path, char *err, size_t errlen);
 
+/* Reads a PNG (8-bit RGB after conversion; needs libpng), or by extension
+ * either kind (anything not ending in .png is read as PPM). */
+int image_read_png(image *img, const char *path, char *err, size_t errlen);
+int image_read(image *img, const char *path, char *err, size_t errlen);
+
+/* --images: writes img as "<dir>/<program>-<stage>.png" (.ppm without
+ * libpng). Returns 0, or -1 after printing "program: reason" to stderr. */
+int image_write_stage(const image *img, const char *dir, const char *program, const char *stage);
+
 typedef struct {
     double psnr;     /* dB; INFINITY when the images are identical */
     double mean_abs; /* mean absolute difference per channel, 0..255 */

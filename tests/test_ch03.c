@@ -89,6 +89,25 @@ START_TEST(generator_range_and_reach)
 }
 END_TEST
 
+/* The article's typo, on demand: the same integers over 66635 never reach
+ * 0.984; back at 65536 the generator gives exactly what it gave before. */
+START_TEST(divisor_typo_shrinks_the_range)
+{
+    uint32_t a = 777, b = 777;
+    float hi = 0;
+    card_set_rng_divisor(66635.0f);
+    for (int i = 0; i < 1 << 16; i++)
+        hi = fmaxf(hi, card_lcg_next(&a));
+    card_set_rng_divisor(65536.0f);
+    ck_assert_msg(hi < 65535.0f / 66635.0f + 1e-6f && hi > 0.98f, "largest value %.5f with divisor 66635", hi);
+    for (int i = 0; i < 1000; i++) {
+        uint32_t before = b;
+        float u = card_lcg_next(&b);
+        ck_assert_float_eq(u, (float)(((214013u * before + 2531011u) >> 16) & 0xFFFF) / 65536.0f);
+    }
+}
+END_TEST
+
 START_TEST(generator_is_uniform)
 {
     /* 64 bins, 2^20 draws: the chi-square statistic has 63 degrees of freedom,
@@ -123,6 +142,7 @@ int main(void)
     tcase_add_test(tc, more_threads_than_rows);
     tcase_add_test(tc, rand_shared_renders_the_same_picture);
     tcase_add_test(tc, generator_range_and_reach);
+    tcase_add_test(tc, divisor_typo_shrinks_the_range);
     tcase_add_test(tc, generator_is_uniform);
     tcase_add_test(tc, pixel_seeds_differ);
     suite_add_tcase(s, tc);

@@ -22,7 +22,7 @@
 #endif
 
 #define MAX_ARGS 8
-#define MAX_VECTORS 1024
+#define MAX_VECTORS 2048
 
 typedef struct {
     const char *program;
@@ -37,15 +37,15 @@ static int vector_count;
 typedef struct {
     const char *name;
     const char *numeric[8]; /* numeric options it accepts */
-    const char *text[4];    /* options taking text it accepts */
+    const char *text[6];    /* options taking text it accepts */
     const char *extra[3];   /* one more vector of its own: option, value, expected text */
 } program_info;
 
-#define RAYTRACER_TEXT {"stage", "out", "csv"}
+#define RAYTRACER_TEXT {"stage", "out", "csv", "images"}
 static const program_info programs[] = {
     {"ch01", {"width", "height", "spp", "repeat"}, RAYTRACER_TEXT, {NULL}},
     {"ch02", {"width", "height", "spp", "repeat"}, RAYTRACER_TEXT, {NULL}},
-    {"ch03", {"width", "height", "spp", "repeat", "threads"}, RAYTRACER_TEXT, {NULL}},
+    {"ch03", {"width", "height", "spp", "repeat", "threads", "rng-divisor"}, RAYTRACER_TEXT, {NULL}},
     {"ch04", {"width", "height", "spp", "repeat", "device"}, RAYTRACER_TEXT, {NULL}},
     {"ch05", {"width", "height", "spp", "repeat", "device"}, RAYTRACER_TEXT, {NULL}},
     {"ch06", {"n", "threads", "repeat", "device"}, {"stage", "csv"}, {"--n", "1099511627776", "host memory"}},
@@ -147,6 +147,10 @@ static void build_vectors(void)
             {"--out", "/tmp", "folder"},
             {"--csv", "/no/such/folder/r.csv", "/no/such/folder"},
             {"--csv", "", "--csv"},
+            {"--images", "/no/such/folder", "/no/such/folder"},
+            {"--images", "/etc/hostname", "/etc/hostname"},
+            {"--images", "", "--images"},
+            {"--rng-divisor", "65535", "--rng-divisor"},
             {"stray", NULL, "stray"},
             {"-x", NULL, "-x"},
             {"--threads", "4", "--threads"},
@@ -250,6 +254,31 @@ START_TEST(help_exits_zero_and_lists_stages)
 }
 END_TEST
 
+/* --images DIR: one image per stage of the program's own --help list, named
+ * chNN-<stage>.png (.ppm without libpng), and nothing else in DIR. */
+static const char *image_programs[] = {"ch01", "ch02", "ch03", "ch04", "ch05"};
+#define CPU_IMAGE_PROGRAMS 3 /* the first three need no GPU */
+
+START_TEST(images_written_for_every_stage)
+{
+    const char *prog = image_programs[_i];
+    char dir[] = "/tmp/test_images.XXXXXX", cmd[2000];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %s/%s --width 9 --height 7 --spp 1 --repeat 1 --quiet --images . --out x.ppm > log 2>&1 "
+             "|| { cat log; exit 1; }; n=0; "
+             "for s in $(%s/%s --help | awk '/^stages/ {f = 1; next} f && NF == 0 {exit} f {print $1}'); do "
+             "ls %s-$s.png %s-$s.ppm 2>/dev/null | grep -q . || { echo \"no image for stage $s\"; exit 1; }; "
+             "n=$((n + 1)); done; "
+             "[ $(ls | grep -c '^%s-') -eq $n ] && [ $n -gt 0 ]",
+             dir, PROGRAM_DIR, prog, PROGRAM_DIR, prog, prog, prog, prog);
+    int rc = system(cmd);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_msg(rc == 0, "%s --images: not one image per stage", prog);
+}
+END_TEST
+
 int main(void)
 {
     build_vectors();
@@ -267,6 +296,13 @@ int main(void)
     tcase_set_timeout(tc, 30);
     tcase_add_loop_test(tc, bad_vector_is_refused, 0, vector_count);
     tcase_add_loop_test(tc, help_exits_zero_and_lists_stages, 0, sizeof programs / sizeof programs[0]);
+    /* ch04 and ch05 render on the GPU: without one their image tests are skipped. */
+    int images = sizeof image_programs / sizeof image_programs[0], skipped = 0;
+    if (system("nvidia-smi -L > /dev/null 2>&1") != 0) {
+        skipped = images - CPU_IMAGE_PROGRAMS;
+        images = CPU_IMAGE_PROGRAMS;
+    }
+    tcase_add_loop_test(tc, images_written_for_every_stage, 0, images);
     suite_add_tcase(s, tc);
-    return harness_run(s, "bad-input", 0);
+    return harness_run(s, "bad-input", skipped);
 }

@@ -192,6 +192,46 @@ START_TEST(png_written_or_refused_clearly)
 }
 END_TEST
 
+/* --images: one file per stage, named program-stage, read back unchanged (PNG
+ * with libpng, else PPM), through image_read for either kind. */
+START_TEST(stage_image_written_and_read_back)
+{
+    make_tmpdir();
+    image a, b;
+    random_image(&a, 33, 31, 31);
+    ck_assert_int_eq(image_write_stage(&a, tmpdir, "ch99", "some-stage"), 0);
+    char path[300], err[256];
+    snprintf(path, sizeof path, "%s/ch99-some-stage.%s", tmpdir, image_png_supported() ? "png" : "ppm");
+    ck_assert_int_eq(image_read(&b, path, err, sizeof err), 0);
+    ck_assert_int_eq(b.width, 33);
+    ck_assert_int_eq(b.height, 31);
+    ck_assert_mem_eq(a.rgb, b.rgb, image_bytes(&a));
+    ck_assert_int_eq(folder_entries(tmpdir), 1);
+    image_free(&b);
+    snprintf(path, sizeof path, "%s/no-such-folder", tmpdir);
+    ck_assert_int_eq(image_write_stage(&a, path, "ch99", "x"), -1);
+    ck_assert_int_eq(folder_entries(tmpdir), 1);
+    image_free(&a);
+    remove_tmpdir();
+}
+END_TEST
+
+START_TEST(png_reader_refuses_what_is_not_png)
+{
+    make_tmpdir();
+    char path[300], err[256] = "";
+    snprintf(path, sizeof path, "%s/x.png", tmpdir);
+    FILE *f = fopen(path, "wb");
+    fputs("P6\n1 1\n255\nabc", f); /* a PPM with a .png name */
+    fclose(f);
+    image img = {0};
+    ck_assert_int_eq(image_read(&img, path, err, sizeof err), -1);
+    ck_assert_ptr_null(img.rgb);
+    ck_assert_ptr_nonnull(strstr(err, path));
+    remove_tmpdir();
+}
+END_TEST
+
 START_TEST(psnr_of_identical_images_is_infinite)
 {
     image a, b;
@@ -278,6 +318,12 @@ START_TEST(writable_path_check)
     ck_assert_ptr_nonnull(cli_check_writable("/tmp"));
     ck_assert_ptr_nonnull(cli_check_writable("/no/such/folder/x.ppm"));
     ck_assert_ptr_nonnull(cli_check_writable("/etc/hostname/x.ppm")); /* a file, not a folder */
+    ck_assert_ptr_null(cli_check_folder("/tmp"));
+    ck_assert_ptr_null(cli_check_folder("."));
+    ck_assert_ptr_nonnull(cli_check_folder(""));
+    ck_assert_ptr_nonnull(cli_check_folder(NULL));
+    ck_assert_ptr_nonnull(cli_check_folder("/no/such/folder"));
+    ck_assert_ptr_nonnull(cli_check_folder("/etc/hostname"));
     ck_assert_int_eq(access("/tmp/fine.ppm", F_OK), -1);                /* created nothing */
 }
 END_TEST
@@ -352,6 +398,8 @@ int main(void)
     tcase_add_test(tc, ppm_reader_refuses_bad_files);
     tcase_add_test(tc, write_into_missing_folder_fails_and_leaves_nothing);
     tcase_add_test(tc, png_written_or_refused_clearly);
+    tcase_add_test(tc, stage_image_written_and_read_back);
+    tcase_add_test(tc, png_reader_refuses_what_is_not_png);
     tcase_add_test(tc, psnr_of_identical_images_is_infinite);
     tcase_add_test(tc, known_perturbation_gives_known_psnr);
     tcase_add_test(tc, parser_refuses_bad_numbers);

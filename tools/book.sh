@@ -73,6 +73,53 @@ for ppm in data/images/*/*.ppm; do
     if [ -n "${PPM2PNG:-}" ] && "$PPM2PNG" "$ppm" "$png" 2>/dev/null; then rm -f "$ppm"; fi
 done
 
+# Galleries: build/book/images_chNN.md. The stages of chNN in the order of the
+# CSV, from the machine with the most images of chNN (the same code renders the
+# same picture anywhere, so one machine is enough); then every difference image
+# that bench.sh made on any machine (data/results/<machine>/image_diffs.txt),
+# with its numbers, once per distinct result.
+cell() { # IMAGE CAPTION WIDTH
+    printf '<td align="center"><a href="%s"><img src="%s" width="%s" alt="%s"></a><br><sub>%s</sub></td>\n' "$1" "$1" "$3" "$2" "$2"
+}
+gallery() {
+    local ch=$1 d m st n best="" most=0 name a b numbers seen=""
+    for d in data/images/*/; do
+        m=$(basename "$d")
+        n=$(ls "$d" | grep -c "^$ch-")
+        [ -f "data/results/$m.csv" ] && [ "$n" -gt "$most" ] && { most=$n; best=$m; }
+    done
+    if [ -n "$best" ]; then
+        d=data/images/$best/
+        n=0
+        printf '*Each stage as `make bench` rendered it on `%s` (click for full size):*\n\n<table><tr>\n' "$best"
+        for st in $(awk -F, -v c="$ch" '$1 == c && !seen[$2]++ {print $2}' "data/results/$best.csv"); do
+            [ -f "$d$ch-$st.png" ] || continue
+            [ $n -gt 0 ] && [ $((n % 4)) -eq 0 ] && printf '</tr><tr>\n'
+            cell "$d$ch-$st.png" "$st" 160
+            n=$((n + 1))
+        done
+        printf '</tr></table>\n\n'
+    fi
+    for d in data/images/*/; do
+        m=$(basename "$d")
+        [ -f "data/results/$m/image_diffs.txt" ] || continue
+        while IFS='|' read -r name a b numbers; do
+            case $name in diff-$ch-*) ;; *) continue ;; esac
+            [ -f "$d$name.png" ] || continue
+            numbers=${numbers% (x16 in *}
+            case $seen in *"|$name $numbers|"*) continue ;; esac
+            seen="$seen|$name $numbers|"
+            printf '*`%s` against `%s` on `%s`: %s. Right: |difference| x 16, black where equal.*\n\n<table><tr>\n' \
+                "$b" "$a" "$m" "$numbers"
+            cell "$d$a.png" "$a" 220
+            cell "$d$b.png" "$b" 220
+            cell "$d$name.png" "difference x 16" 220
+            printf '</tr></table>\n\n'
+        done < "data/results/$m/image_diffs.txt"
+    done
+}
+for ch in ch01 ch02 ch03 ch04 ch05; do gallery $ch > "$gen/images_$ch.md"; done
+
 # line_chart OUT CHAPTER TAG EXTRA AWK TITLE XLABEL YLABEL LOGSCALE KEY: one line
 # per stage of CHAPTER in $f, its points printed by AWK (c = chapter, s = stage);
 # EXTRA is one more gnuplot plot item (or empty).

@@ -37,7 +37,7 @@ static const stage stages[] = {
 static const cli_spec spec = {
     "ch01",
     "Kensler's business-card raytracer as plain C: the unoptimised baseline",
-    CLI_WIDTH | CLI_HEIGHT | CLI_SPP | CLI_REPEAT | CLI_STAGE | CLI_OUT | CLI_CSV | CLI_QUIET,
+    CLI_WIDTH | CLI_HEIGHT | CLI_SPP | CLI_REPEAT | CLI_STAGE | CLI_OUT | CLI_IMAGES | CLI_CSV | CLI_QUIET,
     stages,
     sizeof stages / sizeof stages[0],
     sizeof stages[0],
@@ -89,6 +89,7 @@ int main(int argc, char **argv)
     snprintf(workload, sizeof workload, "%ldx%ldx%ldspp", opt.width, opt.height, opt.spp);
     report rep;
     report_init(&rep, "ch01", workload, opt.csv, opt.quiet);
+    int images_failed = 0;
 
     for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++) {
         if (opt.stage_index >= 0 && (size_t)opt.stage_index != i)
@@ -108,10 +109,12 @@ int main(int argc, char **argv)
         double msamples = (double)opt.width * opt.height * opt.spp / (ms * 1e3);
         report_row *row = report_add(&rep, stages[i].name, 1, ms, msamples, "Msamples/s", ok, host_cpu_name());
         snprintf(row->note, sizeof row->note, "%s", note);
+        if (opt.images && image_write_stage(&img, opt.images, "ch01", stages[i].name) != 0)
+            images_failed = 1;
     }
 
     char err[256];
-    int status = report_all_ok(&rep) ? EXIT_OK : EXIT_CHECK_FAIL;
+    int status = report_all_ok(&rep) && !images_failed ? EXIT_OK : EXIT_CHECK_FAIL;
     if (image_write(&img, out, err, sizeof err) != 0) {
         fprintf(stderr, "ch01: %s\n", err);
         status = EXIT_CHECK_FAIL;

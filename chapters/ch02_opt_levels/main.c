@@ -55,7 +55,7 @@ static const stage stages[] = {
 static const cli_spec spec = {
     "ch02",
     "ch01's card.c built at -O0 .. -O3, -march=native and -ffast-math, with gcc (and clang)",
-    CLI_WIDTH | CLI_HEIGHT | CLI_SPP | CLI_REPEAT | CLI_STAGE | CLI_OUT | CLI_CSV | CLI_QUIET,
+    CLI_WIDTH | CLI_HEIGHT | CLI_SPP | CLI_REPEAT | CLI_STAGE | CLI_OUT | CLI_IMAGES | CLI_CSV | CLI_QUIET,
     stages,
     STAGE_COUNT,
     sizeof stages[0],
@@ -128,6 +128,7 @@ int main(int argc, char **argv)
     snprintf(workload, sizeof workload, "%ldx%ldx%ldspp", opt.width, opt.height, opt.spp);
     report rep;
     report_init(&rep, "ch02", workload, opt.csv, opt.quiet);
+    int images_failed = 0;
 
     for (size_t i = 0; i < STAGE_COUNT; i++) {
         if (opt.stage_index >= 0 && (size_t)opt.stage_index != i)
@@ -151,10 +152,12 @@ int main(int argc, char **argv)
         snprintf(row->note, sizeof row->note, "%s", note);
         if (!opt.quiet)
             fprintf(stderr, "ch02: %-26s %10.1f ms  %s\n", stages[i].name, ms, note);
+        if (opt.images && image_write_stage(&img, opt.images, "ch02", stages[i].name) != 0)
+            images_failed = 1;
     }
 
     char err[256];
-    int status = report_all_ok(&rep) ? EXIT_OK : EXIT_CHECK_FAIL;
+    int status = report_all_ok(&rep) && !images_failed ? EXIT_OK : EXIT_CHECK_FAIL;
     if (image_write(&img, out, err, sizeof err) != 0) {
         fprintf(stderr, "ch02: %s\n", err);
         status = EXIT_CHECK_FAIL;

@@ -175,14 +175,25 @@ static vec render_pixel(const camera *cam, int x, int y, int samples, uint32_t *
     return colour;
 }
 
+/* 1/65536 unless --rng-divisor says otherwise; set before any thread starts.
+ * A multiply, as the compiler makes of a division by the constant 65536
+ * (exact: a power of two), so the default costs what it cost before. */
+static float rng_scale = 1.0f / 65536.0f;
+
+void card_set_rng_divisor(float divisor)
+{
+    rng_scale = 1.0f / divisor;
+}
+
 float card_lcg_next(uint32_t *state)
 {
     /* The article's constants (Microsoft's LCG). Unsigned, so the wrap-around
      * is defined; the article used int, whose overflow is undefined behaviour. */
     *state = 214013u * *state + 2531011u;
     /* The top 16 bits over 65536: [0, 65535/65536]. The article divided by
-     * 66635.0f, a typo for 65536, so its numbers never reached 0.984. */
-    return (float)((*state >> 16) & 0xFFFF) / 65536.0f;
+     * 66635.0f, a typo for 65536, so its numbers never reached 0.984
+     * (--rng-divisor 66635 shows what that does to the picture). */
+    return (float)((*state >> 16) & 0xFFFF) * rng_scale;
 }
 
 uint32_t card_pixel_seed(int x, int y, int width)

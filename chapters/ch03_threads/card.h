@@ -15,6 +15,10 @@ void card_render_rows(image *img, int samples_per_pixel, int y_begin, int y_end,
 /* The generator: next number in [0, 1), advancing *state. */
 float card_lcg_next(uint32_t *state);
 
+/* What the generator's top 16 bits are divided by: 65536 (the default) maps
+ * them onto [0, 1); the article's typo, 66635, onto [0, 0.984). */
+void card_set_rng_divisor(float divisor);
+
 /* The seed of pixel (x, y) in an image of the given width. */
 uint32_t card_pixel_seed(int x, int y, int width);
 

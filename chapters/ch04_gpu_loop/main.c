@@ -56,7 +56,7 @@ static const stage stages[] = {
 static const cli_spec spec = {
     "ch04",
     "the card on the GPU: recursion, then a loop; registers, stack and occupancy",
-    CLI_WIDTH | CLI_HEIGHT | CLI_SPP | CLI_REPEAT | CLI_DEVICE | CLI_STAGE | CLI_OUT | CLI_CSV | CLI_QUIET,
+    CLI_WIDTH | CLI_HEIGHT | CLI_SPP | CLI_REPEAT | CLI_DEVICE | CLI_STAGE | CLI_OUT | CLI_IMAGES | CLI_CSV | CLI_QUIET,
     stages,
     STAGE_COUNT,
     sizeof stages[0],
@@ -140,6 +140,7 @@ int main(int argc, char **argv)
     snprintf(workload, sizeof workload, "%ldx%ldx%ldspp", opt.width, opt.height, opt.spp);
     report rep;
     report_init(&rep, "ch04", workload, opt.csv, opt.quiet);
+    int images_failed = 0;
     cuda_timer timer;
     cuda_timer_create(&timer);
     for (size_t i = 0; i < STAGE_COUNT; i++) {
@@ -173,10 +174,12 @@ int main(int argc, char **argv)
                     k.blocks_per_sm, BLOCK_X, BLOCK_Y);
         if (s->recursive && !opt.quiet)
             fprintf(stderr, "      %d B per thread)\n", stack);
+        if (opt.images && image_write_stage(&b.host, opt.images, "ch04", s->name) != 0)
+            images_failed = 1;
     }
     cuda_timer_destroy(&timer);
 
-    int status = report_all_ok(&rep) ? EXIT_OK : EXIT_CHECK_FAIL;
+    int status = report_all_ok(&rep) && !images_failed ? EXIT_OK : EXIT_CHECK_FAIL;
     if (image_write(&b.host, out, err, sizeof err) != 0) {
         fprintf(stderr, "ch04: %s\n", err);
         status = EXIT_CHECK_FAIL;

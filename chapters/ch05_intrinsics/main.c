@@ -82,7 +82,7 @@ static const int shapes[][2] = {{8, 8}, {16, 8}, {8, 16}, {16, 16}, {32, 4}, {32
 static const cli_spec spec = {
     "ch05",
     "the GPU card made fast: FP64 out, intrinsics, pow by squaring, fast math, block shape, less work",
-    CLI_WIDTH | CLI_HEIGHT | CLI_SPP | CLI_REPEAT | CLI_DEVICE | CLI_STAGE | CLI_OUT | CLI_CSV | CLI_QUIET,
+    CLI_WIDTH | CLI_HEIGHT | CLI_SPP | CLI_REPEAT | CLI_DEVICE | CLI_STAGE | CLI_OUT | CLI_IMAGES | CLI_CSV | CLI_QUIET,
     stages,
     STAGE_COUNT,
     sizeof stages[0],
@@ -224,6 +224,7 @@ int main(int argc, char **argv)
     cuda_timer timer;
     cuda_timer_create(&timer);
     int best_shape = 3; /* 16x16 until a sweep says otherwise */
+    int images_failed = 0;
     for (size_t i = 0; i < STAGE_COUNT; i++) {
         const stage *s = &stages[i];
         if (opt.stage_index >= 0 && (size_t)opt.stage_index != i)
@@ -249,11 +250,13 @@ int main(int argc, char **argv)
                  s->less_work ? "LESS WORK: " : "", shapes[best_shape][0], shapes[best_shape][1], k.registers,
                  100 * k.occupancy, gflops, s->less_work ? " equiv." : "", 100 * gflops / info.fp32_peak_gflops,
                  note);
+        if (opt.images && image_write_stage(&r.host, opt.images, "ch05", s->name) != 0)
+            images_failed = 1;
     }
     double copy_ms = time_copy(&r, &timer);
     cuda_timer_destroy(&timer);
 
-    int status = report_all_ok(&rep) ? EXIT_OK : EXIT_CHECK_FAIL;
+    int status = report_all_ok(&rep) && !images_failed ? EXIT_OK : EXIT_CHECK_FAIL;
     if (image_write(&r.host, out, err, sizeof err) != 0) {
         fprintf(stderr, "ch05: %s\n", err);
         status = EXIT_CHECK_FAIL;
