@@ -233,7 +233,7 @@ $(BUILD)/tests/test_ch03: tests/test_ch03.c tests/harness.h $(BUILD)/ch03/card.o
 # The CUDA helper compiles in CI (no GPU): this test includes it and skips its
 # device checks when there is no device.
 $(BUILD)/tests/test_cuda_util: tests/test_cuda_util.cu tests/harness.h common/cuda_util.h $(LIBCOMMON) | $(BUILD)/tests
-	$(NVCC) $(NVCCFLAGS) $(NVCC_CHECK_CFLAGS) -Itests -Icommon $< $(LIBCOMMON) -o $@ $(NVCC_CHECK_LIBS) -lm
+	$(NVCC) $(NVCCFLAGS) $(NVCC_CHECK_CFLAGS) -Itests -Icommon -DPROGRAM_DIR='"$(CURDIR)"' $< $(LIBCOMMON) -o $@ $(NVCC_CHECK_LIBS) -lm
 
 # GPU chapters' tests: nvcc-built; their CPU parts run everywhere, their GPU
 # parts skip without a device. Run with CK_FORK=no (tools/run_tests.sh).

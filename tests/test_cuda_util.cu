@@ -8,7 +8,15 @@
 
 #include "cuda_util.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef PROGRAM_DIR
+#define PROGRAM_DIR "."
+#endif
 
 __global__ void fill_indices(int *out, int n)
 {
@@ -71,6 +79,27 @@ START_TEST(kernel_runs_and_event_timer_measures)
 }
 END_TEST
 
+/* --device past the last GPU: exit status 2 and a line that says the range,
+ * from every GPU chapter (a GPU stage named, so no CPU stage runs first). */
+static const char *const out_of_range_runs[] = {
+    "ch04 --stage loop --spp 1", "ch05 --stage loop --spp 1", "ch06 --stage cub --n 1025",
+    "ch07 --stage gpu-naive --n 1025 --steps 1"};
+
+START_TEST(device_out_of_range_is_refused)
+{
+    char cmd[512], line[512] = "";
+    snprintf(cmd, sizeof cmd, "cd /tmp && %s/%s --device 63 --quiet 2>&1 >/dev/null", PROGRAM_DIR,
+             out_of_range_runs[_i]);
+    FILE *p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    char *got = fgets(line, sizeof line, p);
+    int status = pclose(p);
+    ck_assert_msg(got != NULL, "%s: nothing on stderr", cmd);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 2, "%s: exit status %d", cmd, WEXITSTATUS(status));
+    ck_assert_msg(strstr(line, "--device 63 is out of range") != NULL, "%s said: %s", cmd, line);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cuda_util");
@@ -79,6 +108,8 @@ int main(void)
     tcase_add_test(tc, device_count_gives_a_reason_when_zero);
     int skipped = harness_add_gpu_test(tc, device_description_is_sane, 1);
     skipped += harness_add_gpu_test(tc, kernel_runs_and_event_timer_measures, 1);
+    skipped += harness_add_gpu_test(tc, device_out_of_range_is_refused,
+                                    sizeof out_of_range_runs / sizeof out_of_range_runs[0]);
     suite_add_tcase(s, tc);
     return harness_run_gpu(s, "cuda_util", skipped);
 }
