@@ -137,11 +137,6 @@ int main(int argc, char **argv)
     cli_options opt = {
         .width = 512, .height = 512, .spp = 64, .repeat = 1, .threads = cores > 0 ? cores : 1, .rng_divisor = 65536};
     cli_parse(&spec, &opt, argc, argv);
-    char divisor_note[64] = "";
-    if (opt.rng_divisor != 65536) {
-        card_set_rng_divisor((float)opt.rng_divisor);
-        snprintf(divisor_note, sizeof divisor_note, "; rng divisor %ld, not 65536", opt.rng_divisor);
-    }
     const char *out = opt.out ? opt.out : "ch03.ppm";
 
     static job j; /* large (per-thread arrays): not on the stack */
@@ -154,6 +149,12 @@ int main(int argc, char **argv)
     j.spp = (int)opt.spp;
     checker chk;
     setup_checker(&chk, &opt, &j);
+    /* After the checker: a reference it renders uses the right divisor. */
+    char divisor_note[64] = "";
+    if (opt.rng_divisor != 65536) {
+        card_set_rng_divisor((float)opt.rng_divisor);
+        snprintf(divisor_note, sizeof divisor_note, "; rng divisor %ld, not 65536", opt.rng_divisor);
+    }
 
     char workload[96];
     snprintf(workload, sizeof workload, "%ldx%ldx%ldspp", opt.width, opt.height, opt.spp);
@@ -192,7 +193,7 @@ int main(int argc, char **argv)
                 len += (size_t)snprintf(note + len, sizeof note - len, ", eff %.0f%%", 100 * one_thread / (threads * ms));
             snprintf(note + len, sizeof note - len, ", busy max/mean %.2f, %ld ctx sw", busy_max * threads / busy_sum,
                      switches);
-            snprintf(row->note, sizeof row->note, "%s%s", note, divisor_note);
+            snprintf(row->note, sizeof row->note, "%s%s", note, stages[i].rng == RNG_LIBC ? "" : divisor_note);
         }
         if (opt.images && image_write_stage(&img, opt.images, "ch03", stages[i].name) != 0)
             images_failed = 1;
