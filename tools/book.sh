@@ -53,8 +53,9 @@ done
 for f in "${csvs[@]}"; do
     awk -F, -v file="$f" "$fmt_awk"'
     FNR > 1 {
-        if (!($1 in first)) { order[++n] = $1; first[$1] = $2; firstms[$1] = $5; best[$1] = $2; bestms[$1] = $5; u[$1] = $7 }
-        if ($7 == u[$1] && $5 < bestms[$1]) { best[$1] = $2; bestms[$1] = $5 }
+        # the fastest row in the unit and workload of the first row (not a smaller n of a sweep)
+        if (!($1 in first)) { order[++n] = $1; first[$1] = $2; firstms[$1] = $5; best[$1] = $2; bestms[$1] = $5; u[$1] = $7; wl[$1] = $3 }
+        if ($7 == u[$1] && $3 == wl[$1] && $5 < bestms[$1]) { best[$1] = $2; bestms[$1] = $5 }
         if (!(($9) in seen)) { seen[$9] = 1; devs = devs (devs ? "; " : "") $9 }
         if ($8 == "FAIL") fails[$1]++
     }
