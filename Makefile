@@ -58,7 +58,7 @@ COMMON_SRC := common/timer.c common/image.c common/cli.c common/report.c
 COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
 LIBCOMMON := $(BUILD)/libcommon.a
 
-.PHONY: help all ch02-asm ch05-sass check grade bench book sanitize profile clean diff
+.PHONY: help all ch02-asm ch05-sass ch07-ptx check grade bench book sanitize profile clean diff
 help:
 	@echo "The course: staged C/CUDA programs, one per chapter. Targets:"
 	@echo "  make ch01 .. ch07   build ./chNN in this folder (run ./chNN --help for its options)"
@@ -73,6 +73,7 @@ help:
 	@echo "                     with a GPU, every GPU stage under compute-sanitizer"
 	@echo "  make profile CH=ch05 STAGE=fast-math   Nsight Compute on one stage, saved in data/profiles/"
 	@echo "  make ch05-sass      FP64 instructions in each ch05 kernel's machine code (needs cuobjdump)"
+	@echo "  make ch07-ptx       instructions per N-body interaction in ch07's unrolled loop (PTX)"
 	@echo "  make diff A=ch01 B=ch02   what changed between two chapters' sources"
 	@echo "  make clean          remove $(BUILD)/ and the chapter binaries"
 	@echo "Variables: CC=$(CC) NVCC=$(NVCC) CUDA_ARCH=$(CUDA_ARCH) libpng=$(or $(PNG_FOUND),no)"
@@ -217,6 +218,13 @@ CH07_OBJ := $(BUILD)/ch07/main.o $(BUILD)/ch07/stages.o $(BUILD)/ch07/check.o $(
 ch07: $(CH07_OBJ) $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)
 
+# Instructions per body-body interaction in the unrolled tile loop, read from
+# the PTX (nvcc alone: no GPU, no cuobjdump needed).
+$(BUILD)/ch07/gpu.ptx: $(CH07_DIR)/gpu.cu $(CH07_DIR)/nbody.h common/*.h | $(BUILD)/ch07
+	$(NVCC) -O3 -std=c++17 -arch=$(CUDA_ARCH) -ptx $< -o $@
+ch07-ptx: $(BUILD)/ch07/gpu.ptx
+	@tools/ptx_mix.sh $< > data/asm/ch07_ptx_mix.md && cat data/asm/ch07_ptx_mix.md
+
 # ---------------------------------------------------------------- tests
 TEST_CFLAGS := $(ALL_CFLAGS) $(CHECK_CFLAGS) -Itests -Icommon
 TEST_LIBS := $(CHECK_LIBS) $(PNG_LIBS) $(LDLIBS_BASE)
@@ -300,7 +308,7 @@ bench: all $(BUILD)/image_diff
 $(BUILD)/ppm2png $(BUILD)/image_diff: $(BUILD)/%: tools/%.c $(LIBCOMMON)
 	$(CC) $(ALL_CFLAGS) $(PNG_CFLAGS) $< $(LIBCOMMON) -o $@ $(PNG_LIBS) $(LDLIBS_BASE)
 
-book: ch02-asm $(BUILD)/ppm2png
+book: ch02-asm ch07-ptx $(BUILD)/ppm2png
 	@PPM2PNG=$(BUILD)/ppm2png tools/book.sh
 
 # ---------------------------------------------------------------- sanitizers
