@@ -258,7 +258,7 @@ $(BUILD)/tests/test_ch07: tests/test_ch07.cu tests/harness.h $(CH07_DIR)/nbody.h
 	$(NVCC) $(NVCCFLAGS) $(NVCC_CHECK_CFLAGS) -Itests -Icommon -I$(CH07_DIR) $< $(filter-out %/main.o,$(CH07_OBJ)) $(LIBCOMMON) -o $@ $(NVCC_CHECK_LIBS) -lm
 
 # Command-line behaviour of the chapter programs: bad input must exit 2 and write nothing.
-$(BUILD)/tests/test_cli_programs: tests/test_cli_programs.c tests/harness.h | $(BUILD)/tests
+$(BUILD)/tests/test_cli_programs: tests/test_cli_programs.c tests/harness.h $(BUILD)/image_diff | $(BUILD)/tests
 	$(CC) $(TEST_CFLAGS) -DPROGRAM_DIR='"$(CURDIR)"' $< -o $@ $(TEST_LIBS)
 
 # Exercises: each test is built against solutions/ (must pass) and against the

@@ -279,6 +279,61 @@ START_TEST(images_written_for_every_stage)
 }
 END_TEST
 
+/* tools/image_diff (the book's difference images): |a - b| x gain, clipped,
+ * on two fixed-seed random 33x31 images; refuses bad input with 2, mismatched
+ * sizes with 1. */
+static void write_ppm(const char *path, int w, int h, const unsigned char *rgb)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "P6\n%d %d\n255\n", w, h);
+    ck_assert_int_eq(fwrite(rgb, 1, (size_t)w * h * 3, f), (size_t)w * h * 3);
+    fclose(f);
+}
+
+START_TEST(image_diff_scales_and_clips)
+{
+    enum { W = 33, H = 31, N = W * H * 3 };
+    static unsigned char a[N], b[N], d[N];
+    test_rng r = {3131};
+    for (int i = 0; i < N; i++) {
+        a[i] = (unsigned char)(test_rng_next(&r) >> 56);
+        b[i] = i % 5 ? a[i] : (unsigned char)(test_rng_next(&r) >> 56); /* every fifth byte differs */
+    }
+    char dir[] = "/tmp/test_image_diff.XXXXXX", cmd[1024], pa[300], pb[300], pd[300];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(pa, sizeof pa, "%s/a.ppm", dir);
+    snprintf(pb, sizeof pb, "%s/b.ppm", dir);
+    snprintf(pd, sizeof pd, "%s/d.ppm", dir);
+    write_ppm(pa, W, H, a);
+    write_ppm(pb, W, H, b);
+    snprintf(cmd, sizeof cmd, "%s/build/image_diff %s %s %s 5 > %s/out.txt", PROGRAM_DIR, pa, pb, pd, dir);
+    ck_assert_int_eq(system(cmd), 0);
+    FILE *f = fopen(pd, "rb");
+    ck_assert_ptr_nonnull(f);
+    int w, h, maxval;
+    ck_assert_int_eq(fscanf(f, "P6 %d %d %d", &w, &h, &maxval), 3);
+    fgetc(f);
+    ck_assert(w == W && h == H && maxval == 255);
+    ck_assert_int_eq(fread(d, 1, N, f), N);
+    fclose(f);
+    for (int i = 0; i < N; i++) {
+        int want = abs(a[i] - b[i]) * 5;
+        ck_assert_int_eq(d[i], want > 255 ? 255 : want);
+    }
+    /* bad gain: usage, 2; an image against a smaller one: 1 */
+    snprintf(cmd, sizeof cmd, "%s/build/image_diff %s %s %s 0 2>/dev/null", PROGRAM_DIR, pa, pb, pd);
+    int rc = system(cmd);
+    ck_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 2);
+    write_ppm(pb, W - 1, H, b);
+    snprintf(cmd, sizeof cmd, "%s/build/image_diff %s %s %s 2>/dev/null", PROGRAM_DIR, pa, pb, pd);
+    rc = system(cmd);
+    ck_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 1);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 int main(void)
 {
     build_vectors();
@@ -303,6 +358,7 @@ int main(void)
         images = CPU_IMAGE_PROGRAMS;
     }
     tcase_add_loop_test(tc, images_written_for_every_stage, 0, images);
+    tcase_add_test(tc, image_diff_scales_and_clips);
     suite_add_tcase(s, tc);
     return harness_run(s, "bad-input", skipped);
 }
