@@ -145,6 +145,22 @@ plot $plot
 GP
 }
 
+# bar_chart OUT TITLE YLABEL SETTINGS PLOT: one bar per stage, names slanted below.
+bar_chart() {
+    gnuplot <<GP
+set terminal svg size 900,450 font "sans,11" background rgb "white"
+set output "$1"
+set title "$2"
+set ylabel "$3"
+set style fill solid 0.8
+set boxwidth 0.7
+set xtics rotate by -40 left
+set grid ytics
+$4
+plot $5
+GP
+}
+
 # Charts (gnuplot, SVG), one per machine that has the data.
 tools/profile_summary.sh > "$gen/profile_summary.md"
 if command -v gnuplot >/dev/null; then
@@ -152,18 +168,8 @@ if command -v gnuplot >/dev/null; then
         m=$(basename "$f" .csv)
         if grep -q '^ch02,' "$f"; then
             awk -F, '$1 == "ch02" {print $2, $5 / 1000}' "$f" > "$gen/ch02_$m.dat"
-            gnuplot <<GP
-set terminal svg size 800,420 font "sans,11" background rgb "white"
-set output "data/plots/ch02_builds_$m.svg"
-set title "ch02: card.c, one build per bar (lower is faster)"
-set ylabel "seconds, 512x512 at 64 spp"
-set style fill solid 0.8
-set boxwidth 0.7
-set xtics rotate by -40 left
-set grid ytics
-unset key
-plot "$gen/ch02_$m.dat" using 0:2:xtic(1) with boxes lc rgb "#4477aa"
-GP
+            bar_chart "data/plots/ch02_builds_$m.svg" "ch02: card.c, one build per bar (lower is faster)" \
+                "seconds, 512x512 at 64 spp" "unset key" "\"$gen/ch02_$m.dat\" using 0:2:xtic(1) with boxes lc rgb \"#4477aa\""
         fi
         if grep -q '^ch03,' "$f"; then
             # one line per stage: threads, Msamples/s
@@ -176,19 +182,9 @@ GP
             copy=$(sed -n 's/^copy bandwidth[^:]*: \([0-9.]*\) GB\/s.*/\1/p' "data/results/$m/ch06.txt" 2>/dev/null)
             line=""
             [ -n "$copy" ] && line=", $copy with lines lw 2 dt 2 lc rgb \"#cc3311\" title \"measured copy bandwidth (read + write)\""
-            gnuplot <<GP
-set terminal svg size 900,450 font "sans,11" background rgb "white"
-set output "data/plots/ch06_bandwidth_$m.svg"
-set title "ch06: reduction of 2^28 int32, GB/s of input read per stage"
-set ylabel "GB/s (log scale)"
-set logscale y
-set style fill solid 0.8
-set boxwidth 0.7
-set xtics rotate by -40 left
-set grid ytics
-set key left top
-plot "$gen/ch06_$m.dat" using 0:2:xtic(1) with boxes lc rgb "#4477aa" title "stage"$line
-GP
+            bar_chart "data/plots/ch06_bandwidth_$m.svg" "ch06: reduction of 2^28 int32, GB/s of input read per stage" \
+                "GB/s (log scale)" "set logscale y; set key left top" \
+                "\"$gen/ch06_$m.dat\" using 0:2:xtic(1) with boxes lc rgb \"#4477aa\" title \"stage\"$line"
         fi
         if grep -q '^ch07,gpu-' "$f"; then
             # one line per GPU stage: n (from the workload), GFLOP/s; the FP32 peak
