@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "cli.h"
 #include "image.h"
+#include "report.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -28,7 +29,7 @@ static const option_row option_rows[] = {
     {"height", CLI_HEIGHT, "N", 1, 16384, "image height in pixels"},
     {"spp", CLI_SPP, "N", 1, 1000000, "samples per pixel"},
     {"threads", CLI_THREADS, "N", 1, 1024, "CPU threads"},
-    {"repeat", CLI_REPEAT, "R", 1, 1000, "timed runs per stage; the median is reported"},
+    {"repeat", CLI_REPEAT, "R", 1, REPEAT_MAX, "timed runs per stage; the median is reported"},
     {"n", CLI_N, "N", 1, 1LL << 40, "problem size (elements or bodies)"},
     {"steps", CLI_STEPS, "S", 1, 1000000, "time steps"},
     {"device", CLI_DEVICE, "K", 0, 63, "CUDA device index"},
@@ -88,8 +89,30 @@ static void print_help(const cli_spec *spec)
     }
     if (spec->notes)
         printf("\n%s\n", spec->notes);
-    printf("\nexit status: 0 all stages ok; 1 a check failed or a run-time error;\n"
-           "             2 bad command line (nothing run, nothing written); 3 no CUDA device\n");
+    printf("\nLong options may be shortened to any unambiguous prefix (--wid 64 is --width 64).\n");
+    printf("\nexit status: 0 all stages ok; 1 a check failed or a run-time error (out of memory,\n"
+           "             an output that could not be written); 2 bad command line (nothing run,\n"
+           "             nothing written)%s\n",
+           spec->accepts & CLI_DEVICE ? "; 3 no CUDA device" : "");
+}
+
+static const char *program_name = "program";
+
+void cli_require_writable(const cli_spec *spec, const char *option, const char *path)
+{
+    const char *why = cli_check_writable(path);
+    if (why)
+        cli_usage_error(spec, "%s '%s' %s", option, path, why);
+}
+
+void *cli_alloc(size_t bytes, const char *what)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        fprintf(stderr, "%s: out of memory (%zu bytes for %s)\n", program_name, bytes, what);
+        exit(EXIT_CHECK_FAIL);
+    }
+    return p;
 }
 
 void cli_usage_error(const cli_spec *spec, const char *fmt, ...)
@@ -223,6 +246,8 @@ static void take_value(const cli_spec *spec, cli_options *opt, const option_row 
         const char *why = cli_check_writable(value);
         if (why)
             cli_usage_error(spec, "--%s '%s' %s", r->name, value, why);
+        if (r->bit == CLI_CSV && (why = report_check_csv(value)) != NULL)
+            cli_usage_error(spec, "--csv '%s' %s", value, why);
         if (r->bit == CLI_OUT) {
             size_t n = strlen(value);
             int png = n >= 4 && strcmp(value + n - 4, ".png") == 0;
@@ -244,6 +269,14 @@ static void take_value(const cli_spec *spec, cli_options *opt, const option_row 
     store_number(opt, r->bit, v);
 }
 
+int cli_stage_index(const cli_spec *spec, const char *name)
+{
+    for (size_t i = 0; i < spec->stage_count; i++)
+        if (strcmp(name, cli_stage_name(spec, i)) == 0)
+            return (int)i;
+    return -1;
+}
+
 static void resolve_stage(const cli_spec *spec, cli_options *opt)
 {
     opt->stage_index = -1;
@@ -251,13 +284,34 @@ static void resolve_stage(const cli_spec *spec, cli_options *opt)
         opt->stage = "all";
         return;
     }
-    for (size_t i = 0; i < spec->stage_count; i++)
-        if (strcmp(opt->stage, cli_stage_name(spec, i)) == 0) {
-            opt->stage_index = (int)i;
-            return;
-        }
+    if ((opt->stage_index = cli_stage_index(spec, opt->stage)) >= 0)
+        return;
     cli_usage_error(spec, "--stage '%s' is not a stage of %s (see --help for the list)", opt->stage,
                     spec->program);
+}
+
+/* An option getopt refused: a short one (every chapter takes long options
+ * only), a long one that matches no option, or a prefix of several. */
+static void refuse_option(const cli_spec *spec, const struct option *longopts, const char *arg)
+{
+    if (arg[0] != '-' || arg[1] != '-') {
+        cli_usage_error(spec, "unknown option '%.2s'%s%s%s (options are long: --name)", arg, arg[2] ? " (in '" : "",
+                        arg[2] ? arg : "", arg[2] ? "')" : "");
+    }
+    size_t len = strcspn(arg + 2, "=");
+    char matches[512] = "";
+    int count = 0;
+    for (const struct option *o = longopts; o->name; o++)
+        if (strncmp(o->name, arg + 2, len) == 0) {
+            count++;
+            size_t used = strlen(matches);
+            snprintf(matches + used, sizeof matches - used, "%s--%s", used ? ", " : "", o->name);
+        }
+    if (count > 1)
+        cli_usage_error(spec, "option '%.*s' is ambiguous: %s", (int)len + 2, arg, matches);
+    if (count == 1 && arg[2 + len] == '=')
+        cli_usage_error(spec, "option '%.*s' takes no value", (int)len + 2, arg);
+    cli_usage_error(spec, "unknown option '%.*s'", (int)len + 2, arg);
 }
 
 void cli_parse(const cli_spec *spec, cli_options *opt, int argc, char **argv)
@@ -271,10 +325,11 @@ void cli_parse(const cli_spec *spec, cli_options *opt, int argc, char **argv)
     longopts[k++] = (struct option){"help", no_argument, NULL, 'h'};
     longopts[k] = (struct option){NULL, 0, NULL, 0};
 
+    program_name = spec->program;
     opterr = 0;
     optind = 0; /* glibc: 0 re-initialises, so tests may call this more than once */
-    int c;
-    while ((c = getopt_long(argc, argv, "+:", longopts, NULL)) != -1) {
+    int c, at = 1;
+    while ((at = optind > 0 ? optind : 1), (c = getopt_long(argc, argv, "+:", longopts, NULL)) != -1) {
         if (c == 'h') {
             print_help(spec);
             exit(EXIT_OK);
@@ -282,7 +337,7 @@ void cli_parse(const cli_spec *spec, cli_options *opt, int argc, char **argv)
         if (c == ':')
             cli_usage_error(spec, "option '%s' needs a value", argv[optind - 1]);
         if (c == '?')
-            cli_usage_error(spec, "unknown option '%s'", argv[optind - 1]);
+            refuse_option(spec, longopts, argv[at]);
         const option_row *r = &option_rows[c - 1];
         if (r->bit == CLI_QUIET)
             opt->quiet = 1;

@@ -20,6 +20,9 @@
 extern "C" {
 #endif
 
+/* The most timed runs --repeat accepts; arrays of per-run times are this long. */
+#define REPEAT_MAX 1000
+
 /* Exit statuses shared by every chapter program (README lists them). */
 enum {
     EXIT_OK = 0,         /* every stage ran and checked ok */
@@ -49,6 +52,10 @@ typedef struct {
     const char *name;
     const char *description;
 } cli_stage_info;
+
+/* In a cli_spec: .stages, .stage_count and .stage_size from one stage table. */
+#define CLI_STAGE_TABLE(table) .stages = (table), .stage_count = sizeof(table) / sizeof((table)[0]), \
+                               .stage_size = sizeof((table)[0])
 
 typedef struct {
     const char *program;   /* "ch01" */
@@ -86,6 +93,17 @@ const char *cli_check_writable(const char *path);
 
 /* NULL if path is a folder this process may create files in, else a reason. */
 const char *cli_check_folder(const char *path);
+
+/* --out's default: NULL if `path` can be written (checked like --out), else
+ * one line, the usage and exit 2. Call it right after cli_parse. */
+void cli_require_writable(const cli_spec *spec, const char *option, const char *path);
+
+/* malloc that never returns NULL: "program: out of memory (N bytes for what)",
+ * exit 1. The program name is the last one cli_parse saw. */
+void *cli_alloc(size_t bytes, const char *what);
+
+/* Index of the stage called name in spec's table, or -1. */
+int cli_stage_index(const cli_spec *spec, const char *name);
 
 /* Name of stage i of spec's table. */
 const char *cli_stage_name(const cli_spec *spec, size_t i);

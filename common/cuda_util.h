@@ -16,8 +16,10 @@
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "timer.h"
 
 #define CUDA_CHECK(call)                                                                                         \
     do {                                                                                                         \
@@ -39,7 +41,11 @@ static inline int cuda_device_count(char *why, size_t whylen)
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess) {
-        snprintf(why, whylen, "%s", cudaGetErrorString(err));
+        /* Without a GPU the runtime blames the driver's version; say what is true. */
+        if (access("/dev/nvidiactl", F_OK) != 0)
+            snprintf(why, whylen, "no NVIDIA GPU or driver on this machine");
+        else
+            snprintf(why, whylen, "%s", cudaGetErrorString(err));
         cudaGetLastError(); /* clear the sticky-free error so later calls start clean */
         return 0;
     }
@@ -55,7 +61,7 @@ static inline void cuda_require_device(const char *program, int device)
     char why[256] = "";
     int count = cuda_device_count(why, sizeof why);
     if (count == 0) {
-        fprintf(stderr, "%s: no usable CUDA device or driver (%s); GPU stages need one, exit status %d\n", program, why,
+        fprintf(stderr, "%s: no CUDA device found (%s); GPU stages need one, exit status %d\n", program, why,
                 EXIT_NO_GPU);
         exit(EXIT_NO_GPU);
     }
@@ -140,6 +146,26 @@ static inline void cuda_timer_destroy(cuda_timer *t)
 {
     CUDA_CHECK(cudaEventDestroy(t->start));
     CUDA_CHECK(cudaEventDestroy(t->stop));
+}
+
+/* Median kernel time, in ms, of `repeat` runs of launch(context), each timed
+ * on its own between two events (1 <= repeat <= REPEAT_MAX). No warm-up: the
+ * caller's checked run before it is the warm-up. */
+typedef void cuda_launch_fn(void *context);
+
+static inline double cuda_median_ms(cuda_launch_fn *launch, void *context, int repeat)
+{
+    double times[REPEAT_MAX];
+    cuda_timer t;
+    repeat = repeat < 1 ? 1 : repeat > REPEAT_MAX ? REPEAT_MAX : repeat;
+    cuda_timer_create(&t);
+    for (int r = 0; r < repeat; r++) {
+        cuda_timer_start(&t);
+        launch(context);
+        times[r] = cuda_timer_stop(&t);
+    }
+    cuda_timer_destroy(&t);
+    return median(times, repeat);
 }
 
 #endif

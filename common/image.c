@@ -3,11 +3,15 @@
 #include "image.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifdef HAVE_PNG
@@ -68,44 +72,101 @@ int image_write(const image *img, const char *path, char *err, size_t errlen)
     return fail(err, errlen, "%s: unknown image type (use .ppm or .png)", path);
 }
 
-/* Opens "<path>.tmp.<pid>" for writing; the caller renames it when done. */
-static FILE *open_temp(const char *path, char *tmp, size_t tmplen, char *err, size_t errlen)
+/* The temporary file being written, for the signal handler: its name is
+ * saved before the file exists and `pending` is set once it does. */
+static char pending_name[PATH_MAX + 32];
+static volatile sig_atomic_t pending;
+
+static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP};
+static struct sigaction previous[sizeof cleanup_signals / sizeof cleanup_signals[0]];
+
+/* Removes the temporary file, then lets the signal do what it did before. */
+static void remove_pending_and_die(int sig)
 {
-    snprintf(tmp, tmplen, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (!f)
+    if (pending)
+        unlink(pending_name); /* async-signal-safe */
+    for (size_t i = 0; i < sizeof cleanup_signals / sizeof cleanup_signals[0]; i++)
+        if (cleanup_signals[i] == sig)
+            sigaction(sig, &previous[i], NULL);
+    raise(sig);
+}
+
+/* Before each write: our handler on each signal, unless it is there already
+ * (the program, or a forked child, may have changed the actions since). */
+static void install_cleanup(void)
+{
+    struct sigaction sa, now;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = remove_pending_and_die;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof cleanup_signals / sizeof cleanup_signals[0]; i++)
+        if (sigaction(cleanup_signals[i], NULL, &now) == 0 && now.sa_handler != remove_pending_and_die)
+            sigaction(cleanup_signals[i], &sa, &previous[i]);
+}
+
+/* Creates the temporary file beside path (mkstemp, short name), with the
+ * permissions a new file would get; the caller renames it when done. */
+static FILE *open_temp(const char *path, char *err, size_t errlen)
+{
+    const char *slash = strrchr(path, '/');
+    int dirlen = slash ? (int)(slash - path) + 1 : 0;
+    if (snprintf(pending_name, sizeof pending_name, "%.*s.img-XXXXXX", dirlen, path) >= (int)sizeof pending_name) {
+        fail(err, errlen, "%s: the folder's name is too long", path);
+        return NULL;
+    }
+    install_cleanup();
+    int fd = mkstemp(pending_name);
+    if (fd < 0) {
+        fail(err, errlen, "%s: cannot create a file in its folder: %s", path, strerror(errno));
+        return NULL;
+    }
+    pending = 1;
+    mode_t mask = umask(0);
+    umask(mask);
+    FILE *f = fchmod(fd, 0666 & ~mask) == 0 ? fdopen(fd, "wb") : NULL;
+    if (!f) {
         fail(err, errlen, "%s: %s", path, strerror(errno));
+        close(fd);
+        unlink(pending_name);
+        pending = 0;
+    }
     return f;
 }
 
-/* Closes f, then renames tmp over path; removes tmp on any failure. */
-static int finish_temp(FILE *f, int ok, const char *tmp, const char *path, char *err, size_t errlen)
+/* Flushes and syncs f, closes it, then renames the temporary file over path;
+ * removes it on any failure. */
+static int finish_temp(FILE *f, int ok, const char *path, char *err, size_t errlen)
 {
-    int saved = errno;
+    int saved = ok ? 0 : (errno ? errno : EIO);
+    if (ok && (fflush(f) != 0 || fsync(fileno(f)) != 0)) {
+        ok = 0;
+        saved = errno;
+    }
     if (fclose(f) != 0 && ok) {
         ok = 0;
         saved = errno;
     }
-    if (ok && rename(tmp, path) != 0) {
+    if (ok && rename(pending_name, path) != 0) {
         ok = 0;
         saved = errno;
     }
-    if (!ok) {
-        remove(tmp);
+    if (!ok)
+        unlink(pending_name);
+    pending = 0;
+    if (!ok)
         return fail(err, errlen, "%s: write failed: %s", path, strerror(saved));
-    }
     return 0;
 }
 
 int image_write_ppm(const image *img, const char *path, char *err, size_t errlen)
 {
-    char tmp[4096];
-    FILE *f = open_temp(path, tmp, sizeof tmp, err, errlen);
+    FILE *f = open_temp(path, err, errlen);
     if (!f)
         return -1;
+    errno = 0;
     int ok = fprintf(f, "P6\n%d %d\n255\n", img->width, img->height) > 0 &&
              fwrite(img->rgb, 1, image_bytes(img), f) == image_bytes(img);
-    return finish_temp(f, ok, tmp, path, err, errlen);
+    return finish_temp(f, ok, path, err, errlen);
 }
 
 int image_png_supported(void)
@@ -147,11 +208,11 @@ static int png_body(FILE *f, const image *img)
 int image_write_png(const image *img, const char *path, char *err, size_t errlen)
 {
 #ifdef HAVE_PNG
-    char tmp[4096];
-    FILE *f = open_temp(path, tmp, sizeof tmp, err, errlen);
+    FILE *f = open_temp(path, err, errlen);
     if (!f)
         return -1;
-    return finish_temp(f, png_body(f, img), tmp, path, err, errlen);
+    errno = 0;
+    return finish_temp(f, png_body(f, img), path, err, errlen);
 #else
     (void)img;
     return fail(err, errlen, "%s: PNG output is not available (built without libpng); use .ppm", path);
@@ -183,19 +244,29 @@ static int read_header_int(FILE *f, int *value)
     return digits > 0 && (c == ' ' || c == '\t' || c == '\n' || c == '\r');
 }
 
+/* Reads a P6 header; 1 if it is one with maxval 255 and a size within the cap. */
+static int read_ppm_header(FILE *f, int *w, int *h)
+{
+    int maxval;
+    char magic[2];
+    return fread(magic, 1, 2, f) == 2 && magic[0] == 'P' && magic[1] == '6' && read_header_int(f, w) &&
+           read_header_int(f, h) && read_header_int(f, &maxval) && maxval == 255 && *w > 0 && *h > 0 &&
+           (long)*w * *h <= IMAGE_READ_MAX_PIXELS;
+}
+
 int image_read_ppm(image *img, const char *path, char *err, size_t errlen)
 {
+    img->rgb = NULL;
     FILE *f = fopen(path, "rb");
     if (!f)
         return fail(err, errlen, "%s: %s", path, strerror(errno));
-    int w, h, maxval;
-    char magic[2];
-    int ok = fread(magic, 1, 2, f) == 2 && magic[0] == 'P' && magic[1] == '6' && read_header_int(f, &w) &&
-             read_header_int(f, &h) && read_header_int(f, &maxval) && maxval == 255;
-    if (!ok || image_alloc(img, w, h) != 0) {
+    int w, h;
+    if (!read_ppm_header(f, &w, &h) || image_alloc(img, w, h) != 0) {
         fclose(f);
-        return fail(err, errlen, "%s: not a P6 PPM with maxval 255 and a sane size", path);
+        return fail(err, errlen, "%s: not a P6 PPM with maxval 255 and at most %ld pixels", path,
+                    IMAGE_READ_MAX_PIXELS);
     }
+    int ok;
     ok = fread(img->rgb, 1, image_bytes(img), f) == image_bytes(img);
     fclose(f);
     if (!ok) {
@@ -214,12 +285,14 @@ int image_read_png(image *img, const char *path, char *err, size_t errlen)
     if (!png_image_begin_read_from_file(&p, path))
         return fail(err, errlen, "%s: %s", path, p.message);
     p.format = PNG_FORMAT_RGB;
-    if (p.width > IMAGE_MAX_SIDE || p.height > IMAGE_MAX_SIDE || image_alloc(img, (int)p.width, (int)p.height) != 0) {
+    if ((long)p.width * (long)p.height > IMAGE_READ_MAX_PIXELS || image_alloc(img, (int)p.width, (int)p.height) != 0) {
         png_image_free(&p);
-        return fail(err, errlen, "%s: not a PNG of a sane size", path);
+        return fail(err, errlen, "%s: a PNG of %ux%u pixels (at most %ld are read)", path, p.width, p.height,
+                    IMAGE_READ_MAX_PIXELS);
     }
     if (!png_image_finish_read(&p, NULL, img->rgb, 0, NULL)) {
         image_free(img);
+        png_image_free(&p);
         return fail(err, errlen, "%s: %s", path, p.message);
     }
     return 0;
@@ -227,6 +300,32 @@ int image_read_png(image *img, const char *path, char *err, size_t errlen)
     (void)img;
     return fail(err, errlen, "%s: PNG input is not available (built without libpng)", path);
 #endif
+}
+
+int image_read_size(const char *path, int *width, int *height, char *err, size_t errlen)
+{
+    if (ends_with(path, ".png")) {
+#ifdef HAVE_PNG
+        png_image p;
+        memset(&p, 0, sizeof p);
+        p.version = PNG_IMAGE_VERSION;
+        if (!png_image_begin_read_from_file(&p, path))
+            return fail(err, errlen, "%s: %s", path, p.message);
+        *width = (int)(p.width < INT_MAX ? p.width : INT_MAX);
+        *height = (int)(p.height < INT_MAX ? p.height : INT_MAX);
+        png_image_free(&p);
+        return 0;
+#else
+        return fail(err, errlen, "%s: PNG input is not available (built without libpng)", path);
+#endif
+    }
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return fail(err, errlen, "%s: %s", path, strerror(errno));
+    int ok = read_ppm_header(f, width, height);
+    fclose(f);
+    return ok ? 0 : fail(err, errlen, "%s: not a P6 PPM with maxval 255 and at most %ld pixels", path,
+                         IMAGE_READ_MAX_PIXELS);
 }
 
 int image_read(image *img, const char *path, char *err, size_t errlen)
@@ -238,7 +337,7 @@ int image_read(image *img, const char *path, char *err, size_t errlen)
 
 int image_write_stage(const image *img, const char *dir, const char *program, const char *stage)
 {
-    char path[4096], err[4200];
+    char path[PATH_MAX + 64], err[IMAGE_ERROR_SIZE];
     int n = snprintf(path, sizeof path, "%s/%s-%s.%s", dir, program, stage, image_png_supported() ? "png" : "ppm");
     if (n < 0 || (size_t)n >= sizeof path) {
         fprintf(stderr, "%s: --images %s: path too long\n", program, dir);

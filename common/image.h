@@ -1,9 +1,13 @@
 /* image.h - an RGB8 framebuffer, PPM/PNG output, PPM input, and comparison.
  *
- * Writes are atomic: the bytes go to "<path>.tmp.<pid>" which is renamed over
- * <path> only once complete, so a crash or a full disk never leaves half an
- * image behind. PNG support is compiled in when libpng was found (HAVE_PNG);
- * without it, writing a .png fails with a clear message.
+ * Writes are atomic: the bytes go to a temporary file made by mkstemp() in the
+ * destination's folder (a short name, ".img-XXXXXX", whatever the length of
+ * the destination's), are flushed to the disk (fsync), and the file is renamed
+ * over <path> only once complete and only if every write succeeded. The
+ * destination itself is never opened for writing, so a failed write leaves an
+ * existing file as it was. SIGINT and SIGTERM during a write remove the
+ * temporary file before the process dies. PNG support is compiled in when
+ * libpng was found (HAVE_PNG); without it, writing a .png fails clearly.
  */
 #ifndef COMMON_IMAGE_H
 #define COMMON_IMAGE_H
@@ -21,6 +25,11 @@ typedef struct {
 
 /* Largest width or height accepted anywhere (keeps w*h*3 far from overflow). */
 #define IMAGE_MAX_SIDE 65536
+/* Largest image the readers decode (8192 x 8192): a file's header may claim
+ * any size, and it is checked against this before any pixel is allocated. */
+#define IMAGE_READ_MAX_PIXELS (8192L * 8192L)
+/* Room for an error message that quotes a whole path (PATH_MAX) and a reason. */
+#define IMAGE_ERROR_SIZE 4400
 
 /* Allocates a zeroed image; returns 0, or -1 (with errno) on bad size / no memory. */
 int image_alloc(image *img, int width, int height);
@@ -33,6 +42,10 @@ int image_write(const image *img, const char *path, char *err, size_t errlen);
 int image_write_ppm(const image *img, const char *path, char *err, size_t errlen);
 int image_write_png(const image *img, const char *path, char *err, size_t errlen);
 int image_png_supported(void);
+
+/* The size a PPM or PNG file declares, from its header alone (no pixels
+ * decoded). Returns 0, or -1 and a message in err. */
+int image_read_size(const char *path, int *width, int *height, char *err, size_t errlen);
 
 /* Reads a binary PPM (P6, maxval 255), any whitespace in the header. */
 int image_read_ppm(image *img, const char *path, char *err, size_t errlen);

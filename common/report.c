@@ -3,8 +3,12 @@
 #include "report.h"
 #include "timer.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,41 +36,101 @@ static const char *check_word(int ok)
     return ok > 0 ? "ok" : ok == 0 ? "FAIL" : "n/a";
 }
 
-static void append_csv(const report *r, const report_row *row, const char *device)
+/* Reads up to len - 1 bytes from the start of fd into buf (NUL-ended). */
+static ssize_t read_head(int fd, char *buf, size_t len)
 {
-    FILE *f = fopen(r->csv_path, "a");
-    if (!f) {
-        fprintf(stderr, "%s: cannot append to %s\n", r->chapter, r->csv_path);
-        return;
-    }
-    struct stat st;
-    if (fstat(fileno(f), &st) == 0 && st.st_size == 0)
-        fprintf(f, "%s\n", REPORT_CSV_HEADER);
-    char dev[128], date[32];
-    csv_clean(dev, sizeof dev, device);
-    time_t now = time(NULL);
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    fprintf(f, "%s,%s,%s,%d,%.6g,%.6g,%s,%s,%s,%s\n", r->chapter, row->stage, r->workload, row->threads, row->ms,
-            row->value, row->unit, check_word(row->ok), dev, date);
-    fclose(f);
+    ssize_t n = pread(fd, buf, len - 1, 0);
+    buf[n > 0 ? n : 0] = '\0';
+    return n;
 }
 
-report_row *report_add(report *r, const char *stage, int threads, double ms, double value, const char *unit,
-                       int ok, const char *device)
+static const char *header_problem(int fd)
+{
+    char head[sizeof REPORT_CSV_HEADER + 1];
+    ssize_t n = read_head(fd, head, sizeof head);
+    if (n < 0)
+        return "cannot be read";
+    if (n == 0)
+        return NULL;
+    if (strncmp(head, REPORT_CSV_HEADER "\n", sizeof head - 1) != 0)
+        return "does not start with the course's CSV header (" REPORT_CSV_HEADER ")";
+    return NULL;
+}
+
+const char *report_check_csv(const char *path)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return errno == ENOENT ? NULL : "cannot be read";
+    struct stat st;
+    const char *why = fstat(fd, &st) == 0 && !S_ISREG(st.st_mode) ? NULL : header_problem(fd); /* /dev/full: no header */
+    close(fd);
+    return why;
+}
+
+/* Writes all of text with one write() (O_APPEND: it lands whole at the end). */
+static int write_whole(int fd, const char *text)
+{
+    size_t len = strlen(text);
+    return write(fd, text, len) == (ssize_t)len ? 0 : -1;
+}
+
+/* Appends one row under an exclusive lock: the header first if the file is
+ * new (two processes creating it at once write one header), a newline first
+ * if the last row was cut short. Any failure: one line, exit 1. */
+static void append_csv(const report *r, const char *line)
+{
+    int fd = open(r->csv_path, O_WRONLY | O_APPEND | O_CREAT, 0644);
+    const char *why = NULL;
+    if (fd < 0 || flock(fd, LOCK_EX) != 0) {
+        why = strerror(errno);
+    } else {
+        int rfd = open(r->csv_path, O_RDONLY);
+        struct stat st;
+        char last = '\n';
+        if (rfd < 0 || fstat(rfd, &st) != 0)
+            why = strerror(errno);
+        else if (st.st_size == 0 && write_whole(fd, REPORT_CSV_HEADER "\n") != 0)
+            why = strerror(errno ? errno : EIO);
+        else if (st.st_size > 0 && (why = header_problem(rfd)) == NULL && pread(rfd, &last, 1, st.st_size - 1) == 1 &&
+                 last != '\n' && write_whole(fd, "\n") != 0)
+            why = strerror(errno ? errno : EIO);
+        if (!why && write_whole(fd, line) != 0)
+            why = errno == ENOSPC ? "no space left on the device" : strerror(errno ? errno : EIO);
+        if (rfd >= 0)
+            close(rfd);
+    }
+    if (fd >= 0 && close(fd) != 0 && !why)
+        why = strerror(errno);
+    if (why) {
+        fprintf(stderr, "%s: cannot append to %s: %s\n", r->chapter, r->csv_path, why);
+        exit(1);
+    }
+}
+
+report_row *report_add(report *r, report_entry e)
 {
     static report_row overflow;
     report_row *row = r->count < REPORT_MAX_ROWS ? &r->rows[r->count++] : &overflow;
     memset(row, 0, sizeof *row);
-    csv_clean(row->stage, sizeof row->stage, stage);
-    csv_clean(row->unit, sizeof row->unit, unit);
-    row->threads = threads;
-    row->ms = ms;
-    row->value = value;
-    row->ok = ok;
-    if (r->csv_path)
-        append_csv(r, row, device);
+    csv_clean(row->stage, sizeof row->stage, e.stage);
+    csv_clean(row->unit, sizeof row->unit, e.unit);
+    row->threads = e.threads;
+    row->ms = e.ms;
+    row->value = e.value;
+    row->ok = e.ok;
+    snprintf(row->note, sizeof row->note, "%s", e.note ? e.note : "");
+    if (r->csv_path) {
+        char dev[128], date[32], line[512];
+        csv_clean(dev, sizeof dev, e.device);
+        time_t now = time(NULL);
+        struct tm tm;
+        gmtime_r(&now, &tm);
+        strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+        snprintf(line, sizeof line, "%s,%s,%s,%d,%.6g,%.6g,%s,%s,%s,%s\n", r->chapter, row->stage, r->workload,
+                 row->threads, row->ms, row->value, row->unit, check_word(row->ok), dev, date);
+        append_csv(r, line);
+    }
     return row;
 }
 
@@ -118,11 +182,13 @@ const char *host_cpu_name(void)
 
 void progress_begin(progress *p, const char *label, long total, int quiet)
 {
-    p->enabled = !quiet && isatty(STDERR_FILENO);
+    p->terminal = isatty(STDERR_FILENO);
+    p->enabled = !quiet;
     p->label = label;
     p->total = total > 0 ? total : 1;
     p->start = now_seconds();
-    p->last_draw = 0;
+    p->last_draw = p->start;
+    p->last_step = 0;
 }
 
 void progress_update(progress *p, long done)
@@ -130,17 +196,23 @@ void progress_update(progress *p, long done)
     if (!p->enabled)
         return;
     double t = now_seconds();
-    if (t - p->last_draw < 0.1 && done < p->total)
+    long step = done * 10 / p->total; /* tenths done */
+    if (p->terminal ? t - p->last_draw < 0.1 && done < p->total
+                    : t - p->last_draw < 10 && step == p->last_step)
         return;
     p->last_draw = t;
+    p->last_step = step;
     double elapsed = t - p->start;
     double frac = (double)done / (double)p->total;
     double left = frac > 0 ? elapsed * (1 - frac) / frac : 0;
-    fprintf(stderr, "\r  %-28s %5.1f%%  %6.1f s elapsed, ~%.0f s left   ", p->label, 100 * frac, elapsed, left);
+    if (p->terminal)
+        fprintf(stderr, "\r  %-28s %5.1f%%  %6.1f s elapsed, ~%.0f s left   ", p->label, 100 * frac, elapsed, left);
+    else if (done < p->total)
+        fprintf(stderr, "  %s: %.0f%% after %.0f s (~%.0f s left)\n", p->label, 100 * frac, elapsed, left);
 }
 
 void progress_end(progress *p)
 {
-    if (p->enabled)
+    if (p->enabled && p->terminal)
         fprintf(stderr, "\r%*s\r", 80, "");
 }

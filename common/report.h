@@ -17,6 +17,27 @@ extern "C" {
 #define REPORT_CSV_HEADER "chapter,stage,workload,threads,median_ms,value,unit,check,device,date"
 #define REPORT_MAX_ROWS 128
 
+/* The threads column of a GPU stage (the CSV format writes 0). */
+#define REPORT_ON_GPU 0
+
+/* A row's check: passed, failed, or nothing to check against. A reference
+ * (a ceiling measured in the same run, a start-up time) is written with
+ * REPORT_NO_CHECK: the book draws it as a line, never as a stage. */
+enum { REPORT_FAIL = 0, REPORT_OK = 1, REPORT_NO_CHECK = -1 };
+
+/* What a stage run adds to the report, by name:
+ *   report_add(&rep, (report_entry){.stage = "loop", .threads = REPORT_ON_GPU, .ms = ms,
+ *                                   .value = rate, .unit = "Msamples/s", .ok = ok, .device = gpu}); */
+typedef struct {
+    const char *stage;
+    int threads;
+    double ms, value;
+    const char *unit;
+    int ok;
+    const char *device; /* GPU name, or the CPU model (host_cpu_name()) */
+    const char *note;   /* for the printed table (may be NULL; the row's note can also be written later) */
+} report_entry;
+
 typedef struct {
     char stage[48];
     int threads;
@@ -39,10 +60,14 @@ typedef struct {
 void report_init(report *r, const char *chapter, const char *workload, const char *csv_path, int quiet);
 
 /* Records one stage run, appends its CSV row (if a CSV path was given) and
- * returns the row so a caller can add a note. device: GPU name or the CPU
- * model (host_cpu_name()). */
-report_row *report_add(report *r, const char *stage, int threads, double ms, double value, const char *unit,
-                       int ok, const char *device);
+ * returns the row so a caller can add a note. A CSV row that cannot be written
+ * whole is a run-time error: one line on stderr, exit 1. */
+report_row *report_add(report *r, report_entry e);
+
+/* NULL if path may take the course's CSV rows (missing, empty, or starting
+ * with REPORT_CSV_HEADER), else the reason. cli_parse calls it for --csv, so a
+ * foreign file is refused (exit 2) before any work and left untouched. */
+const char *report_check_csv(const char *path);
 
 /* Prints the table: stage, time, speedup over the first row, value, check, note. */
 void report_print(const report *r, FILE *f);
@@ -53,12 +78,12 @@ int report_all_ok(const report *r);
 /* "AMD EPYC 9654 96-Core Processor" from /proc/cpuinfo, or "unknown CPU". */
 const char *host_cpu_name(void);
 
-/* Progress on stderr, shown only when stderr is a terminal and not quiet;
- * redrawn at most 10 times a second. */
+/* Progress on stderr unless quiet: on a terminal one line redrawn at most 10
+ * times a second; otherwise (a log, make check) a line every 10 s or 10%. */
 typedef struct {
-    int enabled;
+    int enabled, terminal;
     const char *label;
-    long total;
+    long total, last_step;
     double last_draw, start;
 } progress;
 

@@ -60,8 +60,8 @@ START_TEST(cpu_pixels_of_both_samplers_agree)
     for (int row = 0; row < 31; row++)
         for (int col = 0; col < 33; col++) {
             unsigned char a[3], b[3];
-            ck_assert(cpu_render_picture_pixel(1, col, row, 33, 31, 3, a));
-            ck_assert(cpu_render_picture_pixel(0, col, row, 33, 31, 3, b));
+            ck_assert(cpu_render_picture_pixel(SAMPLER_RECURSIVE, col, row, 33, 31, 3, a));
+            ck_assert(cpu_render_picture_pixel(SAMPLER_LOOP, col, row, 33, 31, 3, b));
             for (int c = 0; c < 3; c++) {
                 ck_assert_int_le(abs(a[c] - b[c]), 1); /* a rounding apart at most */
                 differ += a[c] != b[c];
@@ -74,10 +74,10 @@ END_TEST
 START_TEST(tiny_images_are_finite)
 {
     unsigned char px[3];
-    ck_assert(cpu_render_picture_pixel(0, 0, 0, 1, 1, 4, px));
+    ck_assert(cpu_render_picture_pixel(SAMPLER_LOOP, 0, 0, 1, 1, 4, px));
     for (int row = 0; row < 3; row++)
         for (int col = 0; col < 7; col++)
-            ck_assert(cpu_render_picture_pixel(0, col, row, 7, 3, 2, px));
+            ck_assert(cpu_render_picture_pixel(SAMPLER_LOOP, col, row, 7, 3, 2, px));
 }
 END_TEST
 
@@ -93,10 +93,10 @@ START_TEST(gpu_matches_cpu_at_odd_sizes)
     CUDA_CHECK(cudaMalloc(&d_rgb, bytes));
     CUDA_CHECK(cudaMalloc(&d_bad, sizeof(int)));
     gpu_prepare_stack();
-    for (int recursive = 0; recursive <= 1; recursive++) {
+    for (int recursive = SAMPLER_LOOP; recursive <= SAMPLER_RECURSIVE; recursive++) {
         CUDA_CHECK(cudaMemset(d_bad, 0, sizeof(int)));
         CUDA_CHECK(cudaMemset(d_rgb, 0xEE, bytes));
-        gpu_render(recursive, d_rgb, d_bad, w, h, spp, 16, 16);
+        gpu_render(recursive, d_rgb, d_bad, w, h, spp, 16, 16, NULL);
         CUDA_CHECK(cudaDeviceSynchronize());
         CUDA_CHECK(cudaMemcpy(gpu, d_rgb, bytes, cudaMemcpyDeviceToHost));
         CUDA_CHECK(cudaMemcpy(&bad, d_bad, sizeof bad, cudaMemcpyDeviceToHost));

@@ -45,14 +45,14 @@ START_TEST(less_scanning_and_the_box_keep_the_image_byte_identical)
 {
     enum { W = 48, H = 40, SPP = 2 };
     static unsigned char scan[W * H * 3], list[W * H * 3], box[W * H * 3];
-    cpu_image(7, W, H, SPP, scan);
-    cpu_image(23, W, H, SPP, list);
+    cpu_image(SET_POW_SQUARING, W, H, SPP, scan);
+    cpu_image(SET_SPHERE_LIST, W, H, SPP, list);
     ck_assert_mem_eq(scan, list, sizeof scan);
-    cpu_image(31, W, H, SPP, box);
+    cpu_image(SET_BOUNDING_BOX, W, H, SPP, box);
     ck_assert_mem_eq(list, box, sizeof list);
     static unsigned char algebra[W * H * 3], algebra_box[W * H * 3];
-    cpu_image(55, W, H, SPP, algebra);
-    cpu_image(63, W, H, SPP, algebra_box);
+    cpu_image(SET_SPHERE_ALGEBRA, W, H, SPP, algebra);
+    cpu_image(SET_ALGEBRA_BOX, W, H, SPP, algebra_box);
     ck_assert_mem_eq(algebra, algebra_box, sizeof algebra);
 }
 END_TEST
@@ -68,7 +68,7 @@ START_TEST(no_sphere_hit_outside_the_box)
                                        (float)test_rng_uniform(&r, -1, 1)));
         float t;
         vec n;
-        if (trace<7>(o, d, &t, &n) == HIT_SPHERE) {
+        if (trace<SET_POW_SQUARING>(o, d, &t, &n) == HIT_SPHERE) {
             hits++;
             ck_assert_msg(meets_sphere_box(o, d), "ray %d hits a sphere but misses the box", i);
         }
@@ -97,19 +97,20 @@ START_TEST(float_only_and_algebra_move_the_picture_only_by_rounding)
 {
     enum { W = 40, H = 32, SPP = 4 };
     static unsigned char fp64[W * H * 3], fp32[W * H * 3], list[W * H * 3], algebra[W * H * 3];
-    cpu_image(0, W, H, SPP, fp64);
-    cpu_image(1, W, H, SPP, fp32);
+    cpu_image(SET_LOOP, W, H, SPP, fp64);
+    cpu_image(SET_FLOAT_ONLY, W, H, SPP, fp32);
     double db = psnr(fp64, fp32, sizeof fp64);
     ck_assert_msg(db >= 40, "float-only: %.1f dB", db);
-    cpu_image(23, W, H, SPP, list);
-    cpu_image(55, W, H, SPP, algebra);
+    cpu_image(SET_SPHERE_LIST, W, H, SPP, list);
+    cpu_image(SET_SPHERE_ALGEBRA, W, H, SPP, algebra);
     db = psnr(list, algebra, sizeof list);
     ck_assert_msg(db >= 40, "sphere-algebra: %.1f dB", db);
 }
 END_TEST
 
 static const int gpu_sizes[][3] = {{1, 1, 2}, {7, 3, 4}, {33, 31, 2}};
-static const int gpu_flags[] = {0, 1, 3, 7, 23, 31, 55, 63};
+#define LIST_SET(name, value) name,
+static const int gpu_flags[] = {CH05_FLAG_SETS(LIST_SET)}; /* every set render.h lists */
 
 START_TEST(gpu_stages_match_cpu_at_odd_sizes)
 {
@@ -121,14 +122,14 @@ START_TEST(gpu_stages_match_cpu_at_odd_sizes)
     CUDA_CHECK(cudaMalloc(&d_bad, sizeof(int)));
     for (size_t f = 0; f < sizeof gpu_flags / sizeof gpu_flags[0]; f++)
         for (int fast = 0; fast <= 1; fast++) {
-            if (fast && !(gpu_flags[f] & STAGE_INTRINSICS))
+            if (fast && !(gpu_flags[f] & INTRINSICS))
                 continue; /* plain powf under fast math is the trap tested below */
             CUDA_CHECK(cudaMemset(d_bad, 0, sizeof(int)));
             CUDA_CHECK(cudaMemset(d_rgb, 0xEE, bytes));
             if (fast)
-                gpu_render_fast(gpu_flags[f], d_rgb, d_bad, w, h, spp, 8, 8);
+                gpu_render_fast(gpu_flags[f], d_rgb, d_bad, w, h, spp, 8, 8, NULL);
             else
-                gpu_render(gpu_flags[f], d_rgb, d_bad, w, h, spp, 16, 16);
+                gpu_render(gpu_flags[f], d_rgb, d_bad, w, h, spp, 16, 16, NULL);
             CUDA_CHECK(cudaDeviceSynchronize());
             CUDA_CHECK(cudaMemcpy(gpu, d_rgb, bytes, cudaMemcpyDeviceToHost));
             CUDA_CHECK(cudaMemcpy(&bad, d_bad, sizeof bad, cudaMemcpyDeviceToHost));
@@ -152,7 +153,7 @@ START_TEST(fast_math_powf_of_a_negative_base_is_nan)
     CUDA_CHECK(cudaMalloc(&d_rgb, W * H * 3));
     CUDA_CHECK(cudaMalloc(&d_bad, sizeof(int)));
     CUDA_CHECK(cudaMemset(d_bad, 0, sizeof(int)));
-    gpu_render_fast(STAGE_FLOAT_ONLY, d_rgb, d_bad, W, H, SPP, 16, 16);
+    gpu_render_fast(SET_FLOAT_ONLY, d_rgb, d_bad, W, H, SPP, 16, 16, NULL);
     CUDA_CHECK(cudaDeviceSynchronize());
     CUDA_CHECK(cudaMemcpy(&bad, d_bad, sizeof bad, cudaMemcpyDeviceToHost));
     ck_assert_msg(bad > 0, "no NaN pixel: did -use_fast_math stop turning powf into __powf?");

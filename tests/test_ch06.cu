@@ -10,6 +10,7 @@
 #include "harness.h"
 
 #include "reduce.h"
+#include "stages.h"
 
 #include "cuda_util.h"
 
@@ -35,11 +36,14 @@ START_TEST(cpu_stages_exact)
     size_t n = sizes[_i];
     long long expected;
     int *in = make_input(n, &expected);
-    for (int s = 0; s < STAGE_COUNT; s++)
-        if (stages[s].cpu)
-            for (int threads = 1; threads <= 7; threads += 3)
-                ck_assert_msg(stages[s].cpu(in, n, threads) == expected, "%s, n=%zu, %d threads", stages[s].name, n,
-                              threads);
+    for (size_t s = 0; s < STAGE_COUNT; s++)
+        if (stages[s].where == ON_CPU)
+            for (int threads = 1; threads <= 7; threads += 3) {
+                reduce_ctx ctx = {.threads = threads};
+                long long got = 0x5A5A5A5A;
+                stages[s].run(in, n, &got, &ctx);
+                ck_assert_msg(got == expected, "%s, n=%zu, %d threads", stages[s].name, n, threads);
+            }
     free(in);
 }
 END_TEST
@@ -50,24 +54,23 @@ START_TEST(gpu_stages_exact)
     long long expected, got;
     int *in = make_input(n, &expected), *d_in;
     long long *d_sum;
-    size_t scratch_bytes = reduce_scratch_bytes(n);
-    void *scratch;
+    reduce_ctx ctx = {.scratch_bytes = reduce_scratch_bytes(n)};
     CUDA_CHECK(cudaMalloc(&d_in, n ? n * sizeof(int) : 1));
     CUDA_CHECK(cudaMalloc(&d_sum, sizeof(long long)));
-    CUDA_CHECK(cudaMalloc(&scratch, scratch_bytes ? scratch_bytes : 1));
+    CUDA_CHECK(cudaMalloc(&ctx.scratch, ctx.scratch_bytes ? ctx.scratch_bytes : 1));
     CUDA_CHECK(cudaMemcpy(d_in, in, n * sizeof(int), cudaMemcpyHostToDevice));
-    for (int s = 0; s < STAGE_COUNT; s++) {
-        if (!stages[s].gpu)
+    for (size_t s = 0; s < STAGE_COUNT; s++) {
+        if (stages[s].where != ON_GPU)
             continue;
         CUDA_CHECK(cudaMemset(d_sum, 0x5A, sizeof(long long)));
-        stages[s].gpu(d_in, n, d_sum, scratch, scratch_bytes);
+        stages[s].run(d_in, n, d_sum, &ctx);
         CUDA_CHECK(cudaDeviceSynchronize());
         CUDA_CHECK(cudaMemcpy(&got, d_sum, sizeof got, cudaMemcpyDeviceToHost));
         ck_assert_msg(got == expected, "%s, n=%zu: %lld, expected %lld", stages[s].name, n, got, expected);
     }
     CUDA_CHECK(cudaFree(d_in));
     CUDA_CHECK(cudaFree(d_sum));
-    CUDA_CHECK(cudaFree(scratch));
+    CUDA_CHECK(cudaFree(ctx.scratch));
     free(in);
 }
 END_TEST

@@ -6,6 +6,7 @@
 #include "harness.h"
 
 #include "nbody.h"
+#include "stages.h"
 
 #include "cuda_util.h"
 
@@ -31,13 +32,13 @@ START_TEST(cpu_stages_within_bound)
     vec3 *v, *a;
     static reference r;
     setup(n, &b, &v, &a, &r);
-    for (int s = 0; s < STAGE_COUNT; s++) {
-        if (!stages[s].cpu || (stages[s].cpu != cpu_scalar_forces && !cpu_simd_supported()))
+    for (size_t s = 0; s < STAGE_COUNT; s++) {
+        if (stages[s].where != ON_CPU || (stages[s].run != cpu_scalar_forces && !cpu_simd_supported()))
             continue;
         for (int threads = 1; threads <= 5; threads += 4) {
             for (int i = 0; i < n; i++)
                 a[i] = vec3{NAN, NAN, NAN};
-            stages[s].cpu(b, a, n, threads);
+            stages[s].run(b, a, n, threads);
             double e = force_error(&r, a);
             ck_assert_msg(e <= error_bound(n), "%s n=%d threads=%d: error %g > %g", stages[s].name, n, threads, e,
                           error_bound(n));
@@ -61,11 +62,11 @@ START_TEST(gpu_stages_within_bound)
     CUDA_CHECK(cudaMalloc(&d_b, n * sizeof(body)));
     CUDA_CHECK(cudaMalloc(&d_a, n * sizeof(vec3)));
     CUDA_CHECK(cudaMemcpy(d_b, b, n * sizeof(body), cudaMemcpyHostToDevice));
-    for (int s = 0; s < STAGE_COUNT; s++) {
-        if (stages[s].cpu)
+    for (size_t s = 0; s < STAGE_COUNT; s++) {
+        if (stages[s].where == ON_CPU)
             continue;
         CUDA_CHECK(cudaMemset(d_a, 0xFF, n * sizeof(vec3))); /* NaN */
-        if (stages[s].multi) {
+        if (stages[s].where == ON_ALL_GPUS) {
             vec3 *v2 = (vec3 *)calloc(n, sizeof(vec3));
             body *b2 = (body *)malloc(n * sizeof(body));
             memcpy(b2, b, n * sizeof(body));
@@ -75,7 +76,7 @@ START_TEST(gpu_stages_within_bound)
             free(v2);
             free(b2);
         } else {
-            gpu_forces(stages[s].gpu, d_b, d_a, n);
+            stages[s].run(d_b, d_a, n, 0);
             CUDA_CHECK(cudaDeviceSynchronize());
             CUDA_CHECK(cudaMemcpy(a, d_a, n * sizeof(vec3), cudaMemcpyDeviceToHost));
         }

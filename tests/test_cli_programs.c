@@ -5,7 +5,9 @@
  * on stderr is "chNN: error: ..." and names the offending option or text, and
  * the folder is still empty afterwards (no image, no CSV, no temporary file).
  * Vectors are generated from a table of bad values plus fixed-seed random junk
- * (seed 4242), for every numeric option each program accepts.
+ * (seed 4242), for every numeric option each program accepts. The programs
+ * come from the chapter registry (build/registry.h, made from each chapter's
+ * chapter.mk); which options each takes, from its own --help.
  */
 #define _GNU_SOURCE
 #include "harness.h"
@@ -36,26 +38,48 @@ static int vector_count;
 
 typedef struct {
     const char *name;
-    const char *numeric[8]; /* numeric options it accepts */
-    const char *text[6];    /* options taking text it accepts */
-    const char *extra[3];   /* one more vector of its own: option, value, expected text */
+    const char *gpu;        /* none | all | some */
+    int raytracer;
+    const char *small;      /* a quick run's arguments */
+    const char *bad;        /* "OPTION VALUE EXPECT;..." from the registry */
+    char numeric[16][24];   /* numeric options it accepts (from --help) */
+    char text[16][24];      /* options taking text */
 } program_info;
 
-#define RAYTRACER_TEXT {"stage", "out", "csv", "images"}
-static const program_info programs[] = {
-    {"ch01", {"width", "height", "spp", "repeat"}, RAYTRACER_TEXT, {NULL}},
-    {"ch02", {"width", "height", "spp", "repeat"}, RAYTRACER_TEXT, {NULL}},
-    {"ch03", {"width", "height", "spp", "repeat", "threads", "rng-divisor"}, RAYTRACER_TEXT, {NULL}},
-    {"ch04", {"width", "height", "spp", "repeat", "device"}, RAYTRACER_TEXT, {NULL}},
-    {"ch05", {"width", "height", "spp", "repeat", "device"}, RAYTRACER_TEXT, {NULL}},
-    {"ch06", {"n", "threads", "repeat", "device"}, {"stage", "csv"}, {"--n", "1099511627776", "host memory"}},
-    {"ch07", {"n", "steps", "threads", "repeat", "device"}, {"stage", "csv"}, {"--n", "16777217", "--n"}},
+static program_info programs[] = {
+#define CHAPTER(name, gpu, raytracer, small, bad) {name, gpu, raytracer, small, bad, {{0}}, {{0}}},
+#include "registry.h"
+#undef CHAPTER
 };
+#define PROGRAM_COUNT (sizeof programs / sizeof programs[0])
+
+/* Reads the usage line of `program --help`: "[--name ARG]" is numeric when ARG
+ * is one of N R K S D, text otherwise (FILE, DIR, NAME). */
+static void learn_options(program_info *p)
+{
+    char cmd[600], line[2048];
+    snprintf(cmd, sizeof cmd, "%s/%s --help", PROGRAM_DIR, p->name);
+    FILE *f = popen(cmd, "r");
+    int n = 0, t = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "usage: ", 7) == 0)
+            for (char *q = strstr(line, "[--"); q; q = strstr(q + 1, "[--")) {
+                char name[24], arg[16];
+                if (sscanf(q, "[--%23[a-z-] %15[A-Z]]", name, arg) != 2)
+                    continue;
+                if (strlen(arg) == 1 && strchr("NRKSD", arg[0]) && n < 15)
+                    snprintf(p->numeric[n++], sizeof p->numeric[0], "%s", name);
+                else if (t < 15)
+                    snprintf(p->text[t++], sizeof p->text[0], "%s", name);
+            }
+    if (f)
+        pclose(f);
+}
 
 /* 1 if the program takes option (given as "--name") with a text value. */
 static int takes_text(const program_info *p, const char *option)
 {
-    for (int o = 0; p->text[o]; o++)
+    for (int o = 0; p->text[o][0]; o++)
         if (strcmp(option + 2, p->text[o]) == 0)
             return 1;
     return 0;
@@ -64,7 +88,7 @@ static int takes_text(const program_info *p, const char *option)
 /* 1 if the program takes option (given as "--name") as a number. */
 static int takes_number(const program_info *p, const char *option)
 {
-    for (int o = 0; p->numeric[o]; o++)
+    for (int o = 0; p->numeric[o][0]; o++)
         if (strcmp(option + 2, p->numeric[o]) == 0)
             return 1;
     return 0;
@@ -105,9 +129,9 @@ static void random_junk(test_rng *r, char *out, size_t len)
 static void build_vectors(void)
 {
     test_rng rng = {4242};
-    for (size_t p = 0; p < sizeof programs / sizeof programs[0]; p++) {
+    for (size_t p = 0; p < PROGRAM_COUNT; p++) {
         const char *prog = programs[p].name;
-        for (int o = 0; programs[p].numeric[o]; o++) {
+        for (int o = 0; programs[p].numeric[o][0]; o++) {
             char opt[32];
             snprintf(opt, sizeof opt, "--%s", programs[p].numeric[o]);
             for (size_t b = 0; b < sizeof bad_numbers / sizeof bad_numbers[0]; b++) {
@@ -158,6 +182,8 @@ static void build_vectors(void)
             {"--device", "0", "--device"},
             {"--width=", NULL, "--width"},
             {"--spp=12abc", NULL, "--spp"},
+            {"-xy", NULL, "'-x'"},
+            {"--quiet=1", NULL, "--quiet"},
         };
         for (size_t k = 0; k < sizeof others / sizeof others[0]; k++) {
             if (others[k][1] && takes_number(&programs[p], others[k][0]))
@@ -169,10 +195,20 @@ static void build_vectors(void)
             if (others[k][1])
                 push(v, others[k][1]);
         }
-        if (programs[p].extra[0]) {
-            bad_vector *v = add_vector(prog, programs[p].extra[2]);
-            push(v, programs[p].extra[0]);
-            push(v, programs[p].extra[1]);
+        if (takes_number(&programs[p], "--height")) { /* --h: --height or --help */
+            bad_vector *v = add_vector(prog, "ambiguous");
+            push(v, "--h");
+            push(v, "3");
+        }
+        char bad[256];
+        snprintf(bad, sizeof bad, "%s", programs[p].bad);
+        for (char *save = NULL, *item = strtok_r(bad, ";", &save); item; item = strtok_r(NULL, ";", &save)) {
+            char option[64], value[64], expect[64];
+            if (sscanf(item, " %63s %63s %63[^;]", option, value, expect) != 3)
+                continue;
+            bad_vector *v = add_vector(prog, expect);
+            push(v, option);
+            push(v, value);
         }
     }
 }
@@ -254,28 +290,96 @@ START_TEST(help_exits_zero_and_lists_stages)
 }
 END_TEST
 
+/* The raytracer chapters that can run here: every one without a GPU part,
+ * and the GPU ones only on a machine with a GPU. */
+static const program_info *runnable[PROGRAM_COUNT];
+static int runnable_count, skipped_for_gpu;
+
+static void find_runnable(void)
+{
+    int gpu = system("nvidia-smi -L > /dev/null 2>&1") == 0;
+    for (size_t p = 0; p < PROGRAM_COUNT; p++) {
+        if (!programs[p].raytracer)
+            continue;
+        if (strcmp(programs[p].gpu, "none") != 0 && !gpu)
+            skipped_for_gpu++;
+        else
+            runnable[runnable_count++] = &programs[p];
+    }
+}
+
+/* Runs a shell command in a fresh temporary folder; returns its exit status
+ * (128 + signal if one ended it) and removes the folder. */
+static int in_temp_folder(const char *script)
+{
+    char dir[] = "/tmp/test_cli.XXXXXX", cmd[4096];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd, "cd %s && P=%s && { %s ; }", dir, PROGRAM_DIR, script);
+    int rc = system(cmd);
+    snprintf(cmd, sizeof cmd, "chmod -R u+w '%s'; rm -rf '%s'", dir, dir);
+    ck_assert_int_eq(system(cmd), 0);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc);
+}
+
 /* --images DIR: one image per stage of the program's own --help list, named
  * chNN-<stage>.png (.ppm without libpng), and nothing else in DIR. */
-static const char *image_programs[] = {"ch01", "ch02", "ch03", "ch04", "ch05"};
-#define CPU_IMAGE_PROGRAMS 3 /* the first three need no GPU */
-
 START_TEST(images_written_for_every_stage)
 {
-    const char *prog = image_programs[_i];
-    char dir[] = "/tmp/test_images.XXXXXX", cmd[2000];
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(cmd, sizeof cmd,
-             "cd %s && %s/%s --width 9 --height 7 --spp 1 --repeat 1 --quiet --images . --out x.ppm > log 2>&1 "
-             "|| { cat log; exit 1; }; n=0; "
-             "for s in $(%s/%s --help | awk '/^stages/ {f = 1; next} f && NF == 0 {exit} f {print $1}'); do "
+    const program_info *p = runnable[_i];
+    char script[2000];
+    snprintf(script, sizeof script,
+             "$P/%s %s --repeat 1 --quiet --images . --out x.ppm > log 2>&1 || { cat log; exit 1; }; n=0; "
+             "for s in $($P/%s --help | awk '/^stages/ {f = 1; next} f && NF == 0 {exit} f {print $1}'); do "
              "ls %s-$s.png %s-$s.ppm 2>/dev/null | grep -q . || { echo \"no image for stage $s\"; exit 1; }; "
-             "n=$((n + 1)); done; "
-             "[ $(ls | grep -c '^%s-') -eq $n ] && [ $n -gt 0 ]",
-             dir, PROGRAM_DIR, prog, PROGRAM_DIR, prog, prog, prog, prog);
-    int rc = system(cmd);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
-    ck_assert_msg(rc == 0, "%s --images: not one image per stage", prog);
+             "n=$((n + 1)); done; [ $(ls | grep -c '^%s-') -eq $n ] && [ $n -gt 0 ]",
+             p->name, p->small, p->name, p->name, p->name, p->name);
+    ck_assert_msg(in_temp_folder(script) == 0, "%s --images: not one image per stage", p->name);
+}
+END_TEST
+
+/* The default output is checked up front, like --out: where chNN.ppm is a
+ * folder, exit 2 before any work and nothing written. */
+START_TEST(unwritable_default_output_is_refused_first)
+{
+    const program_info *p = runnable[_i];
+    char script[1000];
+    snprintf(script, sizeof script,
+             "mkdir %s.ppm && $P/%s %s --quiet 2> err; rc=$?; grep -q 'default output' err || exit 9; "
+             "[ $(ls -A | wc -l) -eq 2 ] || exit 8; exit $rc", p->name, p->name, p->small);
+    ck_assert_int_eq(in_temp_folder(script), 2);
+}
+END_TEST
+
+/* A CSV that is not the course's is refused (exit 2) and left as it was; a
+ * CSV that cannot be written (/dev/full) is a run-time error (exit 1) and the
+ * image is then not written either. */
+START_TEST(csv_foreign_header_refused_and_full_disk_fails)
+{
+    const program_info *p = runnable[_i];
+    char script[1000];
+    snprintf(script, sizeof script,
+             "printf 'a,b\\n1,2\\n' > r.csv && $P/%s %s --quiet --csv r.csv --out x.ppm 2> err; "
+             "[ $? -eq 2 ] && grep -q 'header' err && [ \"$(cat r.csv)\" = \"$(printf 'a,b\\n1,2')\" ] && [ ! -e x.ppm ] "
+             "|| exit 7; $P/%s %s --quiet --csv /dev/full --out x.ppm > /dev/null 2> err; rc=$?; "
+             "grep -q '/dev/full' err || exit 6; [ ! -e x.ppm ] || exit 5; exit $rc",
+             p->name, p->small, p->name, p->small);
+    ck_assert_int_eq(in_temp_folder(script), 1);
+}
+END_TEST
+
+/* Out of memory is an error, not a signal: under a 200 MB address-space limit
+ * a 16384x16384 image (805 MB) cannot be allocated. One line, exit 1. */
+START_TEST(out_of_memory_is_reported_not_a_crash)
+{
+    const program_info *p = runnable[_i];
+    if (strcmp(p->gpu, "none") != 0)
+        return; /* the CUDA runtime alone reserves more address space than the limit */
+    char script[1000];
+    snprintf(script, sizeof script,
+             "(ulimit -v 200000; exec $P/%s --width 16384 --height 16384 --spp 1 --repeat 1 --quiet 2> err); rc=$?; "
+             "grep -q 'out of memory' err || { cat err; exit 9; }; [ $(ls -A | wc -l) -eq 1 ] || exit 8; exit $rc",
+             p->name);
+    ck_assert_int_eq(in_temp_folder(script), 1);
 }
 END_TEST
 
@@ -336,6 +440,9 @@ END_TEST
 
 int main(void)
 {
+    for (size_t p = 0; p < PROGRAM_COUNT; p++)
+        learn_options(&programs[p]);
+    find_runnable();
     build_vectors();
     if (getenv("LIST_VECTORS")) { /* for debugging: print the table */
         for (int i = 0; i < vector_count; i++) {
@@ -350,14 +457,13 @@ int main(void)
     TCase *tc = tcase_create("vectors");
     tcase_set_timeout(tc, 30);
     tcase_add_loop_test(tc, bad_vector_is_refused, 0, vector_count);
-    tcase_add_loop_test(tc, help_exits_zero_and_lists_stages, 0, sizeof programs / sizeof programs[0]);
-    /* ch04 and ch05 render on the GPU: without one their image tests are skipped. */
-    int images = sizeof image_programs / sizeof image_programs[0], skipped = 0;
-    if (system("nvidia-smi -L > /dev/null 2>&1") != 0) {
-        skipped = images - CPU_IMAGE_PROGRAMS;
-        images = CPU_IMAGE_PROGRAMS;
-    }
-    tcase_add_loop_test(tc, images_written_for_every_stage, 0, images);
+    tcase_add_loop_test(tc, help_exits_zero_and_lists_stages, 0, PROGRAM_COUNT);
+    /* The GPU raytracers render on the GPU: without one their tests are skipped. */
+    tcase_add_loop_test(tc, images_written_for_every_stage, 0, runnable_count);
+    tcase_add_loop_test(tc, unwritable_default_output_is_refused_first, 0, runnable_count);
+    tcase_add_loop_test(tc, csv_foreign_header_refused_and_full_disk_fails, 0, runnable_count);
+    tcase_add_loop_test(tc, out_of_memory_is_reported_not_a_crash, 0, runnable_count);
+    int skipped = 4 * skipped_for_gpu;
     tcase_add_test(tc, image_diff_scales_and_clips);
     suite_add_tcase(s, tc);
     return harness_run(s, "bad-input", skipped);

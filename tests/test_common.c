@@ -7,8 +7,13 @@
 #include "report.h"
 #include "timer.h"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -336,9 +341,9 @@ START_TEST(csv_rows_have_the_design_format)
     snprintf(path, sizeof path, "%s/r.csv", tmpdir);
     report r;
     report_init(&r, "ch99", "7x3x1spp", path, 1);
-    report_add(&r, "first", 1, 20.0, 1.5, "Msamples/s", 1, "CPU, with a comma");
-    report_add(&r, "second", 4, 5.0, 6.0, "Msamples/s", 0, "CPU");
-    report_add(&r, "third", 2, 10.0, 3.0, "GB/s", -1, "CPU");
+    report_add(&r, (report_entry){"first", 1, 20.0, 1.5, "Msamples/s", REPORT_OK, "CPU, with a comma", NULL});
+    report_add(&r, (report_entry){"second", 4, 5.0, 6.0, "Msamples/s", REPORT_FAIL, "CPU", NULL});
+    report_add(&r, (report_entry){"third", 2, 10.0, 3.0, "GB/s", REPORT_NO_CHECK, "CPU", NULL});
     ck_assert_int_eq(report_all_ok(&r), 0);
     FILE *f = fopen(path, "r");
     char line[512];
@@ -363,7 +368,7 @@ START_TEST(csv_rows_have_the_design_format)
     fclose(f);
     /* a second report appends without a second header */
     report_init(&r, "ch99", "w", path, 1);
-    report_add(&r, "again", 1, 1, 1, "x", 1, "CPU");
+    report_add(&r, (report_entry){"again", 1, 1, 1, "x", REPORT_OK, "CPU", NULL});
     ck_assert_int_eq(folder_entries(tmpdir), 1);
     f = fopen(path, "r");
     int headers = 0, rows = 0;
@@ -374,6 +379,206 @@ START_TEST(csv_rows_have_the_design_format)
     fclose(f);
     ck_assert_int_eq(headers, 1);
     ck_assert_int_eq(rows, 5);
+    remove_tmpdir();
+}
+END_TEST
+
+/* Runs fn in a child process; returns its exit status, or 128 + signal. */
+static int in_child(void (*fn)(const char *), const char *arg)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 2);
+        fn(arg);
+        _exit(0);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void add_one_row(const char *path)
+{
+    report r;
+    report_init(&r, "ch99", "w", path, 1);
+    report_add(&r, (report_entry){"stage", 1, 1, 1, "x", REPORT_OK, "CPU", NULL});
+}
+
+/* A CSV row that cannot be written is a run-time error (exit 1), never a
+ * silent 0 and never half a row: /dev/full, a read-only file. */
+START_TEST(csv_write_failures_exit_1)
+{
+    ck_assert_int_eq(in_child(add_one_row, "/dev/full"), 1);
+    make_tmpdir();
+    char path[300];
+    snprintf(path, sizeof path, "%s/ro.csv", tmpdir);
+    FILE *f = fopen(path, "w");
+    fputs(REPORT_CSV_HEADER "\n", f);
+    fclose(f);
+    chmod(path, 0444);
+    if (geteuid() != 0) /* root writes read-only files anyway */
+        ck_assert_int_eq(in_child(add_one_row, path), 1);
+    remove_tmpdir();
+}
+END_TEST
+
+/* A foreign header is refused before any work (report_check_csv, which
+ * cli_parse calls for --csv) and the file is left as it was; a file whose last
+ * row lost its newline is not glued onto. */
+START_TEST(csv_header_checked_and_rows_never_glued)
+{
+    make_tmpdir();
+    char path[300], line[512];
+    snprintf(path, sizeof path, "%s/foreign.csv", tmpdir);
+    FILE *f = fopen(path, "w");
+    fputs("name,value\nx,1\n", f);
+    fclose(f);
+    ck_assert_ptr_nonnull(report_check_csv(path));
+    ck_assert_int_eq(in_child(add_one_row, path), 1);
+    f = fopen(path, "r");
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+    ck_assert_str_eq(line, "name,value\n");
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+    ck_assert_ptr_null(fgets(line, sizeof line, f)); /* untouched */
+    fclose(f);
+    snprintf(path, sizeof path, "%s/cut.csv", tmpdir);
+    f = fopen(path, "w");
+    fputs(REPORT_CSV_HEADER "\nch99,b", f); /* a row cut short */
+    fclose(f);
+    ck_assert_ptr_null(report_check_csv(path));
+    add_one_row(path);
+    f = fopen(path, "r");
+    int rows = 0;
+    while (fgets(line, sizeof line, f))
+        rows++;
+    fclose(f);
+    ck_assert_int_eq(rows, 3); /* header, the cut row, the new row on its own line */
+    snprintf(path, sizeof path, "%s/missing.csv", tmpdir);
+    ck_assert_ptr_null(report_check_csv(path));
+    remove_tmpdir();
+}
+END_TEST
+
+/* Eight processes create the same new CSV at once: one header, eight rows. */
+START_TEST(concurrent_writers_write_one_header)
+{
+    make_tmpdir();
+    char path[300], line[512];
+    snprintf(path, sizeof path, "%s/new.csv", tmpdir);
+    pid_t pids[8];
+    for (int k = 0; k < 8; k++)
+        if ((pids[k] = fork()) == 0) {
+            add_one_row(path);
+            _exit(0);
+        }
+    for (int k = 0; k < 8; k++)
+        waitpid(pids[k], NULL, 0);
+    FILE *f = fopen(path, "r");
+    int headers = 0, rows = 0;
+    while (fgets(line, sizeof line, f)) {
+        headers += strcmp(line, REPORT_CSV_HEADER "\n") == 0;
+        rows++;
+    }
+    fclose(f);
+    ck_assert_int_eq(headers, 1);
+    ck_assert_int_eq(rows, 9);
+    remove_tmpdir();
+}
+END_TEST
+
+/* Every valid name works, however long: the temporary file has a short name
+ * of its own in the destination's folder. A failed write leaves an existing
+ * destination as it was. */
+START_TEST(long_names_write_and_failures_keep_the_old_file)
+{
+    make_tmpdir();
+    image a;
+    random_image(&a, 5, 3, 77);
+    char path[PATH_MAX], err[IMAGE_ERROR_SIZE];
+    int n = snprintf(path, sizeof path, "%s/", tmpdir);
+    memset(path + n, 'x', 251);
+    strcpy(path + n + 251, ".ppm"); /* a 255-byte name, the longest allowed */
+    ck_assert_int_eq(image_write(&a, path, err, sizeof err), 0);
+    ck_assert_int_eq(folder_entries(tmpdir), 1);
+    /* a deep path near PATH_MAX: its folder does not exist, so the write fails whole */
+    char deep[PATH_MAX];
+    n = snprintf(deep, sizeof deep, "%s/", tmpdir);
+    for (; n < PATH_MAX - 300; n += 200) {
+        memset(deep + n, 'd', 199);
+        deep[n + 199] = '/';
+    }
+    strcpy(deep + n, "x.ppm");
+    ck_assert_int_eq(image_write(&a, deep, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "cannot create"));
+    /* an existing file whose folder became read-only: the write fails, the file stays */
+    image b;
+    random_image(&b, 5, 3, 78);
+    chmod(tmpdir, 0555);
+    if (geteuid() != 0) {
+        ck_assert_int_eq(image_write(&b, path, err, sizeof err), -1);
+        image c;
+        ck_assert_int_eq(image_read_ppm(&c, path, err, sizeof err), 0);
+        ck_assert_mem_eq(c.rgb, a.rgb, image_bytes(&a));
+        image_free(&c);
+    }
+    chmod(tmpdir, 0755);
+    image_free(&a);
+    image_free(&b);
+    remove_tmpdir();
+}
+END_TEST
+
+/* SIGTERM or SIGINT while an image is being written: the process dies of the
+ * signal and no temporary file is left, only (at most) complete images. */
+static void write_forever(const char *dir)
+{
+    /* Start as a chapter program does: default signal actions, own group
+     * (not the test runner's handlers, which end the whole test). */
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
+    setpgid(0, 0);
+    image big;
+    if (image_alloc(&big, 4096, 4096) != 0)
+        _exit(3);
+    char path[300], err[IMAGE_ERROR_SIZE];
+    snprintf(path, sizeof path, "%s/big.ppm", dir);
+    for (;;)
+        if (image_write(&big, path, err, sizeof err) != 0)
+            _exit(4);
+}
+
+static const int signals_to_test[] = {SIGTERM, SIGINT};
+
+static int temporary_file_in(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int found = 0;
+    while (d && (e = readdir(d)))
+        found |= strncmp(e->d_name, ".img-", 5) == 0;
+    if (d)
+        closedir(d);
+    return found;
+}
+
+START_TEST(signal_during_write_leaves_no_temporary_file)
+{
+    make_tmpdir();
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0)
+        write_forever(tmpdir);
+    ck_assert_int_gt(pid, 0);
+    for (int tries = 0; !temporary_file_in(tmpdir) && tries < 2000; tries++)
+        usleep(1000); /* until a temporary file exists */
+    ck_assert_msg(temporary_file_in(tmpdir), "no temporary file appeared");
+    kill(pid, signals_to_test[_i]);
+    int status;
+    waitpid(pid, &status, 0);
+    ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == signals_to_test[_i], "did not die of the signal");
+    ck_assert_msg(!temporary_file_in(tmpdir), "a temporary file was left behind");
     remove_tmpdir();
 }
 END_TEST
@@ -407,6 +612,12 @@ int main(void)
     tcase_add_test(tc, writable_path_check);
     tcase_add_test(tc, csv_rows_have_the_design_format);
     tcase_add_test(tc, cpu_name_is_known);
+    tcase_add_test(tc, csv_write_failures_exit_1);
+    tcase_add_test(tc, csv_header_checked_and_rows_never_glued);
+    tcase_add_test(tc, concurrent_writers_write_one_header);
+    tcase_add_test(tc, long_names_write_and_failures_keep_the_old_file);
+    tcase_add_loop_test(tc, signal_during_write_leaves_no_temporary_file, 0,
+                        sizeof signals_to_test / sizeof signals_to_test[0]);
     suite_add_tcase(s, tc);
     return harness_run(s, "common", 0);
 }

@@ -1,28 +1,42 @@
 #!/usr/bin/env bash
-# make bench: runs every chapter on its standard workload and records the rows
-# in data/results/<gpu>_<cpu>.csv (one file per machine). Rows of chapters not
-# run this time are kept, so `make bench CHAPTERS="ch03"` updates one chapter.
-# Each chapter's printed table goes to data/results/<machine>/<chapter>.txt, and
-# each raytracer stage's image to data/images/<machine>/<chapter>-<stage>.png
-# (.ppm without libpng; `make book` converts it). Difference images (diff-*.png:
-# |a - b| x 16) show what fast math, FP32 and the article's divisor typo change;
-# their numbers go to data/results/<machine>/image_diffs.txt.
+# make bench: runs every chapter of the registry on its standard workload and
+# records the rows in data/results/<gpu>_<cpu>.csv (one file per machine). Rows
+# of chapters not run this time are kept, so `make bench CHAPTERS="ch03"`
+# updates one chapter. Each chapter's printed table goes to
+# data/results/<machine>/<chapter>.txt, each raytracer stage's image to
+# data/images/<machine>/<chapter>-<stage>.png (.ppm without libpng; `make book`
+# converts it), and the difference images a chapter registers (chNN_DIFFS,
+# |a - b| x 16) beside them, their numbers in data/results/<machine>/image_diffs.txt.
+# A chapter's chNN_BENCH_EXTRA script runs after it, with this script's
+# variables and diff_pair at hand.
 # Exit status 3 from a GPU chapter means "no GPU here": its GPU stages are
 # skipped, which is not a failure of the bench.
+# Nothing is written in place until the end: new rows and logs go to a scratch
+# folder first, so an interrupted bench leaves the committed files as they were.
 set -u
-chapters=${CHAPTERS:-"ch01 ch02 ch03 ch04 ch05 ch06 ch07"}
-gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1)
-cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
-machine=$(printf '%s_%s' "${gpu:-nogpu}" "${cpu:-cpu}" | tr -cs 'A-Za-z0-9_.' '-' | sed 's/-*$//')
+eval "$(make -s print-registry)" || { echo "bench: cannot read the chapter registry" >&2; exit 2; }
+chapters=${BENCH_CHAPTERS:-$CHAPTERS}
+machine=$MACHINE
 csv=data/results/$machine.csv
-logdir=data/results/$machine
+logdir_final=data/results/$machine
 imgdir=data/images/$machine
-mkdir -p "$logdir" "$imgdir"
 ext=${IMAGE_EXT:-ppm} # what the programs were built to write (--images picks the same)
-new=$(mktemp)
 scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"; exit 130' INT TERM
+new=$scratch/new.csv
+logdir=$scratch/logs
+mkdir -p "$logdir" "$imgdir" "$logdir_final"
 diffs=$logdir/image_diffs.txt
+[ -f "$logdir_final/image_diffs.txt" ] && cp "$logdir_final/image_diffs.txt" "$diffs"
 status=0
+
+# The machine should be idle: a busy one makes every number slower and noisier.
+load=$(cut -d' ' -f1 /proc/loadavg)
+cores=$(nproc)
+if awk -v l="$load" -v c="$cores" 'BEGIN {exit !(l > c / 2)}'; then
+    echo "bench: WARNING: load average $load on $cores cores at the start: this machine is busy, and the numbers will show it"
+fi
+echo "load average at start: $load on $cores cores ($(date -u +%Y-%m-%dT%H:%M:%SZ))" > "$logdir/load.txt"
 
 # diff_pair A B NAME: the difference image of two stage images (names without
 # extension) as $imgdir/NAME, and one line "NAME|A|B|numbers" in $diffs.
@@ -40,27 +54,15 @@ diff_pair() {
     fi
 }
 
-# The difference images each chapter's lesson calls for.
-difference_images() {
-    local st
-    case $1 in
-    ch02) # every build whose image is not gcc -O0's
-        for f in "$imgdir"/ch02-*.p[np][gm]; do
-            st=$(basename "${f%.*}")
-            [ "$st" = ch02-gcc-O0 ] && continue
-            grep -q "^${st#ch02-} .*byte-identical" "$logdir/ch02.txt" || diff_pair ch02-gcc-O0 "$st" "diff-$st"
-        done ;;
-    ch04) diff_pair ch04-recursive ch04-loop diff-ch04-loop ;;
-    ch05) diff_pair ch05-loop ch05-float-only diff-ch05-float-only
-          diff_pair ch05-sphere-list ch05-fast-math diff-ch05-fast-math ;;
-    esac
-}
-echo "bench: $machine ($(nproc) cores): $chapters"
+echo "bench: $machine ($cores cores): $chapters"
 for ch in $chapters; do
+    dir=${ch}_DIR
+    [ -n "${!dir:-}" ] || { echo "bench: $ch is not a chapter (make print-chapters)"; status=1; continue; }
     [ -x "./$ch" ] || { echo "bench: ./$ch is not built (make $ch)"; status=1; continue; }
     echo "bench: $ch ..."
     out=()
-    case $ch in ch0[1-5]) out=(--images "$imgdir" --out "$scratch/$ch.ppm") ;; esac
+    ray=${ch}_RAYTRACER
+    [ "${!ray}" = yes ] && out=(--images "$imgdir" --out "$scratch/$ch.ppm")
     "./$ch" --csv "$new" --quiet "${out[@]}" > "$logdir/$ch.txt" 2> "$logdir/$ch.err"
     rc=$?
     cat "$logdir/$ch.txt" "$logdir/$ch.err"
@@ -69,39 +71,24 @@ for ch in $chapters; do
     3) echo "bench: $ch: no CUDA device here, GPU stages not run" ;;
     *) echo "bench: $ch reported a failure (exit $rc)"; status=1 ;;
     esac
-    [ $rc -eq 0 ] && difference_images "$ch"
-    if [ "$ch" = ch03 ] && [ $rc -eq 0 ]; then
-        # The article's divisor typo, same seeds: only the divisor differs.
-        ./ch03 --stage rng-local --threads 1 --rng-divisor 66635 --quiet --out "$imgdir/ch03-rng-local-divisor-66635.$ext" \
-            > "$logdir/ch03-divisor-66635.txt" 2>&1 || echo "bench: ch03 with divisor 66635 failed its check (see its log)"
-        cat "$logdir/ch03-divisor-66635.txt"
-        diff_pair ch03-rng-local ch03-rng-local-divisor-66635 diff-ch03-divisor-typo
-    fi
-    if [ "$ch" = ch05 ] && [ $rc -eq 0 ]; then
-        # The whole process for the fastest stage alone: what a user of the
-        # finished program waits for (context start-up included).
-        one=$(mktemp)
-        ./ch05 --stage bounding-box --repeat 1 --quiet --csv "$one" --out "$scratch/fastest.ppm" > /dev/null
-        awk -F, 'BEGIN {OFS = ","} $1 == "ch05" && $2 == "process" {$2 = "process-fastest-stage-only"; print}' "$one" >> "$new"
-        rm -f "$one"
-    fi
-    if [ "$ch" = ch07 ] && [ $rc -eq 0 ]; then
-        # GFLOP/s against n for the GPU stages (the book's chart); the standard
-        # run above already has n = 2^17.
-        for stage in gpu-naive gpu-tiled gpu-tiled-unrolled gpu-tiled-ftz gpu-atomic-symmetric; do
-            for n in 1024 4096 16384 65536 262144; do
-                ./ch07 --stage $stage --n $n --quiet --csv "$new" > /dev/null || { echo "bench: ch07 $stage n=$n failed"; status=1; }
-            done
-        done
-    fi
+    [ $rc -eq 0 ] || continue
+    pairs=${ch}_DIFFS
+    IFS=';' read -ra list <<<"${!pairs}"
+    for p in "${list[@]}"; do
+        read -r a b name <<<"$p"
+        [ -n "$a" ] && diff_pair "$a" "$b" "$name"
+    done
+    extra=${ch}_BENCH_EXTRA
+    [ -n "${!extra}" ] && source "${!extra}"
 done
 {
     echo "chapter,stage,workload,threads,median_ms,value,unit,check,device,date"
     if [ -f "$csv" ]; then
         awk -F, -v ran=" $chapters " 'NR > 1 && index(ran, " " $1 " ") == 0' "$csv"
     fi
-    tail -n +2 "$new"
-} > "$csv.tmp" && mv "$csv.tmp" "$csv"
-rm -rf "$new" "$scratch"
+    tail -n +2 "$new" 2>/dev/null
+} > "$scratch/all.csv" && mv "$scratch/all.csv" "$csv"
+mv "$logdir"/* "$logdir_final"/
+rm -rf "$scratch"
 echo "bench: wrote $csv"
 exit $status

@@ -6,8 +6,12 @@
 #   <!-- generated:NAME --> ... <!-- end generated:NAME -->  build/book/NAME.md (e.g. profile_summary)
 # and draws the charts into data/plots (gnuplot, SVG) when gnuplot is installed.
 # Nothing between the markers is typed by hand: this script overwrites it.
+# Which chapters exist, which are raytracers and which chart each wants come
+# from the chapter registry; every number comes from the CSV files, where a
+# ceiling or a start-up time is a row of its own with check "n/a".
 set -u
 shopt -s nullglob
+eval "$(make -s print-registry)" || { echo "book: cannot read the chapter registry" >&2; exit 2; }
 gen=build/book
 mkdir -p "$gen" data/plots
 csvs=(data/results/*.csv)
@@ -39,8 +43,11 @@ for ch in $(awk -F, 'FNR > 1 {print $1}' "${csvs[@]}" /dev/null | sort -u); do
             printf "*Measured on %s, %s (`%s`).*\n\n", devs, substr(date, 1, 10), file
             printf "| stage | workload | threads | time | speedup | rate | check |\n|---|---|---:|---:|---:|---:|---|\n"
             for (i = 1; i <= n; i++) {
-                # rows in another unit (start-up times) have no speedup; threads 0 = a GPU stage
-                sp = unit[i] == unit[1] ? sprintf("%.2fx", ms[1] / ms[i]) : "-"
+                # a speedup compares rows of one workload and unit: against the first such row;
+                # references (check n/a: ceilings, start-up times) have none; threads 0 = a GPU stage
+                key = wl[i] SUBSEP unit[i]
+                if (chk[i] != "n/a" && !(key in base)) base[key] = ms[i]
+                sp = chk[i] != "n/a" && (key in base) ? sprintf("%.2fx", base[key] / ms[i]) : "-"
                 printf "| %s | %s | %s | %s | %s | %s %s | %s |\n", stage[i], wl[i], thr[i] == 0 ? "GPU" : thr[i], ftime(ms[i]), sp, fval(val[i]), unit[i], chk[i]
             }
             printf "\n"
@@ -52,7 +59,7 @@ done
 : > "$gen/results_summary.md"
 for f in "${csvs[@]}"; do
     awk -F, -v file="$f" "$fmt_awk"'
-    FNR > 1 {
+    FNR > 1 && $8 != "n/a" {
         # the fastest row in the unit and workload of the first row (not a smaller n of a sweep)
         if (!($1 in first)) { order[++n] = $1; first[$1] = $2; firstms[$1] = $5; best[$1] = $2; bestms[$1] = $5; u[$1] = $7; wl[$1] = $3 }
         if ($7 == u[$1] && $3 == wl[$1] && $5 < bestms[$1]) { best[$1] = $2; bestms[$1] = $5 }
@@ -119,7 +126,38 @@ gallery() {
         done < "data/results/$m/image_diffs.txt"
     done
 }
-for ch in ch01 ch02 ch03 ch04 ch05; do gallery $ch > "$gen/images_$ch.md"; done
+for ch in $CHAPTERS; do
+    ray=${ch}_RAYTRACER
+    [ "${!ray}" = yes ] && gallery "$ch" > "$gen/images_$ch.md"
+done
+
+# The README's chapter and exercise tables, from the registry.
+{
+    echo "| ch | program | what it shows |"
+    echo "|----|---------|---------------|"
+    for ch in $CHAPTERS; do
+        t=${ch}_TITLE d=${ch}_SUMMARY
+        echo "| ${ch#ch} | \`./$ch\` ${!t} | ${!d} |"
+    done
+} > "$gen/chapters.md"
+{
+    echo "| exercise | what you write | checked on |"
+    echo "|---|---|---|"
+    for e in $EXERCISES; do
+        w=ex_${e}_WHAT o=ex_${e}_ON
+        echo "| $e | ${!w} | ${!o} |"
+    done
+} > "$gen/exercises.md"
+
+# Machine-specific evidence (the assembly of ch02's builds depends on the
+# compilers and the CPU): one section per machine, named.
+: > "$gen/asm_ch02.md"
+for f in data/asm/ch02_summary_*.md; do
+    m=$(basename "$f" .md)
+    printf '*Assembly of each build on `%s` (`make ch02-asm`, `%s`):*\n\n' "${m#ch02_summary_}" "$f" >> "$gen/asm_ch02.md"
+    cat "$f" >> "$gen/asm_ch02.md"
+    echo >> "$gen/asm_ch02.md"
+done
 
 # line_chart OUT CHAPTER TAG EXTRA AWK TITLE XLABEL YLABEL LOGSCALE KEY: one line
 # per stage of CHAPTER in $f, its points printed by AWK (c = chapter, s = stage);
@@ -161,65 +199,81 @@ plot $5
 GP
 }
 
+# reference_lines CHAPTER UNIT: gnuplot plot items, one dashed line per
+# reference row (check n/a) of CHAPTER in UNIT in $f, at its value, named.
+reference_lines() {
+    awk -F, -v c="$1" -v u="$2" '$1 == c && $8 == "n/a" && $7 == u && !seen[$2]++ {
+        printf ", %s with lines dt 2 lw 2 title \"%s (%s)\"", $6, $2, $3 }' "$f"
+}
+
+# chart CHAPTER: the chart the chapter registers (chNN_CHART), for $f.
+chart() {
+    local ch=$1 kind title ylabel out unit
+    kind=${ch}_CHART title=${ch}_CHART_TITLE ylabel=${ch}_CHART_YLABEL
+    out=data/plots/${ch}_$m.svg
+    unit=$(awk -F, -v c="$ch" '$1 == c && $8 != "n/a" {print $7; exit}' "$f")
+    case ${!kind} in
+    bar | bar-log)
+        local value='$5 / 1000' settings="unset key"
+        [ "${!kind}" = bar-log ] && value='$6' settings="set logscale y; set key left top"
+        awk -F, -v c="$ch" "\$1 == c && \$8 != \"n/a\" {print \$2, $value}" "$f" > "$gen/${ch}_$m.dat"
+        bar_chart "$out" "${!title}" "${!ylabel}" "$settings" \
+            "\"$gen/${ch}_$m.dat\" using 0:2:xtic(1) with boxes lc rgb \"#4477aa\" title \"stage\"$(reference_lines "$ch" "$unit")" ;;
+    lines-threads)
+        line_chart "$out" "$ch" "${ch}_$m" "" '$1 == c && $2 == s && $8 != "n/a" {print $4, $6}' \
+            "${!title}" threads "${!ylabel}" "x 2" "left top" ;;
+    lines-n)
+        local refs
+        refs=$(reference_lines "$ch" "$unit")
+        line_chart "$out" "$ch" "${ch}_$m" "${refs#, }" \
+            '$1 == c && $2 == s && s !~ /^cpu-/ && $8 != "n/a" {split($3, w, "[= ]"); print w[2], $6}' \
+            "${!title}" "bodies n" "${!ylabel}" "xy" "right bottom" ;;
+    esac
+}
+
 # Charts (gnuplot, SVG), one per machine that has the data.
 tools/profile_summary.sh > "$gen/profile_summary.md"
+charts="charts redrawn"
 if command -v gnuplot >/dev/null; then
     for f in "${csvs[@]}"; do
         m=$(basename "$f" .csv)
-        if grep -q '^ch02,' "$f"; then
-            awk -F, '$1 == "ch02" {print $2, $5 / 1000}' "$f" > "$gen/ch02_$m.dat"
-            bar_chart "data/plots/ch02_builds_$m.svg" "ch02: card.c, one build per bar (lower is faster)" \
-                "seconds, 512x512 at 64 spp" "unset key" "\"$gen/ch02_$m.dat\" using 0:2:xtic(1) with boxes lc rgb \"#4477aa\""
-        fi
-        if grep -q '^ch03,' "$f"; then
-            # one line per stage: threads, Msamples/s
-            line_chart "data/plots/ch03_sweep_$m.svg" ch03 "ch03_$m" "" \
-                '$1 == c && $2 == s {print $4, $6}' "ch03: samples per second against threads" threads \
-                "Msamples/s (higher is better)" "x 2" "left top"
-        fi
-        if grep -q '^ch06,' "$f"; then
-            awk -F, '$1 == "ch06" {print $2, $6}' "$f" > "$gen/ch06_$m.dat"
-            copy=$(sed -n 's/^copy bandwidth[^:]*: \([0-9.]*\) GB\/s.*/\1/p' "data/results/$m/ch06.txt" 2>/dev/null)
-            line=""
-            [ -n "$copy" ] && line=", $copy with lines lw 2 dt 2 lc rgb \"#cc3311\" title \"measured copy bandwidth (read + write)\""
-            bar_chart "data/plots/ch06_bandwidth_$m.svg" "ch06: reduction of 2^28 int32, GB/s of input read per stage" \
-                "GB/s (log scale)" "set logscale y; set key left top" \
-                "\"$gen/ch06_$m.dat\" using 0:2:xtic(1) with boxes lc rgb \"#4477aa\" title \"stage\"$line"
-        fi
-        if grep -q '^ch07,gpu-' "$f"; then
-            # one line per GPU stage: n (from the workload), GFLOP/s; the FP32 peak
-            # from a single-GPU row of the program's table: rate / (% of peak)
-            peak=$(awk '/^gpu-tiled-ftz / {for (k = 1; k <= NF; k++) if ($k ~ /%$/ && $(k+1) == "of") {p = $k; sub("%", "", p); print $5 / p * 100; exit}}' "data/results/$m/ch07.txt" 2>/dev/null)
-            extra=""
-            [ -n "$peak" ] && extra="$peak with lines dt 2 lw 2 lc rgb \"#cc3311\" title \"FP32 peak (clocks x lanes x 2)\""
-            line_chart "data/plots/ch07_gflops_$m.svg" ch07 "ch07_$m" "$extra" \
-                '$1 == c && $2 == s && s ~ /^gpu-/ {split($3, w, "[= ]"); print w[2], $6}' \
-                "ch07: GFLOP/s (20 flops per interaction) against the number of bodies" "bodies n" \
-                "GFLOP/s (log scale)" "xy" "right bottom"
-        fi
-        if grep -q '^ch01,' "$f" && grep -q '^ch05,' "$f"; then
-            # The through-line: the fastest time of each raytracer chapter, same
-            # workload; ch05's less-work and start-up rows left out.
-            awk -F, '$1 ~ /^ch0[1-5]$/ && $3 == "512x512x64spp" && $7 == "Msamples/s" && $2 != "bounding-box" {
-                         if (!($1 in best) || $5 < best[$1]) { best[$1] = $5; name[$1] = $2 } }
-                     END { for (c in best) print c, best[c] / 1000, c "\\n" name[c] }' "$f" | sort > "$gen/through_$m.dat"
+        for ch in $CHAPTERS; do
+            kind=${ch}_CHART
+            [ -n "${!kind}" ] && grep -q "^$ch," "$f" && chart "$ch"
+        done
+        # The through-line: the fastest stage of each raytracer chapter at the
+        # standard workload, one series per clock (CPU wall time, GPU kernel
+        # time, and the whole process of the fastest GPU stage), never mixed.
+        awk -F, -v ray=" $(for c in $CHAPTERS; do v=${c}_RAYTRACER; [ "${!v}" = yes ] && printf '%s ' "$c"; done)" '
+            index(ray, " " $1 " ") && $3 == "512x512x64spp" && $7 == "Msamples/s" && $2 != "bounding-box" && $8 == "ok" {
+                clock = $4 == 0 ? "kernel" : "wall"
+                if (!(($1, clock) in best) || $5 < best[$1, clock]) { best[$1, clock] = $5; name[$1, clock] = $2 } }
+            END { for (k in best) { split(k, p, SUBSEP); print p[1] "-" p[2], best[k] / 1000, p[1] "\\n" name[k] } }' \
+            "$f" | sort > "$gen/through_$m.dat"
+        if [ -s "$gen/through_$m.dat" ]; then
+            awk -F, '$2 == "process-fastest-stage-only" {print $1 "-process", $5 / 1000, $1 "\\nwhole-process"}' "$f" >> "$gen/through_$m.dat"
+            awk '$1 ~ /-wall$/' "$gen/through_$m.dat" > "$gen/through_wall_$m.dat"
+            awk '$1 ~ /-kernel$/' "$gen/through_$m.dat" > "$gen/through_kernel_$m.dat"
+            awk '$1 ~ /-process$/' "$gen/through_$m.dat" > "$gen/through_process_$m.dat"
             gnuplot <<GP
-set terminal svg size 800,450 font "sans,11" background rgb "white"
+set terminal svg size 900,450 font "sans,11" background rgb "white"
 set output "data/plots/through_line_$m.svg"
-set title "The card, 512x512 at 64 spp: fastest stage of each chapter"
-set bmargin 5
+set title "The card, 512x512 at 64 spp: fastest stage of each chapter, by clock"
+set bmargin 6
 set ylabel "seconds (log scale)"
 set logscale y
 set style fill solid 0.8
 set boxwidth 0.6
 set grid ytics
-unset key
-plot "$gen/through_$m.dat" using 0:2:xtic(3) with boxes lc rgb "#228833", "" using 0:(\$2*1.3):(sprintf("%.3g s", \$2)) with labels
+set key top right
+plot "$gen/through_wall_$m.dat" using 0:2:xtic(3) with boxes lc rgb "#228833" title "CPU: wall time of the render", \
+     "$gen/through_kernel_$m.dat" using (\$0 + $(wc -l < "$gen/through_wall_$m.dat")):2:xtic(3) with boxes lc rgb "#4477aa" title "GPU: kernel time (events)", \
+     "$gen/through_process_$m.dat" using (\$0 + $(cat "$gen/through_wall_$m.dat" "$gen/through_kernel_$m.dat" | wc -l)):2:xtic(3) with boxes lc rgb "#cc6677" title "GPU: whole process, start-up included"
 GP
         fi
     done
 else
-    echo "book: gnuplot not installed: charts not redrawn (apt-get install gnuplot-nox)"
+    charts="charts NOT redrawn: gnuplot is not installed (apt-get install gnuplot-nox)"
 fi
 
 # Splice generated text between the markers.
@@ -245,4 +299,4 @@ splice() {
 for doc in book.md README.md; do
     [ -f "$doc" ] && splice "$doc"
 done
-echo "book: tables, includes and charts regenerated from ${#csvs[@]} results file(s)"
+echo "book: tables and includes regenerated from ${#csvs[@]} results file(s); $charts"

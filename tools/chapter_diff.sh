@@ -1,15 +1,50 @@
 #!/usr/bin/env bash
-# make diff A=ch04 B=ch05: what changed from one chapter's sources to the next.
+# make diff A=ch04 B=ch05: what changed from one chapter's sources to the next,
+# file by file. Files are paired by name; then by B's registry entry
+# (chNN_RENAMED "new:old": ch04's card.h is ch03's card.c made host-and-device
+# code); then by stem (render.c with render.cu). Every hunk's header names its
+# pair ("--- ch03/card.c" "+++ ch04/card.h"). A file only B has is shown whole
+# as added; one only A has is named as gone.
 set -u
 a=${1:-}
 b=${2:-}
 if [ -z "$a" ] || [ -z "$b" ]; then
-    echo "usage: make diff A=chNN B=chMM   (e.g. make diff A=ch01 B=ch03)" >&2
+    echo "usage: make diff A=chNN B=chMM   (e.g. make diff A=ch04 B=ch05)" >&2
     exit 2
 fi
-da=$(ls -d chapters/${a}_* 2>/dev/null | head -n1)
-db=$(ls -d chapters/${b}_* 2>/dev/null | head -n1)
-[ -n "$da" ] || { echo "make diff: no chapter $a under chapters/" >&2; exit 2; }
-[ -n "$db" ] || { echo "make diff: no chapter $b under chapters/" >&2; exit 2; }
-diff -ru --label "$a" --label "$b" "$da" "$db"
-[ $? -le 1 ]
+eval "$(make -s print-registry)" || exit 2
+da_var=${a}_DIR db_var=${b}_DIR renamed_var=${b}_RENAMED
+da=${!da_var:-}
+db=${!db_var:-}
+[ -n "$da" ] || { echo "make diff: no chapter $a (chapters: $CHAPTERS)" >&2; exit 2; }
+[ -n "$db" ] || { echo "make diff: no chapter $b (chapters: $CHAPTERS)" >&2; exit 2; }
+mapfile -t fa < <(cd "$da" && ls)
+mapfile -t fb < <(cd "$db" && ls)
+declare -A partner used
+for f in "${fb[@]}"; do [ -e "$da/$f" ] && partner[$f]=$f && used[$f]=1; done
+for pair in ${!renamed_var}; do
+    new=${pair%%:*} old=${pair#*:}
+    [ -e "$db/$new" ] && [ -e "$da/$old" ] && partner[$new]=$old && used[$old]=1
+done
+for f in "${fb[@]}"; do
+    [ -n "${partner[$f]:-}" ] && continue
+    for g in "${fa[@]}"; do
+        if [ -z "${used[$g]:-}" ] && [ "${g%.*}" = "${f%.*}" ]; then partner[$f]=$g; used[$g]=1; break; fi
+    done
+done
+status=0
+for f in "${fb[@]}"; do
+    g=${partner[$f]:-}
+    if [ -n "$g" ]; then
+        [ "$g" != "$f" ] && echo "=== $a/$g -> $b/$f (renamed)"
+        diff -u --label "$a/$g" --label "$b/$f" "$da/$g" "$db/$f"
+    else
+        echo "=== $b/$f: new in $b"
+        diff -u --label /dev/null --label "$b/$f" /dev/null "$db/$f"
+    fi
+    [ $? -le 1 ] || status=2
+done
+for g in "${fa[@]}"; do
+    [ -z "${used[$g]:-}" ] && echo "=== $a/$g: gone in $b ($(wc -l < "$da/$g") lines)"
+done
+exit $status

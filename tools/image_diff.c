@@ -4,6 +4,8 @@
  * difference |a - b| multiplied by GAIN (default 16) and clipped at 255, so
  * black means identical and a difference of 16 levels or more is full colour.
  * Prints PSNR, the share of bytes that differ, and the largest difference.
+ * Reads both headers before any pixel: images of different sizes (or larger
+ * than IMAGE_READ_MAX_PIXELS) are refused without decoding.
  * `make bench` uses it for the book's difference images.
  */
 #include "../common/cli.h"
@@ -26,21 +28,27 @@ int main(int argc, char **argv)
         return usage();
     if (argc == 5 && cli_parse_long(argv[4], 1, 255, &gain) != NULL)
         return usage();
-    image a, b, d;
+    image a = {0}, b = {0}, d = {0};
     image_diff stats;
-    char err[4200];
-    if (image_read(&a, argv[1], err, sizeof err) != 0 || image_read(&b, argv[2], err, sizeof err) != 0) {
+    char err[IMAGE_ERROR_SIZE];
+    int wa, ha, wb, hb, status = EXIT_CHECK_FAIL;
+    /* The headers first: two sizes that differ need no pixel decoded. */
+    if (image_read_size(argv[1], &wa, &ha, err, sizeof err) != 0 || image_read_size(argv[2], &wb, &hb, err, sizeof err) != 0) {
         fprintf(stderr, "image_diff: %s\n", err);
         return EXIT_CHECK_FAIL;
     }
-    if (image_compare(&a, &b, &stats) != 0) {
-        fprintf(stderr, "image_diff: %s is %dx%d, %s is %dx%d\n", argv[1], a.width, a.height, argv[2], b.width,
-                b.height);
+    if (wa != wb || ha != hb) {
+        fprintf(stderr, "image_diff: %s is %dx%d, %s is %dx%d\n", argv[1], wa, ha, argv[2], wb, hb);
         return EXIT_CHECK_FAIL;
     }
+    if (image_read(&a, argv[1], err, sizeof err) != 0 || image_read(&b, argv[2], err, sizeof err) != 0 ||
+        image_compare(&a, &b, &stats) != 0) {
+        fprintf(stderr, "image_diff: %s\n", err);
+        goto done;
+    }
     if (image_alloc(&d, a.width, a.height) != 0) {
-        fprintf(stderr, "image_diff: out of memory\n");
-        return EXIT_CHECK_FAIL;
+        fprintf(stderr, "image_diff: out of memory (%dx%d image)\n", a.width, a.height);
+        goto done;
     }
     for (size_t i = 0; i < image_bytes(&a); i++) {
         long v = labs((long)a.rgb[i] - (long)b.rgb[i]) * gain;
@@ -48,7 +56,7 @@ int main(int argc, char **argv)
     }
     if (image_write(&d, argv[3], err, sizeof err) != 0) {
         fprintf(stderr, "image_diff: %s\n", err);
-        return EXIT_CHECK_FAIL;
+        goto done;
     }
     if (isinf(stats.psnr))
         printf("identical\n");
@@ -56,8 +64,10 @@ int main(int argc, char **argv)
         printf("PSNR %.1f dB, %.2f%% of bytes differ, max %d, mean %.3f (x%lld in %s)\n", stats.psnr,
                100.0 * (double)stats.differing / (double)image_bytes(&a), stats.max_abs, stats.mean_abs, gain,
                argv[3]);
+    status = EXIT_OK;
+done:
     image_free(&a);
     image_free(&b);
     image_free(&d);
-    return EXIT_OK;
+    return status;
 }

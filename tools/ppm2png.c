@@ -10,12 +10,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: ppm2png IN.ppm OUT.png\n");
         return 2;
     }
-    image img;
-    char err[512];
+    image img = {0};
+    char err[IMAGE_ERROR_SIZE];
+    int status = 0;
     if (image_read_ppm(&img, argv[1], err, sizeof err) != 0 || image_write_png(&img, argv[2], err, sizeof err) != 0) {
         fprintf(stderr, "ppm2png: %s\n", err);
-        return 1;
+        status = 1;
     }
     image_free(&img);
-    return 0;
+    return status;
 }

@@ -12,6 +12,7 @@ declare -a lines=()
 
 run_one() { # mode binary
     local out status
+    echo "  ...   $2" # announced before it runs: some suites take minutes
     if [ "$1" = gpu-suites ]; then
         out=$(CK_FORK=no "$2" 2>&1); status=$?
     else

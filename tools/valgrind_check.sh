@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Part of `make sanitize`: Valgrind's memcheck over ch01-ch03 at a small size.
-# Any invalid access, use of uninitialised memory or leak fails (valgrind exits
-# 97 then); each run must end with the exit status it is meant to (2 for bad input).
+# Part of `make sanitize`: Valgrind's memcheck over the chapters that register
+# chNN_VALGRIND argument sets, at small sizes. Any invalid access, use of
+# uninitialised memory or leak fails (valgrind exits 97 then); each run must
+# end with the exit status it is meant to (2 for the bad-input run).
 set -u
 if ! command -v valgrind >/dev/null; then echo "valgrind-check: valgrind not installed: skipped"; exit 0; fi
+eval "$(make -s print-registry)" || exit 2
 mkdir -p build/valgrind
 failures=0
 check() { # name expected-exit-status program args...
@@ -20,13 +22,19 @@ check() { # name expected-exit-status program args...
         failures=$((failures + 1))
     fi
 }
-check ch01 0 ./ch01 --width 9 --height 7 --spp 1 --quiet --out build/valgrind/ch01.ppm
-# ch02's -march=native builds may use AVX-512, which Valgrind cannot execute:
-# run its portable builds (the code is the same card.c).
-for stage in gcc-O0 gcc-O2 gcc-O3; do
-    check ch02-$stage 0 ./ch02 --stage $stage --width 5 --height 3 --spp 1 --quiet --out build/valgrind/ch02.ppm
+for ch in $CHAPTERS; do
+    sets=${ch}_VALGRIND ray=${ch}_RAYTRACER
+    [ -n "${!sets}" ] || continue
+    out=()
+    [ "${!ray}" = yes ] && out=(--quiet --out "build/valgrind/$ch.ppm")
+    IFS=';' read -ra argsets <<<"${!sets}"
+    k=0
+    for a in "${argsets[@]}"; do
+        k=$((k + 1))
+        # shellcheck disable=SC2086 # an argument set is words
+        check "$ch-$k" 0 ./"$ch" $a "${out[@]}"
+    done
+    check "$ch-bad-input" 2 ./"$ch" --width 12x
 done
-check ch03 0 ./ch03 --width 9 --height 7 --spp 1 --threads 3 --quiet --out build/valgrind/ch03.ppm
-check ch03-bad-input 2 ./ch03 --width 12x
 echo "valgrind-check: $failures failures"
 [ $failures -eq 0 ]

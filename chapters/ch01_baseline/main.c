@@ -27,23 +27,22 @@
 typedef struct {
     const char *name;
     const char *description;
-    void (*render)(image *img, int spp, card_progress_fn progress, void *context);
+    void (*run)(image *img, int spp, card_progress_fn progress, void *context);
 } stage;
 
 static const stage stages[] = {
     {"baseline", "the card as plain C, card.c built -O0, libc rand() seeded 1", card_render},
 };
+#define STAGE_COUNT (sizeof stages / sizeof stages[0])
 
 static const cli_spec spec = {
-    "ch01",
-    "Kensler's business-card raytracer as plain C: the unoptimised baseline",
-    CLI_WIDTH | CLI_HEIGHT | CLI_SPP | CLI_REPEAT | CLI_STAGE | CLI_OUT | CLI_IMAGES | CLI_CSV | CLI_QUIET,
-    stages,
-    sizeof stages / sizeof stages[0],
-    sizeof stages[0],
-    "At 512x512 with 64 spp the image is checked byte for byte against the original\n"
-    "program's output; other sizes have no reference, and their check reads n/a.\n"
-    "Default output: ch01.ppm.",
+    .program = "ch01",
+    .summary = "Kensler's business-card raytracer as plain C: the unoptimised baseline",
+    .accepts = CLI_WIDTH | CLI_HEIGHT | CLI_SPP | CLI_REPEAT | CLI_STAGE | CLI_OUT | CLI_IMAGES | CLI_CSV | CLI_QUIET,
+    CLI_STAGE_TABLE(stages),
+    .notes = "At 512x512 with 64 spp the image is checked byte for byte against the original\n"
+             "program's output; other sizes have no reference, and their check reads n/a.\n"
+             "Default output: ch01.ppm, written only if every check passed.",
 };
 
 static void show_progress(void *context, int rows_done, int rows_total)
@@ -59,9 +58,9 @@ static int check_against_original(const image *img, int spp, char *note, size_t 
         return -1;
     }
     image ref;
-    char err[256];
+    char err[IMAGE_ERROR_SIZE];
     if (image_read_ppm(&ref, REFERENCE_IMAGE, err, sizeof err) != 0) {
-        snprintf(note, notelen, "%s", err);
+        snprintf(note, notelen, "%.200s", err);
         return 0;
     }
     image_diff d;
@@ -74,48 +73,58 @@ static int check_against_original(const image *img, int spp, char *note, size_t 
     return same;
 }
 
+/* Renders with stage s, repeat times; returns the median in ms. */
+static double time_stage(const stage *s, image *img, const cli_options *opt)
+{
+    double times[REPEAT_MAX];
+    for (int r = 0; r < opt->repeat; r++) {
+        progress bar;
+        progress_begin(&bar, s->name, 1000, opt->quiet);
+        double t0 = now_seconds();
+        s->run(img, (int)opt->spp, show_progress, &bar);
+        times[r] = now_seconds() - t0;
+        progress_end(&bar);
+    }
+    return 1e3 * median(times, (int)opt->repeat);
+}
+
 int main(int argc, char **argv)
 {
     cli_options opt = {.width = 512, .height = 512, .spp = 64, .repeat = 1};
     cli_parse(&spec, &opt, argc, argv);
     const char *out = opt.out ? opt.out : "ch01.ppm";
+    cli_require_writable(&spec, "default output", out);
 
     image img;
     if (image_alloc(&img, (int)opt.width, (int)opt.height) != 0) {
-        fprintf(stderr, "ch01: cannot allocate a %ldx%ld image\n", opt.width, opt.height);
+        fprintf(stderr, "ch01: out of memory (%ldx%ld image)\n", opt.width, opt.height);
         return EXIT_CHECK_FAIL;
     }
     char workload[96];
     snprintf(workload, sizeof workload, "%ldx%ldx%ldspp", opt.width, opt.height, opt.spp);
     report rep;
     report_init(&rep, "ch01", workload, opt.csv, opt.quiet);
-    int images_failed = 0;
 
-    for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++) {
+    for (size_t i = 0; i < STAGE_COUNT; i++) {
         if (opt.stage_index >= 0 && (size_t)opt.stage_index != i)
             continue;
-        double times[1000];
-        for (int r = 0; r < opt.repeat; r++) {
-            progress bar;
-            progress_begin(&bar, stages[i].name, 1000, opt.quiet);
-            double t0 = now_seconds();
-            stages[i].render(&img, (int)opt.spp, show_progress, &bar);
-            times[r] = now_seconds() - t0;
-            progress_end(&bar);
-        }
-        double ms = 1e3 * median(times, (int)opt.repeat);
+        double ms = time_stage(&stages[i], &img, &opt);
         char note[256];
         int ok = check_against_original(&img, (int)opt.spp, note, sizeof note);
-        double msamples = (double)opt.width * opt.height * opt.spp / (ms * 1e3);
-        report_row *row = report_add(&rep, stages[i].name, 1, ms, msamples, "Msamples/s", ok, host_cpu_name());
-        snprintf(row->note, sizeof row->note, "%s", note);
         if (opt.images && image_write_stage(&img, opt.images, "ch01", stages[i].name) != 0)
-            images_failed = 1;
+            return EXIT_CHECK_FAIL;
+        double msamples = (double)opt.width * opt.height * opt.spp / (ms * 1e3);
+        report_row *row = report_add(&rep, (report_entry){.stage = stages[i].name, .threads = 1, .ms = ms,
+                                                          .value = msamples, .unit = "Msamples/s", .ok = ok,
+                                                          .device = host_cpu_name()});
+        snprintf(row->note, sizeof row->note, "%s", note);
     }
 
-    char err[256];
-    int status = report_all_ok(&rep) && !images_failed ? EXIT_OK : EXIT_CHECK_FAIL;
-    if (image_write(&img, out, err, sizeof err) != 0) {
+    char err[IMAGE_ERROR_SIZE];
+    int status = report_all_ok(&rep) ? EXIT_OK : EXIT_CHECK_FAIL;
+    if (status != EXIT_OK) {
+        fprintf(stderr, "ch01: a check failed: %s not written\n", out);
+    } else if (image_write(&img, out, err, sizeof err) != 0) {
         fprintf(stderr, "ch01: %s\n", err);
         status = EXIT_CHECK_FAIL;
     } else if (!opt.quiet) {

@@ -42,7 +42,7 @@ typedef void render_fn(image *img, int spp, card_progress_fn progress, void *con
 typedef struct {
     const char *name;
     const char *description;
-    render_fn *render;
+    render_fn *run;
 } stage;
 
 static const stage stages[] = {
@@ -53,14 +53,12 @@ static const stage stages[] = {
 #define STAGE_COUNT (sizeof stages / sizeof stages[0])
 
 static const cli_spec spec = {
-    "ch02",
-    "ch01's card.c built at -O0 .. -O3, -march=native and -ffast-math, with gcc (and clang)",
-    CLI_WIDTH | CLI_HEIGHT | CLI_SPP | CLI_REPEAT | CLI_STAGE | CLI_OUT | CLI_IMAGES | CLI_CSV | CLI_QUIET,
-    stages,
-    STAGE_COUNT,
-    sizeof stages[0],
-    "Each build's image is compared with gcc -O0's: identical, or the PSNR (ok at >= 38 dB).\n"
-    "--out writes the image of the last build run (default ch02.ppm).",
+    .program = "ch02",
+    .summary = "ch01's card.c built at -O0 .. -O3, -march=native and -ffast-math, with gcc (and clang)",
+    .accepts = CLI_WIDTH | CLI_HEIGHT | CLI_SPP | CLI_REPEAT | CLI_STAGE | CLI_OUT | CLI_IMAGES | CLI_CSV | CLI_QUIET,
+    CLI_STAGE_TABLE(stages),
+    .notes = "Each build's image is compared with gcc -O0's: identical, or the PSNR (ok at >= 38 dB).\n"
+             "--out writes the image of the last build run (default ch02.ppm), only if every check passed.",
 };
 
 static void show_progress(void *context, int rows_done, int rows_total)
@@ -71,12 +69,12 @@ static void show_progress(void *context, int rows_done, int rows_total)
 /* Renders with stage s, repeat times; returns the median in ms. */
 static double time_stage(const stage *s, image *img, const cli_options *opt)
 {
-    double times[1000];
+    double times[REPEAT_MAX];
     for (int r = 0; r < opt->repeat; r++) {
         progress bar;
         progress_begin(&bar, s->name, 1000, opt->quiet);
         double t0 = now_seconds();
-        s->render(img, (int)opt->spp, show_progress, &bar);
+        s->run(img, (int)opt->spp, show_progress, &bar);
         times[r] = now_seconds() - t0;
         progress_end(&bar);
     }
@@ -88,7 +86,7 @@ static double time_stage(const stage *s, image *img, const cli_options *opt)
  * proves them identical); otherwise render it, untimed. */
 static int load_reference(image *ref, const cli_options *opt)
 {
-    char err[256];
+    char err[IMAGE_ERROR_SIZE];
     if (opt->width == 512 && opt->height == 512 && opt->spp == 64 &&
         image_read_ppm(ref, REFERENCE_IMAGE, err, sizeof err) == 0)
         return 0;
@@ -96,7 +94,7 @@ static int load_reference(image *ref, const cli_options *opt)
         return -1;
     if (!opt->quiet)
         fprintf(stderr, "ch02: rendering the gcc -O0 reference image first (untimed)\n");
-    stages[0].render(ref, (int)opt->spp, NULL, NULL);
+    stages[0].run(ref, (int)opt->spp, NULL, NULL);
     return 0;
 }
 
@@ -118,23 +116,23 @@ int main(int argc, char **argv)
     cli_options opt = {.width = 512, .height = 512, .spp = 64, .repeat = 1};
     cli_parse(&spec, &opt, argc, argv);
     const char *out = opt.out ? opt.out : "ch02.ppm";
+    cli_require_writable(&spec, "default output", out);
 
     image img, ref = {0};
     if (image_alloc(&img, (int)opt.width, (int)opt.height) != 0) {
-        fprintf(stderr, "ch02: cannot allocate a %ldx%ld image\n", opt.width, opt.height);
+        fprintf(stderr, "ch02: out of memory (%ldx%ld image)\n", opt.width, opt.height);
         return EXIT_CHECK_FAIL;
     }
     char workload[96];
     snprintf(workload, sizeof workload, "%ldx%ldx%ldspp", opt.width, opt.height, opt.spp);
     report rep;
     report_init(&rep, "ch02", workload, opt.csv, opt.quiet);
-    int images_failed = 0;
 
     for (size_t i = 0; i < STAGE_COUNT; i++) {
         if (opt.stage_index >= 0 && (size_t)opt.stage_index != i)
             continue;
         if (!ref.rgb && i != 0 && load_reference(&ref, &opt) != 0) {
-            fprintf(stderr, "ch02: cannot allocate the reference image\n");
+            fprintf(stderr, "ch02: out of memory (the %ldx%ld reference image)\n", opt.width, opt.height);
             return EXIT_CHECK_FAIL;
         }
         double ms = time_stage(&stages[i], &img, &opt);
@@ -142,23 +140,30 @@ int main(int argc, char **argv)
         int ok = 1;
         if (i == 0) { /* gcc -O0 is the reference for the others */
             snprintf(note, sizeof note, "the reference build");
-            image_alloc(&ref, img.width, img.height);
+            if (image_alloc(&ref, img.width, img.height) != 0) {
+                fprintf(stderr, "ch02: out of memory (the %dx%d reference image)\n", img.width, img.height);
+                return EXIT_CHECK_FAIL;
+            }
             memcpy(ref.rgb, img.rgb, image_bytes(&img));
         } else {
             ok = compare_note(&img, &ref, note, sizeof note);
         }
+        if (opt.images && image_write_stage(&img, opt.images, "ch02", stages[i].name) != 0)
+            return EXIT_CHECK_FAIL;
         double msamples = (double)opt.width * opt.height * opt.spp / (ms * 1e3);
-        report_row *row = report_add(&rep, stages[i].name, 1, ms, msamples, "Msamples/s", ok, host_cpu_name());
+        report_row *row = report_add(&rep, (report_entry){.stage = stages[i].name, .threads = 1, .ms = ms,
+                                                          .value = msamples, .unit = "Msamples/s", .ok = ok,
+                                                          .device = host_cpu_name()});
         snprintf(row->note, sizeof row->note, "%s", note);
         if (!opt.quiet)
             fprintf(stderr, "ch02: %-26s %10.1f ms  %s\n", stages[i].name, ms, note);
-        if (opt.images && image_write_stage(&img, opt.images, "ch02", stages[i].name) != 0)
-            images_failed = 1;
     }
 
-    char err[256];
-    int status = report_all_ok(&rep) && !images_failed ? EXIT_OK : EXIT_CHECK_FAIL;
-    if (image_write(&img, out, err, sizeof err) != 0) {
+    char err[IMAGE_ERROR_SIZE];
+    int status = report_all_ok(&rep) ? EXIT_OK : EXIT_CHECK_FAIL;
+    if (status != EXIT_OK) {
+        fprintf(stderr, "ch02: a check failed: %s not written\n", out);
+    } else if (image_write(&img, out, err, sizeof err) != 0) {
         fprintf(stderr, "ch02: %s\n", err);
         status = EXIT_CHECK_FAIL;
     }

@@ -196,11 +196,19 @@ float card_lcg_next(uint32_t *state)
     return (float)((*state >> 16) & 0xFFFF) * rng_scale;
 }
 
+/* 0 unless card_set_seed_salt() says otherwise (the checker's second render). */
+static uint32_t seed_salt;
+
+void card_set_seed_salt(uint32_t salt)
+{
+    seed_salt = salt;
+}
+
 uint32_t card_pixel_seed(int x, int y, int width)
 {
     /* Neighbouring seeds would start neighbouring LCG streams that stay
      * correlated, so mix the index first (a 32-bit integer hash). */
-    uint32_t h = (uint32_t)y * (uint32_t)width + (uint32_t)x + 0x9E3779B9u;
+    uint32_t h = (uint32_t)y * (uint32_t)width + (uint32_t)x + 0x9E3779B9u + seed_salt;
     h ^= h >> 16;
     h *= 0x7FEB352Du;
     h ^= h >> 15;

@@ -19,6 +19,10 @@ float card_lcg_next(uint32_t *state);
  * them onto [0, 1); the article's typo, 66635, onto [0, 0.984). */
 void card_set_rng_divisor(float divisor);
 
+/* Shifts every pixel's seed by salt (default 0): another, equally honest set
+ * of random streams, so a checker can measure the noise of two renders. */
+void card_set_seed_salt(uint32_t salt);
+
 /* The seed of pixel (x, y) in an image of the given width. */
 uint32_t card_pixel_seed(int x, int y, int width);
 

@@ -1,4 +1,4 @@
-/* threads.c - see threads.h and the stage list at the top of main.c. */
+/* threads.c - see threads.h; the stage table is stages.h. */
 #define _GNU_SOURCE
 #include "threads.h"
 #include "card.h"
@@ -30,7 +30,7 @@ static uint32_t *generator_for(job *j, int index, uint32_t *local)
 }
 
 /* Static schedule: thread t renders rows [t*h/T, (t+1)*h/T). */
-static void *rows_in_blocks(void *p)
+void *rows_in_blocks(void *p)
 {
     worker_arg *a = p;
     job *j = a->job;
@@ -49,7 +49,7 @@ static void *rows_in_blocks(void *p)
 }
 
 /* Dynamic schedule: the next free row, until there are none. */
-static void *rows_on_demand(void *p)
+void *rows_on_demand(void *p)
 {
     worker_arg *a = p;
     job *j = a->job;
@@ -66,15 +66,6 @@ static void *rows_on_demand(void *p)
     return NULL;
 }
 
-const stage stages[STAGE_COUNT] = {
-    {"rand-shared", "rows in equal blocks; every thread calls libc rand(): one lock for all", rows_in_blocks, RNG_LIBC},
-    {"rng-packed", "an LCG per thread, states adjacent in one array: false sharing", rows_in_blocks, RNG_PACKED},
-    {"rng-local", "the LCG state on each thread's own stack: nothing shared", rows_in_blocks, RNG_LOCAL},
-    {"rng-local-dynamic", "rng-local, rows handed out one by one from an atomic counter", rows_on_demand,
-     RNG_LOCAL},
-};
-
-
 double run_stage(const stage *s, job *j, int threads, int quiet)
 {
     pthread_t tid[MAX_THREADS];
@@ -90,7 +81,7 @@ double run_stage(const stage *s, job *j, int threads, int quiet)
     double t0 = now_seconds();
     for (int t = 0; t < threads; t++) {
         args[t] = (worker_arg){j, t};
-        if (pthread_create(&tid[t], NULL, s->worker, &args[t]) != 0) {
+        if (pthread_create(&tid[t], NULL, s->run, &args[t]) != 0) {
             fprintf(stderr, "ch03: cannot start thread %d of %d\n", t + 1, threads);
             exit(EXIT_CHECK_FAIL);
         }

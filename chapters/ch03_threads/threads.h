@@ -9,19 +9,23 @@
 #include <stdint.h>
 
 #define MAX_THREADS 1024
-#define STAGE_COUNT 4
 
 typedef enum { RNG_LIBC, RNG_PACKED, RNG_LOCAL } rng_kind;
 
 typedef struct job job;
 typedef void *worker_fn(void *arg);
 
+/* A stage: a worker (how rows are handed out) and where its generator lives.
+ * The table is stages.h. */
 typedef struct {
     const char *name;
     const char *description;
-    worker_fn *worker;
+    worker_fn *run;
     rng_kind rng;
 } stage;
+
+/* The two schedules: equal blocks of rows, or the next free row. */
+worker_fn rows_in_blocks, rows_on_demand;
 
 struct job {
     image *img;
@@ -33,8 +37,6 @@ struct job {
     double busy[MAX_THREADS];            /* seconds each thread worked */
     double finish[MAX_THREADS];          /* when each thread finished */
 };
-
-extern const stage stages[STAGE_COUNT];
 
 /* Renders j->img with stage s on `threads` threads (1..MAX_THREADS); the main
  * thread shows progress meanwhile. Returns seconds from the start to the end

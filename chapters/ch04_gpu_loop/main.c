@@ -38,73 +38,81 @@
 #define CPU_CHECK_PIXELS 256
 #define CPU_PSNR_DB 35.0
 #define ORIGINAL_PSNR_DB 38.0
-#define BLOCK_X 16
-#define BLOCK_Y 16
 
 typedef struct {
     const char *name;
     const char *description;
-    int recursive;
+    render_fn *run;
+    int flags; /* the sampler (render.h) */
 } stage;
 
 static const stage stages[] = {
-    {"recursive", "ch03's recursive sample() as a device function: a stack in local memory", 1},
-    {"loop", "the same light transport as a loop carrying colour and attenuation: no stack", 0},
+    {"recursive", "ch03's recursive sample() as a device function: a stack in local memory", gpu_render,
+     SAMPLER_RECURSIVE},
+    {"loop", "the same light transport as a loop carrying colour and attenuation: no stack", gpu_render, SAMPLER_LOOP},
 };
 #define STAGE_COUNT (sizeof stages / sizeof stages[0])
 
-static const cli_spec spec = {
-    "ch04",
-    "the card on the GPU: recursion, then a loop; registers, stack and occupancy",
-    CLI_WIDTH | CLI_HEIGHT | CLI_SPP | CLI_REPEAT | CLI_DEVICE | CLI_STAGE | CLI_OUT | CLI_IMAGES | CLI_CSV | CLI_QUIET,
-    stages,
-    STAGE_COUNT,
-    sizeof stages[0],
-    "Checks: no NaN/Inf; 256 fixed-seed pixels against the CPU running the same code\n"
-    "(>= 35 dB); at 512x512x64, the whole image against ch01's (>= 38 dB).\n"
-    "Default output: ch04.ppm (the last stage's image). --repeat defaults to 5.",
-};
+static const int shapes[][2] = {{16, 16}};
 
-/* PSNR of the GPU image against the CPU on CPU_CHECK_PIXELS fixed-seed pixels;
- * counts NaN/Inf pixels of the CPU render into *bad. */
-static double cpu_spot_check(const image *img, int recursive, int spp, int *bad)
-{
-    unsigned long long x = 0xC4EC4;
-    double sq = 0;
-    int n = 0;
-    for (int i = 0; i < CPU_CHECK_PIXELS; i++) {
-        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-        int col = (int)((x >> 33) % (unsigned long long)img->width);
-        int row = (int)((x >> 13) % (unsigned long long)img->height);
-        unsigned char cpu[3];
-        *bad += !cpu_render_picture_pixel(recursive, col, row, img->width, img->height, spp, cpu);
-        const unsigned char *gpu = img->rgb + 3 * ((size_t)row * img->width + col);
-        for (int c = 0; c < 3; c++, n++)
-            sq += (double)(cpu[c] - gpu[c]) * (cpu[c] - gpu[c]);
-    }
-    return sq == 0 ? INFINITY : 10 * log10(255.0 * 255.0 * n / sq);
-}
+static const cli_spec spec = {
+    .program = "ch04",
+    .summary = "the card on the GPU: recursion, then a loop; registers, stack and occupancy",
+    .accepts = CLI_WIDTH | CLI_HEIGHT | CLI_SPP | CLI_REPEAT | CLI_DEVICE | CLI_STAGE | CLI_OUT | CLI_IMAGES |
+               CLI_CSV | CLI_QUIET,
+    CLI_STAGE_TABLE(stages),
+    .notes = "Checks: no NaN/Inf; 256 fixed-seed pixels against the CPU running the same code\n"
+             "(>= 35 dB); at 512x512x64 the whole image against ch01's (>= 38 dB).\n"
+             "Default output: ch04.ppm (the last stage's image, written only if every check\n"
+             "passed). --repeat defaults to 5.",
+};
 
 typedef struct {
     image host, original;
     int have_original;
     unsigned char *d_rgb;
     int *d_bad;
-} buffers;
+    int width, height, spp;
+} run;
+
+static void render(const run *r, const stage *s, int bx, int by, kernel_info *info)
+{
+    s->run(s->flags, r->d_rgb, r->d_bad, r->width, r->height, r->spp, bx, by, info);
+    CUDA_CHECK_LAUNCH();
+}
+
+/* PSNR of the GPU image against the CPU on fixed-seed pixels (seed 0xC4EC4). */
+static double cpu_spot_check(run *r, int flags, int *bad)
+{
+    unsigned long long x = 0xC4EC4;
+    double sq = 0;
+    int n = 0;
+    for (int i = 0; i < CPU_CHECK_PIXELS; i++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        int col = (int)((x >> 33) % (unsigned long long)r->width);
+        int row = (int)((x >> 13) % (unsigned long long)r->height);
+        unsigned char cpu[3];
+        *bad += !cpu_render_picture_pixel(flags, col, row, r->width, r->height, r->spp, cpu);
+        const unsigned char *gpu = r->host.rgb + 3 * ((size_t)row * r->width + col);
+        for (int c = 0; c < 3; c++, n++)
+            sq += (double)(cpu[c] - gpu[c]) * (cpu[c] - gpu[c]);
+    }
+    return sq == 0 ? INFINITY : 10 * log10(255.0 * 255.0 * n / sq);
+}
 
 /* Copies the image back and runs every check; 1 if all pass. */
-static int check(buffers *b, const stage *s, int spp, char *note, size_t len)
+static int check(run *r, const stage *s, char *note, size_t len)
 {
     int bad = 0;
     CUDA_CHECK(cudaDeviceSynchronize());
-    CUDA_CHECK(cudaMemcpy(b->host.rgb, b->d_rgb, image_bytes(&b->host), cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(&bad, b->d_bad, sizeof bad, cudaMemcpyDeviceToHost));
-    double cpu_db = cpu_spot_check(&b->host, s->recursive, spp, &bad);
+    CUDA_CHECK(cudaMemcpy(r->host.rgb, r->d_rgb, image_bytes(&r->host), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(&bad, r->d_bad, sizeof bad, cudaMemcpyDeviceToHost));
+    double cpu_db = cpu_spot_check(r, s->flags, &bad);
     int ok = bad == 0 && cpu_db >= CPU_PSNR_DB;
     size_t used = (size_t)snprintf(note, len, "vs CPU %.1f dB", cpu_db);
-    if (b->have_original) {
+    if (r->have_original) {
         image_diff d;
-        image_compare(&b->host, &b->original, &d);
+        image_compare(&r->host, &r->original, &d);
         ok &= d.psnr >= ORIGINAL_PSNR_DB;
         used += (size_t)snprintf(note + used, len - used, ", vs ch01 %.1f dB", d.psnr);
     }
@@ -113,81 +121,96 @@ static int check(buffers *b, const stage *s, int spp, char *note, size_t len)
     return ok;
 }
 
+typedef struct {
+    const run *r;
+    const stage *s;
+    int bx, by;
+} launch;
+
+static void launch_render(void *p)
+{
+    const launch *l = p;
+    render(l->r, l->s, l->bx, l->by, NULL);
+}
+
+/* Median kernel time of `repeat` renders at one block shape, after a warm-up. */
+static double time_shape(const run *r, const stage *s, int bx, int by, int repeat)
+{
+    launch l = {r, s, bx, by};
+    launch_render(&l);
+    return cuda_median_ms(launch_render, &l, repeat);
+}
+
 int main(int argc, char **argv)
 {
     cli_options opt = {.width = 512, .height = 512, .spp = 64, .repeat = 5};
     cli_parse(&spec, &opt, argc, argv);
     const char *out = opt.out ? opt.out : "ch04.ppm";
-    cuda_require_device("ch04", (int)opt.device);
+    cli_require_writable(&spec, "default output", out);
+    cuda_require_device(spec.program, (int)opt.device);
     cuda_device_info info;
     cuda_describe_device((int)opt.device, &info);
     if (!opt.quiet)
         cuda_print_device(stderr, (int)opt.device, &info);
 
-    buffers b = {0};
-    char err[256];
-    if (image_alloc(&b.host, (int)opt.width, (int)opt.height) != 0) {
-        fprintf(stderr, "ch04: cannot allocate a %ldx%ld image\n", opt.width, opt.height);
+    run r = {.width = (int)opt.width, .height = (int)opt.height, .spp = (int)opt.spp};
+    char err[IMAGE_ERROR_SIZE];
+    if (image_alloc(&r.host, r.width, r.height) != 0) {
+        fprintf(stderr, "%s: out of memory (%dx%d image)\n", spec.program, r.width, r.height);
         return EXIT_CHECK_FAIL;
     }
-    b.have_original = opt.width == 512 && opt.height == 512 && opt.spp == 64 &&
-                      image_read_ppm(&b.original, REFERENCE_IMAGE, err, sizeof err) == 0;
-    CUDA_CHECK(cudaMalloc((void **)&b.d_rgb, image_bytes(&b.host)));
-    CUDA_CHECK(cudaMalloc((void **)&b.d_bad, sizeof(int)));
+    r.have_original = r.width == 512 && r.height == 512 && r.spp == 64 &&
+                      image_read_ppm(&r.original, REFERENCE_IMAGE, err, sizeof err) == 0;
+    CUDA_CHECK(cudaMalloc((void **)&r.d_rgb, image_bytes(&r.host)));
+    CUDA_CHECK(cudaMalloc((void **)&r.d_bad, sizeof(int)));
     int stack = gpu_prepare_stack();
 
     char workload[96];
-    snprintf(workload, sizeof workload, "%ldx%ldx%ldspp", opt.width, opt.height, opt.spp);
+    snprintf(workload, sizeof workload, "%dx%dx%dspp", r.width, r.height, r.spp);
     report rep;
-    report_init(&rep, "ch04", workload, opt.csv, opt.quiet);
-    int images_failed = 0;
-    cuda_timer timer;
-    cuda_timer_create(&timer);
+    report_init(&rep, spec.program, workload, opt.csv, opt.quiet);
+    int best_shape = 0;
     for (size_t i = 0; i < STAGE_COUNT; i++) {
         const stage *s = &stages[i];
         if (opt.stage_index >= 0 && (size_t)opt.stage_index != i)
             continue;
         char note[128], after[128];
-        CUDA_CHECK(cudaMemset(b.d_bad, 0, sizeof(int)));
-        CUDA_CHECK(cudaMemset(b.d_rgb, 0xEE, image_bytes(&b.host))); /* poison */
-        gpu_render(s->recursive, b.d_rgb, b.d_bad, (int)opt.width, (int)opt.height, (int)opt.spp, BLOCK_X, BLOCK_Y);
-        int ok = check(&b, s, (int)opt.spp, note, sizeof note); /* warm-up, checked */
-        double times[1000];
-        for (int r = 0; r < opt.repeat; r++) {
-            cuda_timer_start(&timer);
-            gpu_render(s->recursive, b.d_rgb, b.d_bad, (int)opt.width, (int)opt.height, (int)opt.spp, BLOCK_X,
-                       BLOCK_Y);
-            times[r] = cuda_timer_stop(&timer);
-        }
-        ok &= check(&b, s, (int)opt.spp, after, sizeof after); /* and again after timing */
-        double ms = median(times, (int)opt.repeat);
         kernel_info k;
-        gpu_kernel_info(s->recursive, BLOCK_X, BLOCK_Y, &k);
-        double msamples = (double)opt.width * opt.height * opt.spp / (ms * 1e3);
-        report_row *row = report_add(&rep, s->name, 0, ms, msamples, "Msamples/s", ok, info.name);
+        CUDA_CHECK(cudaMemset(r.d_bad, 0, sizeof(int)));
+        CUDA_CHECK(cudaMemset(r.d_rgb, 0xEE, image_bytes(&r.host))); /* poison */
+        render(&r, s, shapes[best_shape][0], shapes[best_shape][1], &k);
+        int ok = check(&r, s, note, sizeof note); /* the warm-up, checked */
+        double ms = time_shape(&r, s, shapes[best_shape][0], shapes[best_shape][1], (int)opt.repeat);
+        render(&r, s, shapes[best_shape][0], shapes[best_shape][1], &k);
+        ok &= check(&r, s, after, sizeof after); /* and again after timing */
+        if (opt.images && image_write_stage(&r.host, opt.images, spec.program, s->name) != 0)
+            return EXIT_CHECK_FAIL;
+        double samples = (double)r.width * r.height * r.spp;
+        report_row *row = report_add(&rep, (report_entry){.stage = s->name, .threads = REPORT_ON_GPU, .ms = ms,
+                                                          .value = samples / (ms * 1e3), .unit = "Msamples/s",
+                                                          .ok = ok, .device = info.name});
         snprintf(row->note, sizeof row->note, "%d regs, %d B local%s, occupancy %.0f%%; %s", k.registers,
-                 k.local_bytes, s->recursive ? " + stack" : "", 100 * k.occupancy, note);
+                 k.local_bytes, s->flags == SAMPLER_RECURSIVE ? " + stack" : "", 100 * k.occupancy, note);
         if (!opt.quiet)
-            fprintf(stderr, "ch04: %s: %d registers/thread, %d B local frame%s, %d blocks of %dx%d per SM\n",
-                    s->name, k.registers, k.local_bytes,
-                    s->recursive ? " (recursion grows it at run time; stack limit set to" : "",
-                    k.blocks_per_sm, BLOCK_X, BLOCK_Y);
-        if (s->recursive && !opt.quiet)
-            fprintf(stderr, "      %d B per thread)\n", stack);
-        if (opt.images && image_write_stage(&b.host, opt.images, "ch04", s->name) != 0)
-            images_failed = 1;
+            fprintf(stderr, "%s: %s: %d registers/thread, %d B local frame%s, %d blocks of %dx%d per SM\n", spec.program, s->name,
+                    k.registers, k.local_bytes,
+                    s->flags == SAMPLER_RECURSIVE ? " (recursion grows it at run time up to the stack limit)" : "",
+                    k.blocks_per_sm, shapes[best_shape][0], shapes[best_shape][1]);
     }
-    cuda_timer_destroy(&timer);
+    if (!opt.quiet)
+        fprintf(stderr, "%s: stack limit (cudaLimitStackSize) %d B per thread\n", spec.program, stack);
 
-    int status = report_all_ok(&rep) && !images_failed ? EXIT_OK : EXIT_CHECK_FAIL;
-    if (image_write(&b.host, out, err, sizeof err) != 0) {
-        fprintf(stderr, "ch04: %s\n", err);
+    int status = report_all_ok(&rep) ? EXIT_OK : EXIT_CHECK_FAIL;
+    if (status != EXIT_OK) {
+        fprintf(stderr, "%s: a check failed: %s not written\n", spec.program, out);
+    } else if (image_write(&r.host, out, err, sizeof err) != 0) {
+        fprintf(stderr, "%s: %s\n", spec.program, err);
         status = EXIT_CHECK_FAIL;
     }
     report_print(&rep, stdout);
-    CUDA_CHECK(cudaFree(b.d_rgb));
-    CUDA_CHECK(cudaFree(b.d_bad));
-    image_free(&b.host);
-    image_free(&b.original);
+    CUDA_CHECK(cudaFree(r.d_rgb));
+    CUDA_CHECK(cudaFree(r.d_bad));
+    image_free(&r.host);
+    image_free(&r.original);
     return status;
 }

@@ -8,7 +8,7 @@
  * spare; every resident thread reserves this much local memory. */
 #define STACK_BYTES 8192
 
-template <int RECURSIVE>
+template <int F>
 __global__ void render_kernel(unsigned char *rgb, int *bad, camera cam, int spp)
 {
     int col = blockIdx.x * blockDim.x + threadIdx.x;
@@ -16,28 +16,20 @@ __global__ void render_kernel(unsigned char *rgb, int *bad, camera cam, int spp)
     if (col >= cam.width || row >= cam.height)
         return;
     unsigned char *out = rgb + 3 * ((size_t)row * cam.width + col);
-    if (!render_picture_pixel(&cam, col, row, spp, RECURSIVE, out))
+    if (!render_picture_pixel(&cam, col, row, spp, F == SAMPLER_RECURSIVE, out))
         atomicAdd(bad, 1);
 }
 
-static const void *kernel_for(int recursive)
+static const void *kernel_for(int flags)
 {
-    return recursive ? (const void *)render_kernel<1> : (const void *)render_kernel<0>;
+    return flags == SAMPLER_RECURSIVE ? (const void *)render_kernel<SAMPLER_RECURSIVE>
+                                      : (const void *)render_kernel<SAMPLER_LOOP>;
 }
 
-extern "C" {
-
-int gpu_prepare_stack(void)
-{
-    CUDA_CHECK(cudaDeviceSetLimit(cudaLimitStackSize, STACK_BYTES));
-    return STACK_BYTES;
-}
-
-void gpu_kernel_info(int recursive, int block_x, int block_y, kernel_info *out)
+static void describe_kernel(const void *k, int block_x, int block_y, kernel_info *out)
 {
     cudaFuncAttributes a;
     int device, max_threads, blocks;
-    const void *k = kernel_for(recursive);
     CUDA_CHECK(cudaFuncGetAttributes(&a, k));
     CUDA_CHECK(cudaGetDevice(&device));
     CUDA_CHECK(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, device));
@@ -48,22 +40,29 @@ void gpu_kernel_info(int recursive, int block_x, int block_y, kernel_info *out)
     out->occupancy = (double)blocks * block_x * block_y / max_threads;
 }
 
-void gpu_render(int recursive, unsigned char *d_rgb, int *d_bad, int width, int height, int spp, int block_x,
-                int block_y)
+extern "C" {
+
+int gpu_prepare_stack(void)
+{
+    CUDA_CHECK(cudaDeviceSetLimit(cudaLimitStackSize, STACK_BYTES));
+    return STACK_BYTES;
+}
+
+void gpu_render(int flags, unsigned char *d_rgb, int *d_bad, int width, int height, int spp, int block_x, int block_y,
+                kernel_info *info)
 {
     camera cam = make_camera(width, height);
     dim3 block(block_x, block_y), grid((width + block_x - 1) / block_x, (height + block_y - 1) / block_y);
-    if (recursive)
-        render_kernel<1><<<grid, block>>>(d_rgb, d_bad, cam, spp);
-    else
-        render_kernel<0><<<grid, block>>>(d_rgb, d_bad, cam, spp);
-    CUDA_CHECK_LAUNCH();
+    void *args[] = {&d_rgb, &d_bad, &cam, &spp};
+    CUDA_CHECK(cudaLaunchKernel(kernel_for(flags), grid, block, args, 0, 0));
+    if (info)
+        describe_kernel(kernel_for(flags), block_x, block_y, info);
 }
 
-int cpu_render_picture_pixel(int recursive, int col, int row, int width, int height, int spp, unsigned char *out)
+int cpu_render_picture_pixel(int flags, int col, int row, int width, int height, int spp, unsigned char *out)
 {
     camera cam = make_camera(width, height);
-    return render_picture_pixel(&cam, col, row, spp, recursive, out);
+    return render_picture_pixel(&cam, col, row, spp, flags == SAMPLER_RECURSIVE, out);
 }
 
 } /* extern "C" */

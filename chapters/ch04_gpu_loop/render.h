@@ -6,26 +6,26 @@
 extern "C" {
 #endif
 
+/* The stage's choice (card.h): which sampler the kernel runs. */
+enum { SAMPLER_LOOP = 0, SAMPLER_RECURSIVE = 1 };
+
 typedef struct {
-    int registers;       /* per thread */
-    int local_bytes;     /* per thread: spills and the static stack frame */
-    int blocks_per_sm;   /* that fit at once, for the block shape */
-    double occupancy;    /* resident warps / the SM's maximum */
+    int registers, local_bytes, blocks_per_sm; /* per thread; per thread; at this block shape */
+    double occupancy;                          /* resident warps / the SM's maximum */
 } kernel_info;
 
-/* sampler: 1 recursive, 0 loop. */
-void gpu_kernel_info(int recursive, int block_x, int block_y, kernel_info *out);
-
 /* Renders into d_rgb (device, width*height*3 bytes) and counts NaN/Inf pixels
- * into *d_bad (device int, added to). Asynchronous. */
-void gpu_render(int recursive, unsigned char *d_rgb, int *d_bad, int width, int height, int spp, int block_x,
-                int block_y);
+ * into *d_bad (device int, added to). Asynchronous. If info is not NULL, also
+ * fills it for this kernel at this block shape. */
+typedef void render_fn(int flags, unsigned char *d_rgb, int *d_bad, int width, int height, int spp, int block_x,
+                       int block_y, kernel_info *info);
+render_fn gpu_render;
 
 /* Stack bytes per thread the recursive kernel gets (cudaLimitStackSize). */
 int gpu_prepare_stack(void);
 
 /* The same code on the CPU for one picture pixel; returns 0 on NaN/Inf. */
-int cpu_render_picture_pixel(int recursive, int col, int row, int width, int height, int spp, unsigned char *out);
+int cpu_render_picture_pixel(int flags, int col, int row, int width, int height, int spp, unsigned char *out);
 
 #ifdef __cplusplus
 }

@@ -2,7 +2,7 @@
  *
  * What changed from chapters/ch04_gpu_loop/card.h (`make diff A=ch04 B=ch05`):
  * the functions that differ between stages take the stage's changes as a
- * template parameter F, a set of these bits, each stage adding one:
+ * template parameter F, a set of these bits (render.h), each stage adding one:
  *   FLOAT_ONLY    no double left: float literals (.01f), powf, no (double)
  *                 pow(float, int). The GPU runs FP64 at a fraction of its
  *                 FP32 rate, and a double literal silently promotes the whole
@@ -33,7 +33,7 @@
 #ifndef CH05_CARD_H
 #define CH05_CARD_H
 
-enum { FLOAT_ONLY = 1, INTRINSICS = 2, POW_SQUARING = 4, BOUNDING_BOX = 8, SPHERE_LIST = 16, SPHERE_ALGEBRA = 32 };
+#include "render.h" /* the bits, and the sets the stages use */
 
 #include <math.h>
 #include <stdint.h>

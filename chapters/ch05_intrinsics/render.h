@@ -8,21 +8,35 @@
 extern "C" {
 #endif
 
-/* The stage's changes (card.h): a set of these bits. */
-enum { STAGE_FLOAT_ONLY = 1, STAGE_INTRINSICS = 2, STAGE_POW_SQUARING = 4, STAGE_BOUNDING_BOX = 8, STAGE_SPHERE_LIST = 16,
-       STAGE_SPHERE_ALGEBRA = 32 };
+/* The changes a stage can make (card.h says what each does and why). */
+enum { FLOAT_ONLY = 1, INTRINSICS = 2, POW_SQUARING = 4, BOUNDING_BOX = 8, SPHERE_LIST = 16, SPHERE_ALGEBRA = 32 };
+
+/* Every set of changes a stage (or a test) uses, each named after the stage
+ * that adds its last change. One list: it generates these names, the GPU
+ * kernels and the CPU renders (render.cu), so no stage can miss one. */
+#define CH05_FLAG_SETS(X)                                                                                      \
+    X(SET_LOOP, 0)                                                                                             \
+    X(SET_FLOAT_ONLY, FLOAT_ONLY)                                                                              \
+    X(SET_INTRINSICS, SET_FLOAT_ONLY | INTRINSICS)                                                             \
+    X(SET_POW_SQUARING, SET_INTRINSICS | POW_SQUARING)                                                         \
+    X(SET_SPHERE_LIST, SET_POW_SQUARING | SPHERE_LIST)                                                         \
+    X(SET_SPHERE_ALGEBRA, SET_SPHERE_LIST | SPHERE_ALGEBRA)                                                    \
+    X(SET_BOUNDING_BOX, SET_SPHERE_LIST | BOUNDING_BOX)                                                        \
+    X(SET_ALGEBRA_BOX, SET_SPHERE_ALGEBRA | BOUNDING_BOX)
+#define CH05_DEFINE_SET(name, value) name = (value),
+enum { CH05_FLAG_SETS(CH05_DEFINE_SET) };
 
 typedef struct {
-    int registers, local_bytes, blocks_per_sm;
-    double occupancy;
+    int registers, local_bytes, blocks_per_sm; /* per thread; per thread; at this block shape */
+    double occupancy;                          /* resident warps / the SM's maximum */
 } kernel_info;
 
-#define CH05_DECLARE(suffix)                                                                                     \
-    void gpu_render##suffix(int flags, unsigned char *d_rgb, int *d_bad, int width, int height, int spp,         \
-                            int block_x, int block_y);                                                           \
-    void gpu_kernel_info##suffix(int flags, int block_x, int block_y, kernel_info *out);
-CH05_DECLARE()
-CH05_DECLARE(_fast)
+/* Renders into d_rgb (device, width*height*3 bytes) and counts NaN/Inf pixels
+ * into *d_bad (device int, added to). Asynchronous. If info is not NULL, also
+ * fills it for this kernel at this block shape. */
+typedef void render_fn(int flags, unsigned char *d_rgb, int *d_bad, int width, int height, int spp, int block_x,
+                       int block_y, kernel_info *info);
+render_fn gpu_render, gpu_render_fast;
 
 /* The same code on the CPU for one picture pixel; returns 0 on NaN/Inf. */
 int cpu_render_picture_pixel(int flags, int col, int row, int width, int height, int spp, unsigned char *out);

@@ -1,9 +1,9 @@
 /* reduce.h - ch06's stages: sum n int32 values into an int64, on the CPU and GPU.
  *
- * The GPU functions take device pointers, are launched on the default stream,
- * and leave the sum in *d_sum (device memory), which they zero first, so a
- * stage's time covers everything it needs and nothing else. They return
- * without synchronising; the caller times them with events.
+ * Every stage is a reduce_fn. CPU stages take host pointers and return when
+ * done. GPU stages take device pointers, are launched on the default stream,
+ * zero *sum (device memory) first, and return without synchronising, so the
+ * caller times them with events and a stage's time covers everything it needs.
  */
 #ifndef CH06_REDUCE_H
 #define CH06_REDUCE_H
@@ -14,31 +14,35 @@
 extern "C" {
 #endif
 
-/* CPU stages: return the sum. */
-long long reduce_cpu_serial(const int *in, size_t n, int threads);
-long long reduce_cpu_threads(const int *in, size_t n, int threads);
+typedef struct {
+    int threads;          /* CPU stages */
+    void *scratch;        /* GPU stages: device memory of reduce_scratch_bytes(n) bytes */
+    size_t scratch_bytes; /* (CUB's temporary storage, the tree stages' partial sums) */
+} reduce_ctx;
 
-/* GPU stages. scratch: device memory of reduce_scratch_bytes(n) bytes (CUB's
- * temporary storage; the others do not use it). */
-typedef void reduce_gpu_fn(const int *d_in, size_t n, long long *d_sum, void *scratch, size_t scratch_bytes);
-reduce_gpu_fn reduce_atomic_global, reduce_interleaved_divergent, reduce_interleaved_strided, reduce_sequential,
+typedef void reduce_fn(const int *in, size_t n, long long *sum, const reduce_ctx *ctx);
+reduce_fn reduce_cpu_serial, reduce_cpu_threads;
+reduce_fn reduce_atomic_global, reduce_interleaved_divergent, reduce_interleaved_strided, reduce_sequential,
     reduce_first_add_on_load, reduce_warp_unrolled_volatile, reduce_warp_unrolled_sync, reduce_fully_unrolled,
     reduce_many_per_thread, reduce_shuffle, reduce_vector_shuffle, reduce_cub;
 size_t reduce_scratch_bytes(size_t n);
 
-/* The stage table, in order: main.c runs it, tests/test_ch06.cu tests every entry. */
-#define STAGE_COUNT 14
+enum { ON_CPU = 0, ON_GPU = 1 };
+
+/* A stage (the table is stages.h). */
 typedef struct {
     const char *name;
     const char *description;
-    long long (*cpu)(const int *in, size_t n, int threads);
-    reduce_gpu_fn *gpu;
+    reduce_fn *run;
+    int where; /* ON_CPU or ON_GPU */
 } stage;
 
-extern const stage stages[STAGE_COUNT];
-
-/* Device-to-device copy bandwidth (bytes read + written per second), measured
- * with cudaMemcpy over `bytes` bytes, median of `repeat`. */
+/* The ceilings, measured in the same run (bytes moved per second):
+ * a read-only streaming kernel over `bytes` bytes of d_in, the best of a small
+ * sweep of grid sizes and loads in flight (what a reduction can at most reach),
+ * and a device-to-device cudaMemcpy (read + written), each the median of
+ * `repeat` timed runs. */
+double measure_read_bandwidth(const void *d_in, size_t bytes, int repeat);
 double measure_copy_bandwidth(void *d_a, void *d_b, size_t bytes, int repeat);
 
 #ifdef __cplusplus

@@ -4,13 +4,18 @@
 
 #include <pthread.h>
 
-long long reduce_cpu_serial(const int *in, size_t n, int threads)
+static long long serial_sum(const int *in, size_t n)
 {
-    (void)threads;
     long long sum = 0;
     for (size_t i = 0; i < n; i++)
         sum += in[i];
     return sum;
+}
+
+void reduce_cpu_serial(const int *in, size_t n, long long *sum, const reduce_ctx *ctx)
+{
+    (void)ctx;
+    *sum = serial_sum(in, n);
 }
 
 typedef struct {
@@ -22,14 +27,15 @@ typedef struct {
 static void *sum_chunk(void *p)
 {
     chunk *c = p;
-    c->sum = reduce_cpu_serial(c->in + c->begin, c->end - c->begin, 1);
+    c->sum = serial_sum(c->in + c->begin, c->end - c->begin);
     return NULL;
 }
 
 /* Each thread sums one contiguous chunk; the host's memory bandwidth, not its
  * adders, is the limit once a few cores are busy. */
-long long reduce_cpu_threads(const int *in, size_t n, int threads)
+void reduce_cpu_threads(const int *in, size_t n, long long *result, const reduce_ctx *ctx)
 {
+    int threads = ctx->threads;
     enum { MAX = 256 };
     pthread_t tid[MAX];
     chunk c[MAX];
@@ -47,5 +53,5 @@ long long reduce_cpu_threads(const int *in, size_t n, int threads)
             pthread_join(tid[t], NULL);
         sum += c[t].sum;
     }
-    return sum;
+    *result = sum;
 }

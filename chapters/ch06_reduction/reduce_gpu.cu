@@ -330,8 +330,34 @@ __global__ void sum_partials_kernel(const long long *partial, size_t count, long
     block_sum_to(d_sum, v);
 }
 
+/* ---- the read-only ceiling: every thread streams 16-byte loads, LOADS in
+ * flight, and keeps a running xor; nothing is written unless the xor hits a
+ * value the data cannot produce, so the loads cannot be optimised away and the
+ * kernel moves only the bytes a reduction must read. */
+template <int LOADS>
+__global__ void read_stream_kernel(const int4 *__restrict__ in, size_t n4, int *sink)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x, i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    int acc = 0;
+    for (; i + (LOADS - 1) * stride < n4; i += LOADS * stride) {
+        int4 v[LOADS];
+#pragma unroll
+        for (int k = 0; k < LOADS; k++)
+            v[k] = __ldg(in + i + k * stride);
+#pragma unroll
+        for (int k = 0; k < LOADS; k++)
+            acc ^= v[k].x ^ v[k].y ^ v[k].z ^ v[k].w;
+    }
+    for (; i < n4; i += stride) {
+        int4 v = __ldg(in + i);
+        acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+    if (acc == 0x7fffffff) /* never true for data in [-128, 127]: xor stays in [-256, 255] */
+        *sink = acc;
+}
+
 /* ---------------------------------------------------------------- launchers */
-extern "C" {
+/* (reduce.h declared the functions below extern "C", so they keep C linkage.) */
 
 size_t reduce_scratch_bytes(size_t n)
 {
@@ -340,7 +366,10 @@ size_t reduce_scratch_bytes(size_t n)
     return cub_bytes > partial_bytes ? cub_bytes : partial_bytes;
 }
 
-#define START(d_sum) CUDA_CHECK(cudaMemsetAsync(d_sum, 0, sizeof(long long)))
+static void start(long long *d_sum)
+{
+    CUDA_CHECK(cudaMemsetAsync(d_sum, 0, sizeof(long long)));
+}
 
 /* Blocks for the second pass: enough to read the partials at full speed, at
  * most what the GPU holds at once. */
@@ -353,75 +382,148 @@ static unsigned partial_pass_blocks(unsigned partials)
     return want < 1 ? 1 : want < most ? want : most;
 }
 
-void reduce_atomic_global(const int *in, size_t n, long long *d_sum, void *, size_t)
+void reduce_atomic_global(const int *in, size_t n, long long *d_sum, const reduce_ctx *)
 {
-    START(d_sum);
+    start(d_sum);
     if (n)
         atomic_global_kernel<<<blocks_for(n, BLOCK), BLOCK>>>(in, n, d_sum);
     CUDA_CHECK_LAUNCH();
 }
 
+typedef void stage_kernel(const int *, size_t, long long *);
+
 /* The shared-memory tree stages launch the same way: one block per
- * per_block elements writing partials into scratch, then the second pass. */
-#define TREE_LAUNCHER(name, kernel, per_block)                                                                   \
-    void name(const int *in, size_t n, long long *d_sum, void *scratch, size_t)                                  \
-    {                                                                                                            \
-        long long *partial = (long long *)scratch;                                                               \
-        unsigned blocks = blocks_for(n, per_block);                                                              \
-        START(d_sum);                                                                                            \
-        if (n) {                                                                                                 \
-            kernel<<<blocks, BLOCK>>>(in, n, partial);                                                           \
-            CUDA_CHECK_LAUNCH();                                                                                 \
-            sum_partials_kernel<<<partial_pass_blocks(blocks), BLOCK>>>(partial, blocks, d_sum);                 \
-        }                                                                                                        \
-        CUDA_CHECK_LAUNCH();                                                                                     \
+ * PER_BLOCK elements writing partials into scratch, then the second pass. */
+template <stage_kernel KERNEL, size_t PER_BLOCK>
+static void launch_tree(const int *in, size_t n, long long *d_sum, const reduce_ctx *ctx)
+{
+    long long *partial = (long long *)ctx->scratch;
+    unsigned blocks = blocks_for(n, PER_BLOCK);
+    start(d_sum);
+    if (n) {
+        KERNEL<<<blocks, BLOCK>>>(in, n, partial);
+        CUDA_CHECK_LAUNCH();
+        sum_partials_kernel<<<partial_pass_blocks(blocks), BLOCK>>>(partial, blocks, d_sum);
     }
-TREE_LAUNCHER(reduce_interleaved_divergent, interleaved_divergent_kernel, BLOCK)
-TREE_LAUNCHER(reduce_interleaved_strided, interleaved_strided_kernel, BLOCK)
-TREE_LAUNCHER(reduce_sequential, sequential_kernel, BLOCK)
-TREE_LAUNCHER(reduce_first_add_on_load, first_add_on_load_kernel, 2 * BLOCK)
-TREE_LAUNCHER(reduce_warp_unrolled_volatile, warp_unrolled_volatile_kernel, 2 * BLOCK)
-TREE_LAUNCHER(reduce_warp_unrolled_sync, warp_unrolled_sync_kernel, 2 * BLOCK)
-TREE_LAUNCHER(reduce_fully_unrolled, fully_unrolled_kernel<BLOCK>, 2 * BLOCK)
+    CUDA_CHECK_LAUNCH();
+}
+
+void reduce_interleaved_divergent(const int *in, size_t n, long long *d_sum, const reduce_ctx *ctx)
+{
+    launch_tree<interleaved_divergent_kernel, BLOCK>(in, n, d_sum, ctx);
+}
+void reduce_interleaved_strided(const int *in, size_t n, long long *d_sum, const reduce_ctx *ctx)
+{
+    launch_tree<interleaved_strided_kernel, BLOCK>(in, n, d_sum, ctx);
+}
+void reduce_sequential(const int *in, size_t n, long long *d_sum, const reduce_ctx *ctx)
+{
+    launch_tree<sequential_kernel, BLOCK>(in, n, d_sum, ctx);
+}
+void reduce_first_add_on_load(const int *in, size_t n, long long *d_sum, const reduce_ctx *ctx)
+{
+    launch_tree<first_add_on_load_kernel, 2 * BLOCK>(in, n, d_sum, ctx);
+}
+void reduce_warp_unrolled_volatile(const int *in, size_t n, long long *d_sum, const reduce_ctx *ctx)
+{
+    launch_tree<warp_unrolled_volatile_kernel, 2 * BLOCK>(in, n, d_sum, ctx);
+}
+void reduce_warp_unrolled_sync(const int *in, size_t n, long long *d_sum, const reduce_ctx *ctx)
+{
+    launch_tree<warp_unrolled_sync_kernel, 2 * BLOCK>(in, n, d_sum, ctx);
+}
+void reduce_fully_unrolled(const int *in, size_t n, long long *d_sum, const reduce_ctx *ctx)
+{
+    launch_tree<fully_unrolled_kernel<BLOCK>, 2 * BLOCK>(in, n, d_sum, ctx);
+}
 
 /* The grid-stride stages: as many blocks as fit on the GPU at once (fewer if
  * n is small, so no block is empty). */
-#define GRID_STRIDE_LAUNCHER(name, kernel, per_thread)                                                           \
-    void name(const int *in, size_t n, long long *d_sum, void *, size_t)                                         \
-    {                                                                                                            \
-        static unsigned most = 0;                                                                                \
-        if (!most)                                                                                               \
-            most = resident_blocks((const void *)kernel, BLOCK);                                                 \
-        START(d_sum);                                                                                            \
-        unsigned blocks = blocks_for(n, (size_t)BLOCK * (per_thread));                                           \
-        if (n)                                                                                                   \
-            kernel<<<blocks < most ? blocks : most, BLOCK>>>(in, n, d_sum);                                      \
-        CUDA_CHECK_LAUNCH();                                                                                     \
-    }
-GRID_STRIDE_LAUNCHER(reduce_many_per_thread, many_per_thread_kernel, 1)
-GRID_STRIDE_LAUNCHER(reduce_shuffle, shuffle_kernel, 4)
-GRID_STRIDE_LAUNCHER(reduce_vector_shuffle, vector_shuffle_kernel, 8)
+template <stage_kernel KERNEL, size_t PER_THREAD>
+static void launch_grid_stride(const int *in, size_t n, long long *d_sum)
+{
+    static unsigned most = 0;
+    if (!most)
+        most = resident_blocks((const void *)KERNEL, BLOCK);
+    start(d_sum);
+    unsigned blocks = blocks_for(n, (size_t)BLOCK * PER_THREAD);
+    if (n)
+        KERNEL<<<blocks < most ? blocks : most, BLOCK>>>(in, n, d_sum);
+    CUDA_CHECK_LAUNCH();
+}
 
-void reduce_cub(const int *in, size_t n, long long *d_sum, void *scratch, size_t scratch_bytes)
+void reduce_many_per_thread(const int *in, size_t n, long long *d_sum, const reduce_ctx *)
+{
+    launch_grid_stride<many_per_thread_kernel, 1>(in, n, d_sum);
+}
+void reduce_shuffle(const int *in, size_t n, long long *d_sum, const reduce_ctx *)
+{
+    launch_grid_stride<shuffle_kernel, 4>(in, n, d_sum);
+}
+void reduce_vector_shuffle(const int *in, size_t n, long long *d_sum, const reduce_ctx *)
+{
+    launch_grid_stride<vector_shuffle_kernel, 8>(in, n, d_sum);
+}
+
+void reduce_cub(const int *in, size_t n, long long *d_sum, const reduce_ctx *ctx)
 {
     /* CUB accumulates in the output's type, int64 here. */
-    CUDA_CHECK(cub::DeviceReduce::Sum(scratch, scratch_bytes, in, d_sum, (long long)n));
+    size_t bytes = ctx->scratch_bytes;
+    CUDA_CHECK(cub::DeviceReduce::Sum(ctx->scratch, bytes, in, d_sum, (long long)n));
+}
+
+typedef struct {
+    void *dst;
+    const void *src;
+    size_t bytes;
+    unsigned blocks;
+    int loads;
+    int *sink;
+} stream_job;
+
+static void launch_copy(void *p)
+{
+    stream_job *j = (stream_job *)p;
+    CUDA_CHECK(cudaMemcpyAsync(j->dst, j->src, j->bytes, cudaMemcpyDeviceToDevice, 0));
+}
+
+static void launch_read(void *p)
+{
+    stream_job *j = (stream_job *)p;
+    const int4 *in = (const int4 *)j->src;
+    size_t n4 = j->bytes / 16;
+    if (j->loads == 1)
+        read_stream_kernel<1><<<j->blocks, BLOCK>>>(in, n4, j->sink);
+    else if (j->loads == 2)
+        read_stream_kernel<2><<<j->blocks, BLOCK>>>(in, n4, j->sink);
+    else
+        read_stream_kernel<4><<<j->blocks, BLOCK>>>(in, n4, j->sink);
+    CUDA_CHECK_LAUNCH();
 }
 
 double measure_copy_bandwidth(void *d_a, void *d_b, size_t bytes, int repeat)
 {
-    cuda_timer t;
-    cuda_timer_create(&t);
-    CUDA_CHECK(cudaMemcpy(d_b, d_a, bytes, cudaMemcpyDeviceToDevice)); /* warm-up */
-    double ms[64];
-    repeat = repeat < 1 ? 1 : repeat > 64 ? 64 : repeat;
-    for (int r = 0; r < repeat; r++) {
-        cuda_timer_start(&t);
-        CUDA_CHECK(cudaMemcpyAsync(d_b, d_a, bytes, cudaMemcpyDeviceToDevice, 0));
-        ms[r] = cuda_timer_stop(&t);
-    }
-    cuda_timer_destroy(&t);
-    return 2.0 * (double)bytes / (median(ms, repeat) * 1e-3); /* read + written */
+    stream_job j = {d_b, d_a, bytes, 0, 0, NULL};
+    launch_copy(&j); /* warm-up */
+    return 2.0 * (double)bytes / (cuda_median_ms(launch_copy, &j, repeat) * 1e-3); /* read + written */
 }
 
-} /* extern "C" */
+double measure_read_bandwidth(const void *d_in, size_t bytes, int repeat)
+{
+    int device, sms, *sink;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    CUDA_CHECK(cudaMalloc(&sink, sizeof(int)));
+    double best = 0;
+    const int loads[] = {1, 2, 4}, blocks_per_sm[] = {4, 8, 16, 32};
+    for (int l = 0; l < 3; l++)
+        for (int b = 0; b < 4; b++) {
+            stream_job j = {NULL, d_in, bytes & ~(size_t)15, (unsigned)(sms * blocks_per_sm[b]), loads[l], sink};
+            launch_read(&j); /* warm-up */
+            double gbs = (double)j.bytes / (cuda_median_ms(launch_read, &j, repeat) * 1e-3);
+            best = gbs > best ? gbs : best;
+        }
+    CUDA_CHECK(cudaFree(sink));
+    return best;
+}
+

@@ -169,20 +169,40 @@ static unsigned blocks(int n)
 
 extern "C" {
 
-void gpu_forces(int kind, const body *d_b, vec3 *d_a, int n)
+void gpu_naive_forces(const body *d_b, vec3 *d_a, int n, int)
+{
+    if (n > 0)
+        naive_kernel<<<blocks(n), TILE>>>(d_b, d_a, n);
+    CUDA_CHECK_LAUNCH();
+}
+
+void gpu_tiled_forces(const body *d_b, vec3 *d_a, int n, int)
+{
+    if (n > 0)
+        tiled_kernel<<<blocks(n), TILE>>>(d_b, d_a, n);
+    CUDA_CHECK_LAUNCH();
+}
+
+void gpu_tiled_unrolled_forces(const body *d_b, vec3 *d_a, int n, int)
+{
+    if (n > 0)
+        tiled_unrolled_kernel<false><<<blocks(n), TILE>>>(d_b, d_a, n, 0, n);
+    CUDA_CHECK_LAUNCH();
+}
+
+void gpu_tiled_ftz_forces(const body *d_b, vec3 *d_a, int n, int)
+{
+    if (n > 0)
+        tiled_unrolled_kernel<true><<<blocks(n), TILE>>>(d_b, d_a, n, 0, n);
+    CUDA_CHECK_LAUNCH();
+}
+
+void gpu_atomic_symmetric_forces(const body *d_b, vec3 *d_a, int n, int)
 {
     if (n == 0)
         return;
-    switch (kind) {
-    case GPU_NAIVE: naive_kernel<<<blocks(n), TILE>>>(d_b, d_a, n); break;
-    case GPU_TILED: tiled_kernel<<<blocks(n), TILE>>>(d_b, d_a, n); break;
-    case GPU_TILED_UNROLLED: tiled_unrolled_kernel<false><<<blocks(n), TILE>>>(d_b, d_a, n, 0, n); break;
-    case GPU_TILED_FTZ: tiled_unrolled_kernel<true><<<blocks(n), TILE>>>(d_b, d_a, n, 0, n); break;
-    case GPU_ATOMIC_SYMMETRIC:
-        CUDA_CHECK(cudaMemsetAsync(d_a, 0, (size_t)n * sizeof(vec3)));
-        atomic_symmetric_kernel<<<blocks(n), TILE>>>(d_b, d_a, n);
-        break;
-    }
+    CUDA_CHECK(cudaMemsetAsync(d_a, 0, (size_t)n * sizeof(vec3)));
+    atomic_symmetric_kernel<<<blocks(n), TILE>>>(d_b, d_a, n);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -211,7 +231,7 @@ static void *multi_gpu_worker(void *p)
     int count = w->i_end - w->i_begin;
     body *d_b;
     vec3 *d_a;
-    vec3 *a = (vec3 *)malloc((count > 0 ? count : 1) * sizeof(vec3));
+    vec3 *a = (vec3 *)cli_alloc((count > 0 ? count : 1) * sizeof(vec3), "one GPU's forces");
     CUDA_CHECK(cudaSetDevice(w->device));
     CUDA_CHECK(cudaMalloc(&d_b, (size_t)w->n * sizeof(body)));
     CUDA_CHECK(cudaMalloc(&d_a, (size_t)w->n * sizeof(vec3)));

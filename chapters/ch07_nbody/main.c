@@ -24,6 +24,7 @@
  * Without a CUDA device the CPU stages run and the exit status is 3.
  */
 #include "nbody.h"
+#include "stages.h"
 
 #include "../../common/cli.h"
 #include "../../common/cuda_util.h"
@@ -40,15 +41,14 @@
 #define DT 1e-4f
 
 static const cli_spec spec = {
-    "ch07",
-    "all-pairs N-body: scalar, AVX2 and threaded CPU, naive/tiled/unrolled/symmetric GPU, several GPUs",
-    CLI_N | CLI_STEPS | CLI_THREADS | CLI_REPEAT | CLI_DEVICE | CLI_STAGE | CLI_CSV | CLI_QUIET,
-    stages,
-    STAGE_COUNT,
-    sizeof stages[0],
-    "Default n = 2^17 (GPU stages; CPU stages use min(n, 16384)), --steps 2, --repeat 3.\n"
-    "Rates count 20 flops per interaction. Forces are checked against a double-precision\n"
-    "reference on 66 bodies (bound in the source: chapters/ch07_nbody/main.c).",
+    .program = "ch07",
+    .summary = "all-pairs N-body: scalar, AVX2 and threaded CPU, naive/tiled/unrolled/symmetric GPU, several GPUs",
+    .accepts = CLI_N | CLI_STEPS | CLI_THREADS | CLI_REPEAT | CLI_DEVICE | CLI_STAGE | CLI_CSV | CLI_QUIET,
+    CLI_STAGE_TABLE(stages),
+    .notes = "--n is the number of bodies: default 2^17 (GPU stages; CPU stages use min(n, 16384)),\n"
+             "--steps 2, --repeat 3. Rates count 20 flops per interaction. Forces are checked against\n"
+             "a double-precision reference on 66 bodies (bound in the source: chapters/ch07_nbody/main.c).\n"
+             "Without a CUDA device the CPU stages run and the exit status is 3.",
 };
 
 static int positions_finite(const body *b, int n)
@@ -71,21 +71,21 @@ typedef struct {
 static double run_cpu(const stage *s, problem *p, int *ok, double *err)
 {
     nbody_init(p->b, p->v, p->n);
-    s->cpu(p->b, p->a, p->n, p->threads);
+    s->run(p->b, p->a, p->n, p->threads);
     *err = force_error(&p->ref, p->a);
-    double times[1000];
+    double times[REPEAT_MAX];
     for (int r = 0; r < p->repeat; r++) {
         nbody_init(p->b, p->v, p->n);
         double t0 = now_seconds();
         for (int k = 0; k < p->steps; k++) {
-            s->cpu(p->b, p->a, p->n, p->threads);
+            s->run(p->b, p->a, p->n, p->threads);
             nbody_integrate_cpu(p->b, p->v, p->a, p->n, DT);
         }
         times[r] = 1e3 * (now_seconds() - t0) / p->steps;
     }
     int moved_ok = positions_finite(p->b, p->n);
     nbody_init(p->b, p->v, p->n);
-    s->cpu(p->b, p->a, p->n, p->threads);
+    s->run(p->b, p->a, p->n, p->threads);
     *err = fmax(*err, force_error(&p->ref, p->a));
     *ok = moved_ok && *err <= error_bound(p->n);
     return median(times, p->repeat);
@@ -107,28 +107,37 @@ static double gpu_checked_forces(const stage *s, problem *p, gpu_buffers *g)
 {
     gpu_reset(p, g);
     CUDA_CHECK(cudaMemset(g->d_a, 0xFF, (size_t)p->n * sizeof(vec3))); /* poison: NaN */
-    gpu_forces(s->gpu, g->d_b, g->d_a, p->n);
+    s->run(g->d_b, g->d_a, p->n, 0);
     CUDA_CHECK(cudaDeviceSynchronize());
     CUDA_CHECK(cudaMemcpy(p->a, g->d_a, (size_t)p->n * sizeof(vec3), cudaMemcpyDeviceToHost));
     return force_error(&p->ref, p->a);
 }
 
+typedef struct {
+    const stage *s;
+    problem *p;
+    gpu_buffers *g;
+} launch;
+
+/* --steps steps from the initial state (the copy in is outside the timing). */
+static void launch_steps(void *context)
+{
+    launch *l = context;
+    for (int k = 0; k < l->p->steps; k++) {
+        l->s->run(l->g->d_b, l->g->d_a, l->p->n, 0);
+        gpu_integrate(l->g->d_b, l->g->d_v, l->g->d_a, l->p->n, DT);
+    }
+}
+
 static double run_gpu(const stage *s, problem *p, gpu_buffers *g, int *ok, double *err)
 {
     *err = gpu_checked_forces(s, p, g);
-    double times[1000];
-    cuda_timer t;
-    cuda_timer_create(&t);
+    double times[REPEAT_MAX];
+    launch l = {s, p, g};
     for (int r = 0; r < p->repeat; r++) {
         gpu_reset(p, g);
-        cuda_timer_start(&t);
-        for (int k = 0; k < p->steps; k++) {
-            gpu_forces(s->gpu, g->d_b, g->d_a, p->n);
-            gpu_integrate(g->d_b, g->d_v, g->d_a, p->n, DT);
-        }
-        times[r] = cuda_timer_stop(&t) / p->steps;
+        times[r] = cuda_median_ms(launch_steps, &l, 1) / p->steps;
     }
-    cuda_timer_destroy(&t);
     CUDA_CHECK(cudaMemcpy(p->b, g->d_b, (size_t)p->n * sizeof(body), cudaMemcpyDeviceToHost));
     int moved_ok = positions_finite(p->b, p->n);
     *err = fmax(*err, gpu_checked_forces(s, p, g));
@@ -138,7 +147,7 @@ static double run_gpu(const stage *s, problem *p, gpu_buffers *g, int *ok, doubl
 
 static double run_multi(problem *p, int devices, int *ok, double *err)
 {
-    double times[1000];
+    double times[REPEAT_MAX];
     nbody_init(p->b, p->v, p->n);
     multi_gpu_run(p->b, p->v, p->n, 1, DT, devices, p->a); /* warm-up; its first forces checked */
     *err = force_error(&p->ref, p->a);
@@ -155,11 +164,9 @@ static double run_multi(problem *p, int devices, int *ok, double *err)
 static int alloc_problem(problem *p, int n)
 {
     p->n = n;
-    p->b = malloc((size_t)n * sizeof(body));
-    p->v = malloc((size_t)n * sizeof(vec3));
-    p->a = malloc((size_t)n * sizeof(vec3));
-    if (!p->b || !p->v || !p->a)
-        return -1;
+    p->b = cli_alloc((size_t)n * sizeof(body), "the bodies");
+    p->v = cli_alloc((size_t)n * sizeof(vec3), "the velocities");
+    p->a = cli_alloc((size_t)n * sizeof(vec3), "the accelerations");
     nbody_init(p->b, p->v, n);
     make_reference(&p->ref, p->b, n);
     return 0;
@@ -176,7 +183,8 @@ static void add_row(report *rep, const stage *s, int threads, double ms, int n, 
                     const char *device, double peak_gflops)
 {
     double gflops = FLOPS_PER_INTERACTION * (double)n * n / (ms * 1e-3) * 1e-9;
-    report_row *row = report_add(rep, s->name, threads, ms, gflops, "GFLOP/s", ok, device);
+    report_row *row = report_add(rep, (report_entry){.stage = s->name, .threads = threads, .ms = ms, .value = gflops,
+                                                     .unit = "GFLOP/s", .ok = ok, .device = device});
     size_t used = (size_t)snprintf(row->note, sizeof row->note, "%.3g interactions/s, error %.2g (bound %.2g)",
                                    (double)n * n / (ms * 1e-3), err, error_bound(n));
     if (peak_gflops > 0)
@@ -210,17 +218,17 @@ static int run_cpu_stages(const cli_options *opt, int n)
     report rep;
     problem p = {0};
     begin_group(&rep, &p, n, opt);
-    for (int i = 0; i < STAGE_COUNT; i++) {
+    for (size_t i = 0; i < STAGE_COUNT; i++) {
         const stage *s = &stages[i];
-        if (!s->cpu || !selected(opt, i))
+        if (s->where != ON_CPU || !selected(opt, (int)i))
             continue;
-        if (s->cpu != cpu_scalar_forces && !cpu_simd_supported()) {
+        if (s->run != cpu_scalar_forces && !cpu_simd_supported()) {
             fprintf(stderr, "ch07: %s needs AVX2 and FMA, which this CPU lacks: skipped\n", s->name);
             continue;
         }
         int ok;
         double err, ms = run_cpu(s, &p, &ok, &err);
-        add_row(&rep, s, s->cpu == cpu_simd_threads_forces ? p.threads : 1, ms, n, ok, err, host_cpu_name(), 0);
+        add_row(&rep, s, s->run == cpu_simd_threads_forces ? p.threads : 1, ms, n, ok, err, host_cpu_name(), 0);
     }
     report_print(&rep, stdout);
     free_problem(&p);
@@ -242,22 +250,28 @@ static int run_gpu_stages(const cli_options *opt, int n, int devices)
     CUDA_CHECK(cudaMalloc((void **)&g.d_b, (size_t)n * sizeof(body)));
     CUDA_CHECK(cudaMalloc((void **)&g.d_v, (size_t)n * sizeof(vec3)));
     CUDA_CHECK(cudaMalloc((void **)&g.d_a, (size_t)n * sizeof(vec3)));
-    for (int i = 0; i < STAGE_COUNT; i++) {
+    for (size_t i = 0; i < STAGE_COUNT; i++) {
         const stage *s = &stages[i];
-        if (s->cpu || !selected(opt, i))
+        if (s->where == ON_CPU || !selected(opt, (int)i))
             continue;
         int ok;
         double err, ms;
-        if (s->multi) {
+        if (s->where == ON_ALL_GPUS) {
             if (!opt->quiet && devices == 1)
                 fprintf(stderr, "ch07: multi-gpu: this machine has one GPU, so it runs on one\n");
             ms = run_multi(&p, devices, &ok, &err);
             add_row(&rep, s, devices, ms, n, ok, err, info.name, info.fp32_peak_gflops * devices);
         } else {
             ms = run_gpu(s, &p, &g, &ok, &err);
-            add_row(&rep, s, 0, ms, n, ok, err, info.name, info.fp32_peak_gflops);
+            add_row(&rep, s, REPORT_ON_GPU, ms, n, ok, err, info.name, info.fp32_peak_gflops);
         }
     }
+    /* The ceiling as a row of its own (a reference, check n/a): what the SMs
+     * could do if every lane issued an FMA every cycle at the reported clock. */
+    double peak_ms = FLOPS_PER_INTERACTION * (double)n * n / (info.fp32_peak_gflops * 1e9) * 1e3;
+    report_add(&rep, (report_entry){.stage = "ceiling-fp32-peak", .threads = REPORT_ON_GPU, .ms = peak_ms,
+                                    .value = info.fp32_peak_gflops, .unit = "GFLOP/s", .ok = REPORT_NO_CHECK,
+                                    .device = info.name, .note = "SMs x FP32 lanes x 2 (FMA) x boost clock"});
     CUDA_CHECK(cudaFree(g.d_b));
     CUDA_CHECK(cudaFree(g.d_v));
     CUDA_CHECK(cudaFree(g.d_a));
@@ -274,10 +288,10 @@ int main(int argc, char **argv)
     if (opt.n > (1 << 24))
         cli_usage_error(&spec, "--n %lld is too large: an all-pairs step grows as n^2 (at most 16777216)", opt.n);
     int n = (int)opt.n, want_gpu = 0, want_cpu = 0, all_ok = 1;
-    for (int i = 0; i < STAGE_COUNT; i++)
-        if (selected(&opt, i)) {
-            want_gpu |= !stages[i].cpu;
-            want_cpu |= stages[i].cpu != NULL;
+    for (size_t i = 0; i < STAGE_COUNT; i++)
+        if (selected(&opt, (int)i)) {
+            want_gpu |= stages[i].where != ON_CPU;
+            want_cpu |= stages[i].where == ON_CPU;
         }
     if (want_cpu)
         all_ok &= run_cpu_stages(&opt, n < CPU_MAX_N ? n : CPU_MAX_N);
@@ -286,7 +300,7 @@ int main(int argc, char **argv)
     char why[256];
     int devices = cuda_device_count(why, sizeof why);
     if (devices == 0) {
-        fprintf(stderr, "ch07: no usable CUDA device or driver (%s): the GPU stages were not run (exit status %d)\n",
+        fprintf(stderr, "ch07: no CUDA device found (%s): the GPU stages were not run (exit status %d)\n",
                 why, EXIT_NO_GPU);
         return all_ok ? EXIT_NO_GPU : EXIT_CHECK_FAIL;
     }

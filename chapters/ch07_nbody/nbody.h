@@ -67,14 +67,14 @@ void nbody_init(body *b, vec3 *v, int n);
 /* One step of leapfrog (kick-drift): v += a dt, p += v dt, for i in [0, n). */
 void nbody_integrate_cpu(body *b, vec3 *v, const vec3 *a, int n, float dt);
 
-/* CPU stages: accelerations of all n bodies. */
-typedef void cpu_forces_fn(const body *b, vec3 *a, int n, int threads);
-cpu_forces_fn cpu_scalar_forces, cpu_simd_forces, cpu_simd_threads_forces;
+/* Every stage computes the accelerations a of all n bodies b. CPU stages take
+ * host arrays and `threads`; GPU stages take device arrays, ignore `threads`
+ * and return without synchronising. */
+typedef void forces_fn(const body *b, vec3 *a, int n, int threads);
+forces_fn cpu_scalar_forces, cpu_simd_forces, cpu_simd_threads_forces;
+forces_fn gpu_naive_forces, gpu_tiled_forces, gpu_tiled_unrolled_forces, gpu_tiled_ftz_forces,
+    gpu_atomic_symmetric_forces;
 int cpu_simd_supported(void); /* AVX2 and FMA at run time */
-
-/* GPU stages: accelerations into d_a (device), asynchronously. */
-enum { GPU_NAIVE, GPU_TILED, GPU_TILED_UNROLLED, GPU_TILED_FTZ, GPU_ATOMIC_SYMMETRIC };
-void gpu_forces(int kind, const body *d_b, vec3 *d_a, int n);
 void gpu_integrate(body *d_b, vec3 *d_v, const vec3 *d_a, int n, float dt);
 
 /* multi-gpu: `steps` steps of gpu-tiled-ftz forces + integration, the bodies
@@ -95,16 +95,17 @@ void make_reference(reference *r, const body *b, int n);
 double force_error(const reference *r, const vec3 *a); /* INFINITY on NaN/Inf */
 double error_bound(int n);
 
-/* The stage table (stages.c): main.c runs it, the tests test every entry. */
+/* Where a stage runs. ON_ALL_GPUS: its forces function (gpu-tiled-ftz's
+ * kernel) split across every GPU by multi_gpu_run. */
+enum { ON_CPU, ON_GPU, ON_ALL_GPUS };
+
+/* A stage (the table is stages.h). */
 typedef struct {
     const char *name;
     const char *description;
-    cpu_forces_fn *cpu; /* a CPU stage, or */
-    int gpu;            /* a GPU kernel (GPU_*), or -1 */
-    int multi;          /* the multi-GPU stage */
+    forces_fn *run;
+    int where;
 } stage;
-#define STAGE_COUNT 9
-extern const stage stages[STAGE_COUNT];
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,64 @@
+# ch02's entry in the chapter registry (see "The chapter registry" in the Makefile).
+CHAPTERS += ch02
+ch02_DIR := chapters/ch02_opt_levels
+ch02_TITLE := -O levels
+ch02_SUMMARY := the same source built at -O0 … -O3, `-march=native`, `-ffast-math`, with gcc and clang, in one program; which builds give identical images and why
+ch02_GPU := none
+ch02_RAYTRACER := yes
+ch02_SMALL := --width 9 --height 7 --spp 1
+# ch02's -march=native builds may use AVX-512, which Valgrind cannot execute:
+# its portable builds run there (the code is the same card.c).
+ch02_VALGRIND := --stage gcc-O0 --width 5 --height 3 --spp 1;--stage gcc-O2 --width 5 --height 3 --spp 1;--stage gcc-O3 --width 5 --height 3 --spp 1
+ch02_BENCH_EXTRA := $(ch02_DIR)/bench_extra.sh
+ch02_CHART := bar
+ch02_CHART_TITLE := ch02: card.c, one build per bar (lower is faster)
+ch02_CHART_YLABEL := seconds, 512x512 at 64 spp
+
+# ch01's card.c built once per compiler and flag set. Each build's card_render
+# is renamed (objcopy) so all of them link into one program, ./ch02.
+CH02_LEVELS := O0 O1 O2 O3 O3-native O3-native-fastmath
+CH02_FLAGS_O0 := -O0
+CH02_FLAGS_O1 := -O1
+CH02_FLAGS_O2 := -O2
+CH02_FLAGS_O3 := -O3
+CH02_FLAGS_O3-native := -O3 -march=native
+CH02_FLAGS_O3-native-fastmath := -O3 -march=native -ffast-math
+CH02_COMPILERS := gcc $(if $(CLANG),clang)
+CH02_VARIANTS := $(foreach c,$(CH02_COMPILERS),$(foreach l,$(CH02_LEVELS),$(c)-$(l)))
+ch02_compiler = $(firstword $(subst -, ,$(1)))
+ch02_level = $(patsubst $(call ch02_compiler,$(1))-%,%,$(1))
+ch02_flags = $(CH02_FLAGS_$(call ch02_level,$(1)))
+ch02_symbol = card_render_$(subst -,_,$(1))
+
+# A stamp per variant holding its command line, rewritten only when it changes,
+# so changing a flag (or the compiler) rebuilds exactly that variant.
+define CH02_VARIANT_RULES
+$(BUILD)/ch02/$(1).flags: FORCE | $(BUILD)/ch02/.dir
+	@echo '$(call ch02_compiler,$(1)) $(CFLAGS_COMMON) -g0 $(call ch02_flags,$(1))' | cmp -s - $$@ || \
+	  echo '$(call ch02_compiler,$(1)) $(CFLAGS_COMMON) -g0 $(call ch02_flags,$(1))' > $$@
+$(BUILD)/ch02/card-$(1).o: $(ch01_DIR)/card.c $(ch01_DIR)/card.h $(BUILD)/ch02/$(1).flags
+	$(call ch02_compiler,$(1)) $(CFLAGS_COMMON) -g0 $(call ch02_flags,$(1)) -c $$< -o $$@.tmp
+	objcopy --redefine-sym card_render=$(call ch02_symbol,$(1)) $$@.tmp $$@
+	rm -f $$@.tmp
+$(BUILD)/ch02-asm/$(1).s: $(ch01_DIR)/card.c $(BUILD)/ch02/$(1).flags | $(BUILD)/ch02-asm/.dir
+	$(call ch02_compiler,$(1)) $(CFLAGS_COMMON) $(call ch02_flags,$(1)) -g0 -fno-asynchronous-unwind-tables -S $$< -o $$@
+endef
+$(foreach v,$(CH02_VARIANTS),$(eval $(call CH02_VARIANT_RULES,$(v))))
+
+# The list of builds, as an X-macro header the driver includes.
+CH02_VARIANT_LINES = $(foreach v,$(CH02_VARIANTS),echo 'CH02_VARIANT($(call ch02_symbol,$(v)), "$(v)", "$(call ch02_compiler,$(v)) $(call ch02_flags,$(v))")';)
+$(BUILD)/ch02/variants.h: FORCE | $(BUILD)/ch02/.dir
+	@{ $(CH02_VARIANT_LINES) } | cmp -s - $@ || { $(CH02_VARIANT_LINES) } > $@
+
+$(BUILD)/ch02/main.o: $(ch02_DIR)/main.c $(BUILD)/ch02/variants.h $(ch01_DIR)/card.h common/*.h
+	$(CC) $(ALL_CFLAGS) -I$(BUILD)/ch02 $(REFERENCE_DEF) -c $< -o $@
+
+ch02: $(BUILD)/ch02/main.o $(foreach v,$(CH02_VARIANTS),$(BUILD)/ch02/card-$(v).o) $(LIBCOMMON)
+	$(CC) $(ALL_CFLAGS) $^ -o $@ $(PNG_LIBS) $(LDLIBS_BASE)
+
+# Each build's assembly, side by side; the summary is per machine (the
+# compilers and -march=native differ), like the results.
+.PHONY: ch02-asm
+ch02-asm: $(foreach v,$(CH02_VARIANTS),$(BUILD)/ch02-asm/$(v).s)
+	@out=data/asm/ch02_summary_$(MACHINE).md; tools/asm_summary.sh $(BUILD)/ch02-asm $(CH02_VARIANTS) > $$out.tmp && mv $$out.tmp $$out && cat $$out && \
+	  echo "summary: $$out; assembly per build and side-by-side listings: $(BUILD)/ch02-asm/"

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# ch03's part of `make bench` (run by tools/bench.sh after ./ch03, with its
+# helpers sourced): the article's divisor typo with the same seeds, so the
+# difference image shows the typo alone.
+./ch03 --stage rng-local --threads 1 --rng-divisor 66635 --quiet --out "$imgdir/ch03-rng-local-divisor-66635.$ext" \
+    > "$logdir/ch03-divisor-66635.txt" 2>&1 || echo "bench: ch03 with divisor 66635 failed its check (see its log)"
+cat "$logdir/ch03-divisor-66635.txt"
+diff_pair ch03-rng-local ch03-rng-local-divisor-66635 diff-ch03-divisor-typo

@@ -1,0 +1,30 @@
+# ch04's entry in the chapter registry (see "The chapter registry" in the Makefile).
+CHAPTERS += ch04
+ch04_DIR := chapters/ch04_gpu_loop
+ch04_TITLE := GPU: recursion to loop
+ch04_SUMMARY := CUDA port; registers, stack (local memory), occupancy, divergence
+ch04_GPU := all
+ch04_RAYTRACER := yes
+ch04_SMALL := --width 9 --height 7 --spp 1
+ch04_SANITIZE := --width 33 --height 31 --spp 2
+ch04_TEST_OBJ := $(BUILD)/ch04/render.o
+ch04_TEST_FLAGS := -rdc=true
+ch04_DIFFS := ch04-recursive ch04-loop diff-ch04-loop
+ch04_PROFILE_KERNEL := regex:render_kernel
+# ch03's card.c became card.h (the same code, host and device); its card.h, the
+# interface the threads called, became render.h.
+ch04_RENAMED := card.h:card.c render.h:card.h
+ch04_EXERCISES := ch04
+ex_ch04_WHAT := the recursive `sample()` as a loop (`__host__ __device__`)
+ex_ch04_ON := CPU
+ex_ch04_INCLUDE := -I$(ch04_DIR)
+
+# -rdc=true: nvlink then reports that the recursive kernel's stack size
+# "cannot be statically determined" (the one warning the course allows, and
+# ch04's lesson); nvcc 13 says nothing about it in whole-program mode.
+$(BUILD)/ch04/main.o: $(ch04_DIR)/main.c $(ch04_DIR)/render.h common/*.h | $(BUILD)/ch04/.dir
+	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) $(REFERENCE_DEF) -c $< -o $@
+$(BUILD)/ch04/render.o: $(ch04_DIR)/render.cu $(ch04_DIR)/*.h common/*.h | $(BUILD)/ch04/.dir
+	$(NVCC) $(NVCCFLAGS) -rdc=true -c $< -o $@
+ch04: $(BUILD)/ch04/main.o $(BUILD)/ch04/render.o $(LIBCOMMON)
+	$(NVCC) $(NVCC_ARCH) -rdc=true $^ -o $@ $(NVCC_LDLIBS)

@@ -1,0 +1,33 @@
+# ch05's entry in the chapter registry (see "The chapter registry" in the Makefile).
+CHAPTERS += ch05
+ch05_DIR := chapters/ch05_intrinsics
+ch05_TITLE := intrinsics
+ch05_SUMMARY := FP64-free code, `__powf` and its negative-base trap, pow by squaring, a sphere list, fast math, block shape, work not done, start-up cost
+ch05_GPU := all
+ch05_RAYTRACER := yes
+ch05_SMALL := --width 9 --height 7 --spp 1
+ch05_SANITIZE := --width 33 --height 31 --spp 2
+ch05_TEST_OBJ := $(BUILD)/ch05/render.o $(BUILD)/ch05/render_fast.o
+ch05_DIFFS := ch05-loop ch05-float-only diff-ch05-float-only;ch05-sphere-list ch05-fast-math diff-ch05-fast-math
+ch05_BENCH_EXTRA := $(ch05_DIR)/bench_extra.sh
+ch05_PROFILE_KERNEL := regex:render_kernel
+ch05_EXERCISES := ch05
+ex_ch05_WHAT := x⁹⁹ by repeated squaring; an `rsqrtf`-style inverse square root
+ex_ch05_ON := CPU
+
+# render.cu twice: as is, and with -use_fast_math (its functions renamed *_fast).
+$(BUILD)/ch05/main.o: $(ch05_DIR)/main.c $(ch05_DIR)/render.h common/*.h | $(BUILD)/ch05/.dir
+	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) $(REFERENCE_DEF) -c $< -o $@
+$(BUILD)/ch05/render.o: $(ch05_DIR)/render.cu $(ch05_DIR)/*.h common/*.h | $(BUILD)/ch05/.dir
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+$(BUILD)/ch05/render_fast.o: $(ch05_DIR)/render.cu $(ch05_DIR)/*.h common/*.h | $(BUILD)/ch05/.dir
+	$(NVCC) $(NVCCFLAGS) -use_fast_math -DFAST_MATH_BUILD -c $< -o $@
+ch05: $(BUILD)/ch05/main.o $(BUILD)/ch05/render.o $(BUILD)/ch05/render_fast.o $(LIBCOMMON)
+	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)
+
+# FP64 instructions in each kernel's machine code (SASS). cuobjdump ships with
+# the CUDA Toolkit's full install; CI and the dev machines lack it.
+.PHONY: ch05-sass
+ch05-sass: $(BUILD)/ch05/render.o $(BUILD)/ch05/render_fast.o
+	@if [ -z "$(CUOBJDUMP)" ]; then echo "ch05-sass: cuobjdump not found (it comes with the full CUDA Toolkit); nothing counted"; exit 0; fi; \
+	tools/sass_fp64.sh "$(CUOBJDUMP)" $^ > data/asm/ch05_fp64.md.tmp && mv data/asm/ch05_fp64.md.tmp data/asm/ch05_fp64.md && cat data/asm/ch05_fp64.md

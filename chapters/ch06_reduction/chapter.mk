@@ -1,0 +1,28 @@
+# ch06's entry in the chapter registry (see "The chapter registry" in the Makefile).
+CHAPTERS += ch06
+ch06_DIR := chapters/ch06_reduction
+ch06_TITLE := reduction
+ch06_SUMMARY := from a CPU loop to the memory-bandwidth limit, against CUB and a read-only streaming ceiling; a warp race racecheck catches
+ch06_GPU := some
+ch06_RAYTRACER := no
+ch06_SMALL := --n 1025
+ch06_BAD := --n 1099511627776 host memory
+ch06_SANITIZE := --n 1;--n 1025
+ch06_RACY := warp-unrolled-volatile
+ch06_TEST_OBJ := $(BUILD)/ch06/reduce_cpu.o $(BUILD)/ch06/reduce_gpu.o
+ch06_PROFILE_KERNEL := regex:%_kernel
+ch06_PROFILE_OVERRIDES := cub=regex:DeviceReduceKernel
+ch06_PROFILE_ARGS := --n 268435456
+ch06_CHART := bar-log
+ch06_CHART_TITLE := ch06: reduction of 2^28 int32, GB/s of input read per stage
+ch06_CHART_YLABEL := GB/s (log scale)
+ch06_EXERCISES := ch06
+ex_ch06_WHAT := the warp level of the shuffle reduction (`__shfl_down_sync`)
+ex_ch06_ON := GPU (SKIP without one)
+
+$(BUILD)/ch06/%.o: $(ch06_DIR)/%.c $(ch06_DIR)/*.h common/*.h | $(BUILD)/ch06/.dir
+	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) -c $< -o $@
+$(BUILD)/ch06/%.o: $(ch06_DIR)/%.cu $(ch06_DIR)/*.h common/*.h | $(BUILD)/ch06/.dir
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+ch06: $(BUILD)/ch06/main.o $(BUILD)/ch06/reduce_cpu.o $(BUILD)/ch06/reduce_gpu.o $(LIBCOMMON)
+	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)

@@ -1,0 +1,38 @@
+# ch07's entry in the chapter registry (see "The chapter registry" in the Makefile).
+CHAPTERS += ch07
+ch07_DIR := chapters/ch07_nbody
+ch07_TITLE := N-body
+ch07_SUMMARY := scalar, AVX2 and threaded CPU; naive, tiled, unrolled and flush-to-zero GPU kernels against FP32 peak; the float-atomics negative result; several GPUs
+ch07_GPU := some
+ch07_RAYTRACER := no
+ch07_SMALL := --n 1025 --steps 1
+ch07_BAD := --n 16777217 --n
+ch07_SANITIZE := --n 1 --steps 1;--n 1025 --steps 1
+ch07_TEST_OBJ := $(BUILD)/ch07/check.o $(BUILD)/ch07/cpu.o $(BUILD)/ch07/gpu.o
+ch07_BENCH_EXTRA := $(ch07_DIR)/bench_extra.sh
+ch07_PROFILE_KERNEL := regex:%_kernel
+ch07_PROFILE_OVERRIDES := gpu-tiled-ftz=regex:tiled_unrolled_kernel
+ch07_CHART := lines-n
+ch07_CHART_TITLE := ch07: GFLOP/s (20 flops per interaction) against the number of bodies
+ch07_CHART_YLABEL := GFLOP/s (log scale)
+ch07_EXERCISES := ch07 ch07gpu
+ex_ch07gpu_DIR := ch07
+ex_ch07gpu_WHAT := the shared-memory tile loop of gpu-tiled
+ex_ch07gpu_ON := GPU (SKIP without one)
+ex_ch07_WHAT := the AVX2 + FMA body-body interaction
+ex_ch07_ON := CPU
+
+$(BUILD)/ch07/%.o: $(ch07_DIR)/%.c $(ch07_DIR)/*.h common/*.h | $(BUILD)/ch07/.dir
+	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) -c $< -o $@
+$(BUILD)/ch07/%.o: $(ch07_DIR)/%.cu $(ch07_DIR)/*.h common/*.h | $(BUILD)/ch07/.dir
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+ch07: $(BUILD)/ch07/main.o $(BUILD)/ch07/check.o $(BUILD)/ch07/cpu.o $(BUILD)/ch07/gpu.o $(LIBCOMMON)
+	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)
+
+# Instructions per body-body interaction in the unrolled tile loop, read from
+# the PTX (nvcc alone: no GPU, no cuobjdump needed).
+$(BUILD)/ch07/gpu.ptx: $(ch07_DIR)/gpu.cu $(ch07_DIR)/nbody.h common/*.h | $(BUILD)/ch07/.dir
+	$(NVCC) -O3 -std=c++17 -arch=$(CUDA_ARCH) -ptx $< -o $@
+.PHONY: ch07-ptx
+ch07-ptx: $(BUILD)/ch07/gpu.ptx
+	@tools/ptx_mix.sh $< > data/asm/ch07_ptx_mix.md.tmp && mv data/asm/ch07_ptx_mix.md.tmp data/asm/ch07_ptx_mix.md && cat data/asm/ch07_ptx_mix.md

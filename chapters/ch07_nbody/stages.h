@@ -1,0 +1,23 @@
+/* stages.h - ch07's stage table: name, what it changes, its forces function,
+ * where it runs. main.c runs it; tests/test_ch07.cu tests every entry. */
+#ifndef CH07_STAGES_H
+#define CH07_STAGES_H
+
+#include "nbody.h"
+
+static const stage stages[] = {
+    {"cpu-scalar", "one body at a time, one interaction at a time, 1 / sqrtf", cpu_scalar_forces, ON_CPU},
+    {"cpu-simd", "AVX2 + FMA: 8 bodies in the lanes of a vector, rsqrt + one Newton step", cpu_simd_forces, ON_CPU},
+    {"cpu-simd-threads", "cpu-simd on every core (pthreads, blocks of bodies)", cpu_simd_threads_forces, ON_CPU},
+    {"gpu-naive", "one thread per body, every other body read from global memory", gpu_naive_forces, ON_GPU},
+    {"gpu-tiled", "bodies staged through shared memory a block-sized tile at a time", gpu_tiled_forces, ON_GPU},
+    {"gpu-tiled-unrolled", "tiles + float4 loads, unrolled inner loop, rsqrtf", gpu_tiled_unrolled_forces, ON_GPU},
+    {"gpu-tiled-ftz", "tiled-unrolled with the flush-to-zero rsqrt: no subnormal guard (d^2 >= eps^2)",
+     gpu_tiled_ftz_forces, ON_GPU},
+    {"gpu-atomic-symmetric", "each pair once, the reaction subtracted with float atomics (f_ji = -f_ij)",
+     gpu_atomic_symmetric_forces, ON_GPU},
+    {"multi-gpu", "gpu-tiled-ftz split across every GPU, one host thread each", gpu_tiled_ftz_forces, ON_ALL_GPUS},
+};
+#define STAGE_COUNT (sizeof stages / sizeof stages[0])
+
+#endif
