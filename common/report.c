@@ -142,8 +142,11 @@ void report_print(const report *r, FILE *f)
     double base = r->count ? r->rows[0].ms : 0;
     for (int i = 0; i < r->count; i++) {
         const report_row *row = &r->rows[i];
-        fprintf(f, "%-26s %7d %12.3f %8.2fx %14.3f %-10s %-5s  %s\n", row->stage, row->threads, row->ms,
-                row->ms > 0 ? base / row->ms : 0.0, row->value, row->unit, check_word(row->ok), row->note);
+        char speedup[16] = "-"; /* a reference (check n/a) is not a stage: no speedup */
+        if (row->ok != REPORT_NO_CHECK && row->ms > 0)
+            snprintf(speedup, sizeof speedup, "%.2fx", base / row->ms);
+        fprintf(f, "%-26s %7d %12.3f %9s %14.3f %-10s %-5s  %s\n", row->stage, row->threads, row->ms, speedup,
+                row->value, row->unit, check_word(row->ok), row->note);
     }
 }
 

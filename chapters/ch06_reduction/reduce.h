@@ -38,8 +38,8 @@ typedef struct {
 } stage;
 
 /* The ceilings, measured in the same run (bytes moved per second):
- * a read-only streaming kernel over `bytes` bytes of d_in, the best of a small
- * sweep of grid sizes and loads in flight (what a reduction can at most reach),
+ * a read-only streaming kernel over `bytes` bytes of d_in, the best of 16
+ * grid sizes and loads in flight (what a reduction can at most reach),
  * and a device-to-device cudaMemcpy (read + written), each the median of
  * `repeat` timed runs. */
 double measure_read_bandwidth(const void *d_in, size_t bytes, int repeat);

@@ -492,12 +492,12 @@ static void launch_read(void *p)
     stream_job *j = (stream_job *)p;
     const int4 *in = (const int4 *)j->src;
     size_t n4 = j->bytes / 16;
-    if (j->loads == 1)
-        read_stream_kernel<1><<<j->blocks, BLOCK>>>(in, n4, j->sink);
-    else if (j->loads == 2)
-        read_stream_kernel<2><<<j->blocks, BLOCK>>>(in, n4, j->sink);
-    else
-        read_stream_kernel<4><<<j->blocks, BLOCK>>>(in, n4, j->sink);
+    switch (j->loads) {
+    case 1: read_stream_kernel<1><<<j->blocks, BLOCK>>>(in, n4, j->sink); break;
+    case 2: read_stream_kernel<2><<<j->blocks, BLOCK>>>(in, n4, j->sink); break;
+    case 4: read_stream_kernel<4><<<j->blocks, BLOCK>>>(in, n4, j->sink); break;
+    default: read_stream_kernel<8><<<j->blocks, BLOCK>>>(in, n4, j->sink); break;
+    }
     CUDA_CHECK_LAUNCH();
 }
 
@@ -515,8 +515,8 @@ double measure_read_bandwidth(const void *d_in, size_t bytes, int repeat)
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     CUDA_CHECK(cudaMalloc(&sink, sizeof(int)));
     double best = 0;
-    const int loads[] = {1, 2, 4}, blocks_per_sm[] = {4, 8, 16, 32};
-    for (int l = 0; l < 3; l++)
+    const int loads[] = {1, 2, 4, 8}, blocks_per_sm[] = {4, 8, 16, 32};
+    for (int l = 0; l < 4; l++)
         for (int b = 0; b < 4; b++) {
             stream_job j = {NULL, d_in, bytes & ~(size_t)15, (unsigned)(sms * blocks_per_sm[b]), loads[l], sink};
             launch_read(&j); /* warm-up */
