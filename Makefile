@@ -211,12 +211,16 @@ $(foreach c,$(CHAPTERS),$(eval $(call CHAPTER_TEST_RULES,$(c))))
 # solutions/ (make check), exercises/ (make grade), or the committed stubs
 # (make check-exercises). C exercises link the folder's .c files (if any);
 # CUDA ones are header-only.
+# The test also learns where the exercise's folder is (EX_DIR), so it can
+# compile it again itself (gcc -S, nvcc -ptx) and grade the machine code.
+ex_defs = -DEX_DIR='"$(abspath $(3)/$(call ex_dir,$(1)))"' -DPROJECT_DIR='"$(CURDIR)"' -DNVCC='"$(NVCC)"' \
+          -DCUDA_ARCH='"$(CUDA_ARCH)"'
 define EXERCISE_RULES
 $(BUILD)/tests/ex_$(1)_$(2): tests/test_ex_$(1).$(if $(filter cuda,$(call ex_lang,$(1))),cu,c) tests/harness.h $(wildcard $(3)/$(call ex_dir,$(1))/*) $(LIBCOMMON) | $(BUILD)/tests/.dir
 ifeq ($(call ex_lang,$(1)),cuda)
-	$(NVCC_TEST) -I$(3)/$(call ex_dir,$(1)) $(ex_$(1)_INCLUDE) $$< $(LIBCOMMON) -o $$@ $(NVCC_TEST_LIBS)
+	$(NVCC_TEST) $(call ex_defs,$(1),$(2),$(3)) -I$(3)/$(call ex_dir,$(1)) $(ex_$(1)_INCLUDE) $$< $(LIBCOMMON) -o $$@ $(NVCC_TEST_LIBS)
 else
-	$(CC) $(TEST_CFLAGS) -I$(3)/$(call ex_dir,$(1)) $$< $$(wildcard $(3)/$(call ex_dir,$(1))/*.c) $(LIBCOMMON) -o $$@ $(TEST_LIBS)
+	$(CC) $(TEST_CFLAGS) $(call ex_defs,$(1),$(2),$(3)) -I$(3)/$(call ex_dir,$(1)) $$< $$(filter-out $(ex_$(1)_NOT_LINKED),$$(wildcard $(3)/$(call ex_dir,$(1))/*.c)) $(LIBCOMMON) -o $$@ $(TEST_LIBS)
 endif
 endef
 STUBS := $(BUILD)/committed-stubs
@@ -293,7 +297,7 @@ $(foreach c,$(SAN_CHAPTERS),$(eval $(call SAN_RULES,$(c))))
 $(SAN)/test_common: tests/test_common.c $(COMMON_SRC) common/*.h | $(SAN)/.dir
 	$(call SAN_BUILD,$(ASAN_FLAGS)) $(CHECK_CFLAGS) -Itests -Icommon $< $(COMMON_SRC) -o $@ $(CHECK_LIBS) $(PNG_LIBS) $(LDLIBS_BASE)
 $(SAN)/ex_%: tests/test_ex_%.c $(COMMON_SRC) | $(SAN)/.dir
-	$(call SAN_BUILD,$(ASAN_FLAGS)) $(CHECK_CFLAGS) -Itests -Icommon -Isolutions/$(call ex_dir,$*) $< $(wildcard solutions/$(call ex_dir,$*)/*.c) $(COMMON_SRC) -o $@ $(CHECK_LIBS) $(PNG_LIBS) $(LDLIBS_BASE)
+	$(call SAN_BUILD,$(ASAN_FLAGS)) $(CHECK_CFLAGS) $(call ex_defs,$*,solution,solutions) -Itests -Icommon -Isolutions/$(call ex_dir,$*) $< $(filter-out $(ex_$*_NOT_LINKED),$(wildcard solutions/$(call ex_dir,$*)/*.c)) $(COMMON_SRC) -o $@ $(CHECK_LIBS) $(PNG_LIBS) $(LDLIBS_BASE)
 $(SAN)/%: tools/%.c $(COMMON_SRC) common/*.h | $(SAN)/.dir
 	$(call SAN_BUILD,$(ASAN_FLAGS)) $< $(COMMON_SRC) -o $@ $(PNG_LIBS) $(LDLIBS_BASE)
 

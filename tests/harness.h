@@ -10,7 +10,11 @@
 #define TESTS_HARNESS_H
 
 #include <check.h>
+#include <sys/wait.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* Runs suite s; `skipped` counts tests that were not added because this
  * machine cannot run them (no GPU). fork: run each test in a child (Check's
@@ -56,6 +60,40 @@ static inline int harness_add_gpu_test(TCase *tc, const TTest *t, int count)
     return count;
 }
 #endif
+
+/* Runs a shell command made like printf; returns its exit status (-1 if it
+ * could not run). Exercise tests use it to compile the student's code (gcc -S,
+ * nvcc -ptx, ptxas -v) and read the machine code: no GPU needed. */
+static inline int harness_shell(const char *fmt, ...)
+{
+    char cmd[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    int rc = system(cmd);
+    return rc == -1 ? -1 : WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc);
+}
+
+/* Reads a whole (text) file into a malloc'd string, or NULL. */
+static inline char *harness_read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = (char *)malloc((size_t)n + 1);
+    if (text && fread(text, 1, (size_t)n, f) != (size_t)n) {
+        free(text);
+        text = NULL;
+    }
+    if (text)
+        text[n] = '\0';
+    fclose(f);
+    return text;
+}
 
 /* A small, fixed-seed generator for test inputs (xorshift64*), so every run
  * of a test sees the same "random" data. */

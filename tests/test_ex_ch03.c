@@ -6,9 +6,18 @@
  *     the largest of 2^20 draws above 0.99; chi-square over 64 bins < 130
  *     (63 degrees of freedom: about 6 standard deviations), seed 12345;
  *   - row seeds: rows 0..4095 start 4096 different states;
- *   - the image: the same bytes on 1 and 4 threads at 33x31 and 64x17, and at
- *     64 spp within 30 dB PSNR of the exact picture (computed here on a 32x32
- *     grid of points per pixel).
+ *   - the generator against its definition, computed here: from seeds 1, 7,
+ *     12345 and 2^32 - 1, 1000 steps of state = 214013 state + 2531011 mod
+ *     2^32, each value (state >> 16) / 65536 exactly (wrong constants, wrong
+ *     bits or a wrong divisor all differ at the first step);
+ *   - the image: the same bytes on 1, 3 and 8 threads at 33x31 and 64x17, and
+ *     at 64 spp within 30 dB PSNR of the exact picture (computed here on a
+ *     32x32 grid of points per pixel);
+ *   - the schedule: on 4 threads, thread 0 is held up in the first row it
+ *     starts until every row has been started (at most 5 s). With rows handed
+ *     out on demand the other threads start them all at once; with a fixed
+ *     share, thread 0's other rows wait for it, and the test says so. The
+ *     outcome does not depend on timing: only a wrong schedule waits.
  */
 #include "harness.h"
 
@@ -16,8 +25,10 @@
 #include "scene.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 START_TEST(same_state_same_number)
 {
@@ -26,6 +37,23 @@ START_TEST(same_state_same_number)
         float x = ex_random(&a), y = ex_random(&b);
         ck_assert_msg(x == y && a == b, "state %u gave %f then %f", seed, x, y);
         ck_assert_msg(a != seed, "the state did not advance");
+    }
+}
+END_TEST
+
+START_TEST(generator_is_the_lcg_bit_for_bit)
+{
+    const uint32_t seeds[] = {1, 7, 12345, 0xFFFFFFFFu};
+    for (int k = 0; k < 4; k++) {
+        uint32_t state = seeds[k], want_state = seeds[k];
+        for (int i = 0; i < 1000; i++) {
+            want_state = (uint32_t)(214013ull * want_state + 2531011ull); /* mod 2^32 */
+            float want = (float)(want_state >> 16) / 65536.0f;
+            float got = ex_random(&state);
+            ck_assert_msg(got == want && state == want_state,
+                          "seed %u, step %d: got %.9f (state %u), want %.9f (state %u)", seeds[k], i, got, state, want,
+                          want_state);
+        }
     }
 }
 END_TEST
@@ -80,8 +108,10 @@ START_TEST(same_bytes_on_1_and_4_threads)
     ck_assert_int_eq(image_alloc(&b, w, h), 0);
     memset(b.rgb, 0x5A, image_bytes(&b));
     ex_render(&a, 16, 1);
-    ex_render(&b, 16, 4);
-    ck_assert_msg(memcmp(a.rgb, b.rgb, image_bytes(&a)) == 0, "1 and 4 threads give different images");
+    for (int threads = 3; threads <= 8; threads += 5) {
+        ex_render(&b, 16, threads);
+        ck_assert_msg(memcmp(a.rgb, b.rgb, image_bytes(&a)) == 0, "1 and %d threads give different images", threads);
+    }
     image_free(&a);
     image_free(&b);
 }
@@ -112,12 +142,54 @@ START_TEST(picture_within_psnr_bound)
 }
 END_TEST
 
+static atomic_int rows_started, held_up, timed_out;
+static int schedule_rows;
+
+/* Holds thread 0 in its first row until every row has started, or 5 s. */
+static void hold_up_thread_0(int thread, int row)
+{
+    (void)row;
+    atomic_fetch_add(&rows_started, 1);
+    if (thread != 0 || atomic_exchange(&held_up, 1))
+        return;
+    for (int ms = 0; atomic_load(&rows_started) < schedule_rows; ms++) {
+        if (ms == 5000) {
+            atomic_store(&timed_out, 1);
+            return;
+        }
+        struct timespec nap = {0, 1000000};
+        nanosleep(&nap, NULL);
+    }
+}
+
+START_TEST(rows_are_handed_out_on_demand)
+{
+    image img;
+    schedule_rows = 40;
+    ck_assert_int_eq(image_alloc(&img, 16, schedule_rows), 0);
+    atomic_store(&rows_started, 0);
+    atomic_store(&held_up, 0);
+    atomic_store(&timed_out, 0);
+    ex_row_started = hold_up_thread_0;
+    ex_render(&img, 1, 4);
+    ex_row_started = NULL;
+    ck_assert_msg(atomic_load(&rows_started) == schedule_rows, "got: %d rows started; want: %d (each row once)",
+                  atomic_load(&rows_started), schedule_rows);
+    ck_assert_msg(!atomic_load(&timed_out),
+                  "while thread 0 was held up in its first row, the other threads did not take the remaining "
+                  "rows: rows are not handed out on demand");
+    image_free(&img);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("exercise ch03");
     TCase *tc = tcase_create("generator and threads");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, same_state_same_number);
+    tcase_add_test(tc, generator_is_the_lcg_bit_for_bit);
+    tcase_add_test(tc, rows_are_handed_out_on_demand);
     tcase_add_test(tc, range_reach_and_uniformity);
     tcase_add_test(tc, rows_start_different_streams);
     tcase_add_loop_test(tc, same_bytes_on_1_and_4_threads, 0, sizeof sizes / sizeof sizes[0]);

@@ -1,7 +1,10 @@
-/* test_ex_ch04.cu - exercise ch04: the loop must equal the recursion.
+/* test_ex_ch04.cu - exercise ch04: tinted mirrors as a loop without a stack.
  * 5000 random rays (seed 4040), half aimed at the letters; colours within
- * 1e-4 relative + 1e-3 absolute of sample_recursive(), and the same random
- * numbers consumed. Runs on the CPU (nvcc-built host code), so in CI too. */
+ * 1e-4 relative + 1e-3 absolute of tinted_sample_recursive(), and the same
+ * random numbers consumed. Runs on the CPU (nvcc-built host code), so in CI
+ * too. Then the machine code: tests/ex_ch04_kernel.cu, which calls the
+ * exercise's loop, compiled with ptxas -v; every function it reports must have
+ * 0 bytes of stack frame and no spill (recursion needs a stack frame). */
 #include "harness.h"
 
 #include "sample_loop.h"
@@ -20,7 +23,7 @@ START_TEST(loop_equals_recursion)
                                    (float)test_rng_uniform(&r, -5, 20));
         vec dir = vec_normalize(vec_add(aim, vec_scale(origin, -1)));
         uint32_t s1 = (uint32_t)test_rng_next(&r), s2 = s1;
-        vec want = sample_recursive(origin, dir, &s1), got = exercise_sample_loop(origin, dir, &s2);
+        vec want = tinted_sample_recursive(origin, dir, &s1), got = exercise_sample_loop(origin, dir, &s2);
         ck_assert_msg(fabsf(want.x - got.x) <= 1e-4f * fabsf(want.x) + 1e-3f &&
                           fabsf(want.y - got.y) <= 1e-4f * fabsf(want.y) + 1e-3f &&
                           fabsf(want.z - got.z) <= 1e-4f * fabsf(want.z) + 1e-3f,
@@ -34,12 +37,41 @@ START_TEST(loop_equals_recursion)
 }
 END_TEST
 
+START_TEST(no_stack_frame_in_the_machine_code)
+{
+    char dir[] = "/tmp/test_ex_ch04.XXXXXX", path[300];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/ptxas.txt", dir);
+    ck_assert_msg(harness_shell("%s -arch=%s -c -Xptxas -v -I%s -I%s/chapters/ch04_gpu_loop %s/tests/ex_ch04_kernel.cu "
+                                "-o %s/k.o > %s 2>&1",
+                                NVCC, CUDA_ARCH, EX_DIR, PROJECT_DIR, PROJECT_DIR, dir, path) == 0,
+                  "your sample_loop.h does not compile for the GPU (nvcc)");
+    char *text = harness_read_file(path);
+    ck_assert_ptr_nonnull(text);
+    int functions = 0;
+    for (char *p = strstr(text, "bytes stack frame"); p; p = strstr(p + 1, "bytes stack frame")) {
+        const char *line = p;
+        while (line > text && line[-1] != '\n')
+            line--;
+        int stack = -1, spills = -1;
+        ck_assert(sscanf(line, " %d bytes stack frame, %d bytes spill stores", &stack, &spills) == 2);
+        ck_assert_msg(stack == 0 && spills == 0, "got: %d bytes of stack frame, %d bytes of spill stores in a function "
+                      "(ptxas -v); want: 0 and 0 (a recursion needs a stack)", stack, spills);
+        functions++;
+    }
+    ck_assert_int_gt(functions, 0);
+    free(text);
+    harness_shell("rm -rf %s", dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("exercise ch04");
     TCase *tc = tcase_create("loop");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, loop_equals_recursion);
+    tcase_add_test(tc, no_stack_frame_in_the_machine_code);
     suite_add_tcase(s, tc);
     return harness_run(s, "exercise-ch04", 0);
 }

@@ -1,59 +1,62 @@
-/* test_ex_ch05.c - exercise ch05: x^99 by squaring and an inverse square root.
+/* test_ex_ch05.c - exercise ch05: ex_shade without FP64.
  *
- * ex_pow99 on 100000 x in [-1, 1] (seed 5050): within 98u of pow() in double
- * (u = 2^-24: repeated squaring doubles the relative error at each step, so
- * x^64 carries 63u, x^32 31u, x^2 u, and three more products 3u), for results
- * above 1e-36 (below, float's subnormals lose relative precision); the sign of
- * a negative x kept. ex_inverse_sqrt on 100000 x spread over [1e-6, 1e6]:
- * within 1e-6 relative of 1/sqrt in double. ex_normalize: length within 2e-6
- * of 1 and direction within 2e-6 of the exact one.
+ * 1. The machine code: nvcc -ptx of tests/ex_ch05_kernel.cu (a kernel calling
+ *    ex_shade); every PTX instruction that names an .f64 type is counted (the
+ *    register declarations are not instructions). Want: 0.
+ * 2. The values: 200000 inputs from seed 5050 (dir_z in [-1, 1], spec_base in
+ *    [-1, 1], lambert in [-0.5, 1], px, py in [-40, 40]) against the same
+ *    formula computed here in double: |got - want| <= 1e-4 * (|sky| +
+ *    |specular| + |floor term|) + 1e-6. Float carries 2^-24 relative per
+ *    operation; x^99 by squaring carries up to 98 of them, powf about one.
+ * No GPU needed: nvcc compiles to PTX without one.
  */
 #include "harness.h"
 
-#include "fast_math.h"
+#include "shade.h"
 
 #include <math.h>
+#include <unistd.h>
 
-START_TEST(pow99_within_bound)
+START_TEST(no_fp64_instruction_in_the_ptx)
+{
+    char dir[] = "/tmp/test_ex_ch05.XXXXXX", path[300];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/k.ptx", dir);
+    ck_assert_msg(harness_shell("%s -arch=%s -ptx -I%s %s/tests/ex_ch05_kernel.cu -o %s", NVCC, CUDA_ARCH, EX_DIR,
+                                PROJECT_DIR, path) == 0,
+                  "your shade.h does not compile for the GPU (nvcc -ptx)");
+    char *ptx = harness_read_file(path);
+    ck_assert_ptr_nonnull(ptx);
+    int fp64 = 0;
+    char first[200] = "";
+    for (char *line = strtok(ptx, "\n"); line; line = strtok(NULL, "\n")) {
+        while (*line == ' ' || *line == '\t')
+            line++;
+        if (strncmp(line, ".reg", 4) == 0 || strncmp(line, "//", 2) == 0 || !strstr(line, ".f64"))
+            continue;
+        if (!fp64++)
+            snprintf(first, sizeof first, "%s", line);
+    }
+    ck_assert_msg(fp64 == 0, "got: %d FP64 instructions in the PTX (the first: %s); want: 0", fp64, first);
+    free(ptx);
+    harness_shell("rm -rf %s", dir);
+}
+END_TEST
+
+START_TEST(values_match_double_within_float_accuracy)
 {
     test_rng r = {5050};
-    const double u = 0x1.0p-24;
-    for (int i = 0; i < 100000; i++) {
-        float x = (float)test_rng_uniform(&r, -1, 1);
-        double want = pow((double)x, 99);
-        float got = ex_pow99(x);
-        if (fabs(want) > 1e-36)
-            ck_assert_msg(fabs(got - want) <= 98 * u * fabs(want), "x=%a: got %g, want %g", x, got, want);
-        ck_assert_msg(x >= 0 || got <= 0, "x=%a: the sign was lost", x);
-    }
-    ck_assert(ex_pow99(1.0f) == 1.0f && ex_pow99(-1.0f) == -1.0f);
-}
-END_TEST
-
-START_TEST(inverse_sqrt_within_bound)
-{
-    test_rng r = {5051};
-    for (int i = 0; i < 100000; i++) {
-        float x = (float)pow(10, test_rng_uniform(&r, -6, 6));
-        double want = 1 / sqrt((double)x);
-        float got = ex_inverse_sqrt(x);
-        ck_assert_msg(fabs(got - want) <= 1e-6 * want, "x=%g: got %.9g, want %.9g", x, got, want);
-    }
-}
-END_TEST
-
-START_TEST(normalize_within_bound)
-{
-    test_rng r = {5052};
-    for (int i = 0; i < 100000; i++) {
-        ex_vec a = {(float)test_rng_uniform(&r, -100, 100), (float)test_rng_uniform(&r, -100, 100),
-                    (float)test_rng_uniform(&r, -100, 100)};
-        double len = sqrt((double)a.x * a.x + (double)a.y * a.y + (double)a.z * a.z);
-        if (len < 1e-3)
-            continue;
-        ex_vec n = ex_normalize(a);
-        ck_assert_msg(fabs(n.x - a.x / len) <= 2e-6 && fabs(n.y - a.y / len) <= 2e-6 && fabs(n.z - a.z / len) <= 2e-6,
-                      "vector %d", i);
+    for (int i = 0; i < 200000; i++) {
+        double dz = test_rng_uniform(&r, -1, 1), sb = test_rng_uniform(&r, -1, 1), lam = test_rng_uniform(&r, -0.5, 1);
+        double px = test_rng_uniform(&r, -40, 40), py = test_rng_uniform(&r, -40, 40);
+        float fdz = (float)dz, fsb = (float)sb, flam = (float)lam, fpx = (float)px, fpy = (float)py;
+        double sky = 0.7 * pow(1 - (double)fdz, 4), spec = flam > 0 ? pow((double)fsb, 99) : 0;
+        int odd = (int)(ceil((double)fpx * 0.2) + ceil((double)fpy * 0.2)) & 1;
+        double floor_term = ((double)flam * 0.2 + 0.1) * (odd ? 3 : 1) / sqrt((double)fpx * fpx + (double)fpy * fpy + 1);
+        double want = sky + spec + floor_term, got = ex_shade(fdz, fsb, flam, fpx, fpy);
+        double bound = 1e-4 * (fabs(sky) + fabs(spec) + fabs(floor_term)) + 1e-6;
+        ck_assert_msg(fabs(got - want) <= bound, "input %d (%g, %g, %g, %g, %g): got %.9g, want %.9g", i, fdz, fsb, flam,
+                      fpx, fpy, got, want);
     }
 }
 END_TEST
@@ -61,10 +64,10 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("exercise ch05");
-    TCase *tc = tcase_create("fast math");
-    tcase_add_test(tc, pow99_within_bound);
-    tcase_add_test(tc, inverse_sqrt_within_bound);
-    tcase_add_test(tc, normalize_within_bound);
+    TCase *tc = tcase_create("no fp64");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, no_fp64_instruction_in_the_ptx);
+    tcase_add_test(tc, values_match_double_within_float_accuracy);
     suite_add_tcase(s, tc);
     return harness_run(s, "exercise-ch05", 0);
 }

@@ -1,32 +1,38 @@
-/* test_ex_ch06.cu - exercise ch06: a grid-stride block reduction built on the
- * student's warp sum must give exact sums at n = 0, 1, 31, 33, 1023, 1025,
- * 2^20 - 1, 2^20 + 1 (int32 in [-128, 127], seed 6060). Needs a GPU: without
- * one the tests are counted as skipped. */
+/* test_ex_ch06.cu - exercise ch06: the last warp of the reduction, race-free.
+ *
+ * 1. From the machine code (no GPU): tests/ex_ch06_kernel.cu compiled to PTX
+ *    with the exercise's last_warp.cuh; the warp step must synchronise its
+ *    lanes: bar.warp.sync (__syncwarp) or shfl.sync (__shfl_*_sync). The
+ *    racy classic has neither: only volatile loads and stores.
+ * 2. On a GPU: block_sums (that kernel) gives exact int64 sums at n = 0, 1,
+ *    31, 33, 1023, 1025, 2^20 - 1, 2^20 + 1 (int32 in [-128, 127], seed 6060).
+ *    Without a GPU these are counted as skipped.
+ */
 #include "harness.h"
 
-#include "warp_sum.cuh"
+#include "ex_ch06_kernel.cu"
 
 #include "cuda_util.h"
 
-#define BLOCK 256
+#include <unistd.h>
 
-__global__ void block_sums(const int *in, size_t n, long long *sum)
+START_TEST(warp_step_synchronises_its_lanes)
 {
-    __shared__ long long warp_sums[BLOCK / 32];
-    long long v = 0;
-    for (size_t i = (size_t)blockIdx.x * BLOCK + threadIdx.x; i < n; i += (size_t)gridDim.x * BLOCK)
-        v += in[i];
-    unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    v = exercise_warp_sum(v);
-    if (lane == 0)
-        warp_sums[warp] = v;
-    __syncthreads();
-    if (warp == 0) {
-        v = exercise_warp_sum(lane < BLOCK / 32 ? warp_sums[lane] : 0);
-        if (lane == 0)
-            atomicAdd((unsigned long long *)sum, (unsigned long long)v);
-    }
+    char dir[] = "/tmp/test_ex_ch06.XXXXXX", path[300];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/k.ptx", dir);
+    ck_assert_msg(harness_shell("%s -arch=%s -ptx -I%s %s/tests/ex_ch06_kernel.cu -o %s", NVCC, CUDA_ARCH, EX_DIR,
+                                PROJECT_DIR, path) == 0,
+                  "your last_warp.cuh does not compile (nvcc -ptx)");
+    char *ptx = harness_read_file(path);
+    ck_assert_ptr_nonnull(ptx);
+    int syncs = (strstr(ptx, "bar.warp.sync") != NULL) + (strstr(ptx, "shfl.sync") != NULL);
+    ck_assert_msg(syncs > 0, "got: no bar.warp.sync and no shfl.sync in the PTX; want: a warp step whose lanes "
+                             "synchronise (volatile orders nothing between lanes)");
+    free(ptx);
+    harness_shell("rm -rf %s", dir);
 }
+END_TEST
 
 static const size_t sizes[] = {0, 1, 31, 33, 1023, 1025, (1u << 20) - 1, (1u << 20) + 1};
 #define SIZE_COUNT (sizeof sizes / sizeof sizes[0])
@@ -45,7 +51,7 @@ START_TEST(exact_sums)
     CUDA_CHECK(cudaMalloc(&d_sum, sizeof(long long)));
     CUDA_CHECK(cudaMemcpy(d_in, in, n * sizeof(int), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemset(d_sum, 0, sizeof(long long)));
-    block_sums<<<64, BLOCK>>>(d_in, n, d_sum);
+    block_sums<<<64, EX_BLOCK>>>(d_in, n, d_sum);
     CUDA_CHECK_LAUNCH();
     CUDA_CHECK(cudaMemcpy(&got, d_sum, sizeof got, cudaMemcpyDeviceToHost));
     ck_assert_msg(got == want, "n=%zu: got %lld, want %lld", n, got, want);
@@ -58,7 +64,9 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("exercise ch06");
-    TCase *tc = tcase_create("warp sum");
+    TCase *tc = tcase_create("last warp");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, warp_step_synchronises_its_lanes);
     int skipped = harness_add_gpu_test(tc, exact_sums, SIZE_COUNT);
     suite_add_tcase(s, tc);
     return harness_run_gpu(s, "exercise-ch06", skipped);

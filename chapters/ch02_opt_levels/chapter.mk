@@ -13,6 +13,10 @@ ch02_BENCH_EXTRA := $(ch02_DIR)/bench_extra.sh
 ch02_CHART := bar
 ch02_CHART_TITLE := ch02: card.c, one build per bar (lower is faster)
 ch02_CHART_YLABEL := seconds, 512x512 at 64 spp
+ch02_EXERCISES := ch02
+ex_ch02_WHAT := make gcc -O1 inline the card's vector helpers with one keyword each, the picture byte-identical
+ex_ch02_ON := CPU (the assembly, from gcc -S)
+ex_ch02_NOT_LINKED := %/card.c
 
 # ch01's card.c built once per compiler and flag set. Each build's card_render
 # is renamed (objcopy) so all of them link into one program, ./ch02.

@@ -15,8 +15,8 @@ ch04_PROFILE_KERNEL := regex:render_kernel
 # interface the threads called, became render.h.
 ch04_RENAMED := card.h:card.c render.h:card.h
 ch04_EXERCISES := ch04
-ex_ch04_WHAT := the recursive `sample()` as a loop (`__host__ __device__`)
-ex_ch04_ON := CPU
+ex_ch04_WHAT := tinted mirrors: a recursion with a colour per bounce turned into a loop with no stack
+ex_ch04_ON := CPU (equality; 0 bytes of stack from `ptxas -v`)
 ex_ch04_INCLUDE := -I$(ch04_DIR)
 
 # -rdc=true: nvlink then reports that the recursive kernel's stack size

@@ -12,8 +12,8 @@ ch05_DIFFS := ch05-loop ch05-float-only diff-ch05-float-only;ch05-sphere-list ch
 ch05_BENCH_EXTRA := $(ch05_DIR)/bench_extra.sh
 ch05_PROFILE_KERNEL := regex:render_kernel
 ch05_EXERCISES := ch05
-ex_ch05_WHAT := x⁹⁹ by repeated squaring; an `rsqrtf`-style inverse square root
-ex_ch05_ON := CPU
+ex_ch05_WHAT := find every hidden double in a shading function and remove it, to float accuracy
+ex_ch05_ON := CPU (values; zero FP64 instructions in the PTX from `nvcc -ptx`)
 
 # render.cu twice: as is, and with -use_fast_math (its functions renamed *_fast).
 $(BUILD)/ch05/main.o: $(ch05_DIR)/main.c $(ch05_DIR)/render.h common/*.h | $(BUILD)/ch05/.dir

@@ -17,9 +17,9 @@ ch07_CHART_TITLE := ch07: GFLOP/s (20 flops per interaction) against the number 
 ch07_CHART_YLABEL := GFLOP/s (log scale)
 ch07_EXERCISES := ch07 ch07gpu
 ex_ch07gpu_DIR := ch07
-ex_ch07gpu_WHAT := the shared-memory tile loop of gpu-tiled
-ex_ch07gpu_ON := GPU (SKIP without one)
-ex_ch07_WHAT := the AVX2 + FMA body-body interaction
+ex_ch07gpu_WHAT := the tile loop at most 14.7 PTX instructions per interaction, still correct
+ex_ch07gpu_ON := CPU (the count from `nvcc -ptx`); GPU (correctness, SKIP without one)
+ex_ch07_WHAT := the body-body interaction on 8 bodies at once with AVX2 + FMA, no division or square root
 ex_ch07_ON := CPU
 
 $(BUILD)/ch07/%.o: $(ch07_DIR)/%.c $(ch07_DIR)/*.h common/*.h | $(BUILD)/ch07/.dir

@@ -1,8 +1,11 @@
 /* Exercise ch01: the card's vector functions.
  *
- * Fill in each body. chapters/ch01_baseline/card.c shows how the card uses
- * them (reflect is its `dir + normal * (normal . dir * -2)`). Then:
- *     make grade
+ * Everything the card computes is built from these six. Fill in each body
+ * from its definition in vec.h; for reflect, work it out: a ray with direction
+ * d meets a mirror whose unit normal is n; the part of d along n, (d.n) n,
+ * flips sign, the rest of d is kept. Stay in float: a double (a literal like
+ * 2.0, or sqrt instead of sqrtf) changes the rounding the test checks.
+ * Then: make grade EX=ch01   (stuck? make hint EX=ch01)
  * The test (tests/test_ex_ch01.c) draws 10000 random vectors from a fixed
  * seed and wants add and scale exact (one float rounding, like a + b in C),
  * the others within a few units in the last place of float. */

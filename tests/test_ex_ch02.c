@@ -1,0 +1,102 @@
+/* test_ex_ch02.c - exercise ch02: gcc -O1 inlines the vector helpers and the
+ * picture does not change.
+ *
+ * 1. gcc -O1 -S of the exercise's card.c: inside trace() and sample() there is
+ *    no call to a function whose name starts with vec_ (calls to sqrtf and pow
+ *    stay: they are libc's).
+ * 2. The exercise's card.c, built at -O0 and at -O1 with a small driver
+ *    (tests/ex_ch02_driver.c), renders 64x48 at 4 spp byte for byte as ch01's
+ *    card.c built at -O0 (the course's baseline, itself byte-identical to
+ *    Kensler's original at 512x512x64).
+ * Compiled here with the system's gcc: no GPU needed.
+ */
+#include "harness.h"
+
+#include <unistd.h>
+
+static char work[64];
+
+static void make_work(void)
+{
+    snprintf(work, sizeof work, "/tmp/test_ex_ch02.XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(work));
+}
+
+/* Builds the driver with card.c from `dir` at `level`; renders to out. */
+static void render_with(const char *dir, const char *level, const char *out)
+{
+    ck_assert_int_eq(harness_shell("cd %s && gcc -std=c11 -D_POSIX_C_SOURCE=200809L %s -I%s/common -I%s "
+                                   "%s/tests/ex_ch02_driver.c %s/card.c %s/common/image.c -o %s/driver -lm",
+                                   work, level, PROJECT_DIR, dir, PROJECT_DIR, dir, PROJECT_DIR, work),
+                     0);
+    ck_assert_int_eq(harness_shell("%s/driver 64 48 4 %s/%s", work, work, out), 0);
+}
+
+/* The lines of function `name`'s body in an assembly file. */
+static char *function_body(const char *asm_text, const char *name)
+{
+    char label[64];
+    snprintf(label, sizeof label, "\n%s:\n", name);
+    const char *start = strstr(asm_text, label);
+    if (!start)
+        return NULL;
+    start += strlen(label);
+    const char *end = strstr(start, "\t.size\t");
+    size_t n = end ? (size_t)(end - start) : strlen(start);
+    char *body = (char *)malloc(n + 1);
+    memcpy(body, start, n);
+    body[n] = '\0';
+    return body;
+}
+
+START_TEST(o1_inlines_the_vector_helpers)
+{
+    make_work();
+    ck_assert_msg(harness_shell("gcc -std=c11 -O1 -S -fno-asynchronous-unwind-tables -I%s/common -I%s %s/card.c "
+                                "-o %s/card.s",
+                                PROJECT_DIR, EX_DIR, EX_DIR, work) == 0,
+                  "your card.c does not compile at -O1");
+    char path[512];
+    snprintf(path, sizeof path, "%s/card.s", work);
+    char *text = harness_read_file(path);
+    ck_assert_ptr_nonnull(text);
+    const char *functions[] = {"trace", "sample"};
+    for (int f = 0; f < 2; f++) {
+        char *body = function_body(text, functions[f]);
+        if (!body)
+            continue; /* inlined itself into its caller: no calls of its own left */
+        int calls = 0;
+        for (char *p = strstr(body, "call\tvec_"); p; p = strstr(p + 1, "call\tvec_"))
+            calls++;
+        ck_assert_msg(calls == 0, "got: %d calls to vec_* inside %s() at gcc -O1; want: 0", calls, functions[f]);
+        free(body);
+    }
+    free(text);
+    harness_shell("rm -rf %s", work);
+}
+END_TEST
+
+START_TEST(picture_unchanged_at_o0_and_o1)
+{
+    make_work();
+    render_with(PROJECT_DIR "/chapters/ch01_baseline", "-O0", "ref.ppm");
+    render_with(EX_DIR, "-O0", "o0.ppm");
+    render_with(EX_DIR, "-O1", "o1.ppm");
+    ck_assert_msg(harness_shell("cmp -s %s/ref.ppm %s/o0.ppm", work, work) == 0,
+                  "64x48x4 at -O0: your card.c's image differs from ch01's (want: byte-identical)");
+    ck_assert_msg(harness_shell("cmp -s %s/ref.ppm %s/o1.ppm", work, work) == 0,
+                  "64x48x4 at -O1: your card.c's image differs from ch01's at -O0 (want: byte-identical)");
+    harness_shell("rm -rf %s", work);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("exercise ch02");
+    TCase *tc = tcase_create("inline");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, o1_inlines_the_vector_helpers);
+    tcase_add_test(tc, picture_unchanged_at_o0_and_o1);
+    suite_add_tcase(s, tc);
+    return harness_run(s, "exercise-ch02", 0);
+}
