@@ -1,6 +1,7 @@
 /* report.c - see report.h. */
 #define _POSIX_C_SOURCE 200809L
 #include "report.h"
+#include "image.h"
 #include "timer.h"
 
 #include <errno.h>
@@ -183,6 +184,45 @@ const char *host_cpu_name(void)
     return name;
 }
 
+void progress_set_costs(progress *p, const double *cumulative_cost)
+{
+    p->cumulative_cost = cumulative_cost;
+}
+
+static double *row_times; /* the small render's finish time of each row */
+
+static void time_row(void *context, int rows_done, int rows_total)
+{
+    (void)context;
+    if (rows_done >= 1 && rows_done <= rows_total)
+        row_times[rows_done] = now_seconds();
+}
+
+int progress_row_costs(progress_render_fn *render, int width, int height, int spp, double *cumulative)
+{
+    image small;
+    int w = width / 8 > 0 ? width / 8 : 1, h = height / 8 > 0 ? height / 8 : 1;
+    if (image_alloc(&small, w, h) != 0)
+        return -1;
+    row_times = calloc((size_t)h + 1, sizeof *row_times);
+    if (!row_times) {
+        image_free(&small);
+        return -1;
+    }
+    row_times[0] = now_seconds();
+    render(&small, spp, time_row, NULL);
+    cumulative[0] = 0;
+    for (int k = 0; k < height; k++) { /* full row k lies in small row k * h / height */
+        int r = (int)((long)k * h / height) + 1;
+        double cost = row_times[r] - row_times[r - 1];
+        cumulative[k + 1] = cumulative[k] + (cost > 0 ? cost : 1e-9);
+    }
+    free(row_times);
+    row_times = NULL;
+    image_free(&small);
+    return 0;
+}
+
 void progress_begin(progress *p, const char *label, long total, int quiet)
 {
     p->terminal = isatty(STDERR_FILENO);
@@ -192,6 +232,7 @@ void progress_begin(progress *p, const char *label, long total, int quiet)
     p->start = now_seconds();
     p->last_draw = p->start;
     p->last_step = 0;
+    p->cumulative_cost = NULL;
 }
 
 void progress_update(progress *p, long done)
@@ -199,14 +240,16 @@ void progress_update(progress *p, long done)
     if (!p->enabled)
         return;
     double t = now_seconds();
-    long step = done * 10 / p->total; /* tenths done */
+    done = done < 0 ? 0 : done > p->total ? p->total : done;
+    double frac = p->cumulative_cost ? p->cumulative_cost[done] / p->cumulative_cost[p->total]
+                                     : (double)done / (double)p->total;
+    long step = (long)(frac * 10); /* tenths of the work done */
     if (p->terminal ? t - p->last_draw < 0.1 && done < p->total
                     : t - p->last_draw < 10 && step == p->last_step)
         return;
     p->last_draw = t;
     p->last_step = step;
     double elapsed = t - p->start;
-    double frac = (double)done / (double)p->total;
     double left = frac > 0 ? elapsed * (1 - frac) / frac : 0;
     if (p->terminal)
         fprintf(stderr, "\r  %-28s %5.1f%%  %6.1f s elapsed, ~%.0f s left   ", p->label, 100 * frac, elapsed, left);

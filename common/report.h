@@ -8,6 +8,8 @@
 #ifndef COMMON_REPORT_H
 #define COMMON_REPORT_H
 
+#include "image.h"
+
 #include <stdio.h>
 
 #ifdef __cplusplus
@@ -79,15 +81,32 @@ int report_all_ok(const report *r);
 const char *host_cpu_name(void);
 
 /* Progress on stderr unless quiet: on a terminal one line redrawn at most 10
- * times a second; otherwise (a log, make check) a line every 10 s or 10%. */
+ * times a second; otherwise (a log, make check) a line every 10 s or 10%.
+ * The time left is extrapolated from the share of the work done: of the steps,
+ * or, after progress_set_costs, of their measured relative costs (the card's
+ * rows through the letters cost far more than its sky rows, so counting rows
+ * would promise the end too early). */
 typedef struct {
     int enabled, terminal;
     const char *label;
     long total, last_step;
     double last_draw, start;
+    const double *cumulative_cost; /* NULL, or cost of steps [0, k) for k = 0..total */
 } progress;
 
 void progress_begin(progress *p, const char *label, long total, int quiet);
+void progress_set_costs(progress *p, const double *cumulative_cost);
+
+/* A render that reports each finished row: render(img, spp, row_done, context)
+ * with row_done(context, rows_done, rows_total) (ch01's card_render). */
+typedef void progress_row_fn(void *context, int rows_done, int rows_total);
+typedef void progress_render_fn(image *img, int spp, progress_row_fn *row_done, void *context);
+
+/* Times every row of a small render of the same scene (width / 8 x height / 8
+ * at the same spp: 1/64 of the work) and writes the cumulative relative cost
+ * of the first k of `height` full-size rows into cumulative[k], k = 0..height.
+ * Returns 0, or -1 if the small image could not be made. */
+int progress_row_costs(progress_render_fn *render, int width, int height, int spp, double *cumulative);
 void progress_update(progress *p, long done);
 void progress_end(progress *p);
 

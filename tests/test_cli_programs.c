@@ -383,6 +383,21 @@ START_TEST(out_of_memory_is_reported_not_a_crash)
 }
 END_TEST
 
+/* ch03's check at valid small sizes (it once failed at 512x19 and 512x3 with
+ * a fixed 38 dB threshold): rand-shared passes, its bound measured from two
+ * honest renders of the same workload (chapters/ch03_threads/main.c). */
+static const char *const ch03_small_runs[] = {"--width 512 --height 19 --spp 64", "--width 512 --height 3 --spp 64",
+                                              "--width 33 --height 31 --spp 2", "--width 1 --height 1 --spp 1"};
+
+START_TEST(ch03_check_holds_at_small_sizes)
+{
+    char script[600];
+    snprintf(script, sizeof script, "$P/ch03 --stage rand-shared --threads 2 %s --quiet --out x.ppm > log 2>&1 "
+             "|| { cat log; exit 1; }", ch03_small_runs[_i]);
+    ck_assert_msg(in_temp_folder(script) == 0, "ch03 %s: a check failed at a valid size", ch03_small_runs[_i]);
+}
+END_TEST
+
 /* tools/image_diff (the book's difference images): |a - b| x gain, clipped,
  * on two fixed-seed random 33x31 images; refuses bad input with 2, mismatched
  * sizes with 1. */
@@ -465,6 +480,7 @@ int main(void)
     tcase_add_loop_test(tc, out_of_memory_is_reported_not_a_crash, 0, runnable_count);
     int skipped = 4 * skipped_for_gpu;
     tcase_add_test(tc, image_diff_scales_and_clips);
+    tcase_add_loop_test(tc, ch03_check_holds_at_small_sizes, 0, sizeof ch03_small_runs / sizeof ch03_small_runs[0]);
     suite_add_tcase(s, tc);
     return harness_run(s, "bad-input", skipped);
 }

@@ -34,7 +34,9 @@ START_TEST(add_is_exact)
     test_rng r = {SEED};
     for (int i = 0; i < COUNT; i++) {
         vec a = random_vec(&r), b = random_vec(&r), s = vec_add(a, b);
-        ck_assert_msg(s.x == a.x + b.x && s.y == a.y + b.y && s.z == a.z + b.z, "vector %d", i);
+        ck_assert_msg(s.x == a.x + b.x && s.y == a.y + b.y && s.z == a.z + b.z,
+                      "vec_add((%g %g %g), (%g %g %g)): got (%g %g %g), want (%g %g %g) exactly", a.x, a.y, a.z, b.x,
+                      b.y, b.z, s.x, s.y, s.z, a.x + b.x, a.y + b.y, a.z + b.z);
     }
 }
 END_TEST
@@ -46,7 +48,9 @@ START_TEST(scale_is_exact)
         vec a = random_vec(&r);
         float k = (float)test_rng_uniform(&r, -3, 3);
         vec s = vec_scale(a, k);
-        ck_assert_msg(s.x == a.x * k && s.y == a.y * k && s.z == a.z * k, "vector %d", i);
+        ck_assert_msg(s.x == a.x * k && s.y == a.y * k && s.z == a.z * k,
+                      "vec_scale((%g %g %g), %g): got (%g %g %g), want (%g %g %g) exactly", a.x, a.y, a.z, k, s.x, s.y,
+                      s.z, a.x * k, a.y * k, a.z * k);
     }
 }
 END_TEST
@@ -59,7 +63,8 @@ START_TEST(dot_within_bound)
         double exact = (double)a.x * b.x + (double)a.y * b.y + (double)a.z * b.z;
         double bound = 4 * U * (fabs((double)a.x * b.x) + fabs((double)a.y * b.y) + fabs((double)a.z * b.z));
         float got = vec_dot(a, b);
-        ck_assert_msg(fabs(got - exact) <= bound, "vector %d: %.9g vs %.9g", i, got, exact);
+        ck_assert_msg(fabs(got - exact) <= bound, "vec_dot((%g %g %g), (%g %g %g)): got %.9g, want %.9g (+- %.2g)", a.x,
+                      a.y, a.z, b.x, b.y, b.z, got, exact, bound);
     }
 }
 END_TEST
@@ -67,7 +72,8 @@ END_TEST
 static void check_component(double got, double p1, double p2, int i)
 {
     double bound = 3 * U * (fabs(p1) + fabs(p2));
-    ck_assert_msg(fabs(got - (p1 - p2)) <= bound, "vector %d: %.9g vs %.9g", i, got, p1 - p2);
+    ck_assert_msg(fabs(got - (p1 - p2)) <= bound, "vec_cross, vector pair %d: a component got %.9g, want %.9g (+- %.2g)",
+                  i, got, p1 - p2, bound);
 }
 
 START_TEST(cross_within_bound)
@@ -93,7 +99,8 @@ START_TEST(normalize_within_bound)
         double len = sqrt((double)a.x * a.x + (double)a.y * a.y + (double)a.z * a.z);
         ck_assert_msg(fabs(n.x - a.x / len) <= 8 * U && fabs(n.y - a.y / len) <= 8 * U &&
                           fabs(n.z - a.z / len) <= 8 * U,
-                      "vector %d", i);
+                      "vec_normalize((%g %g %g)): got (%.9g %.9g %.9g), want (%.9g %.9g %.9g) (+- 8 ulp)", a.x, a.y, a.z,
+                      n.x, n.y, n.z, a.x / len, a.y / len, a.z / len);
     }
 }
 END_TEST
@@ -111,7 +118,8 @@ START_TEST(reflect_within_bound)
         vec got = vec_reflect(d, n);
         double bound = 16 * U * dl;
         ck_assert_msg(fabs(got.x - ex) <= bound && fabs(got.y - ey) <= bound && fabs(got.z - ez) <= bound,
-                      "vector %d: (%g %g %g) vs (%g %g %g)", i, got.x, got.y, got.z, ex, ey, ez);
+                      "vec_reflect((%g %g %g), n = (%g %g %g)): got (%g %g %g), want (%g %g %g)", d.x, d.y, d.z, n.x,
+                      n.y, n.z, got.x, got.y, got.z, ex, ey, ez);
     }
 }
 END_TEST

@@ -47,7 +47,8 @@ static const cli_spec spec = {
 
 static void show_progress(void *context, int rows_done, int rows_total)
 {
-    progress_update(context, (long)rows_done * 1000 / rows_total);
+    (void)rows_total;
+    progress_update(context, rows_done);
 }
 
 /* 1 identical to the original, 0 different, -1 no reference for this size. */
@@ -77,14 +78,21 @@ static int check_against_original(const image *img, int spp, char *note, size_t 
 static double time_stage(const stage *s, image *img, const cli_options *opt)
 {
     double times[REPEAT_MAX];
+    /* The rows' relative costs from a tiny render first, so the time left is
+     * estimated from the work done, not from the rows done. */
+    double *row_costs = cli_alloc(((size_t)img->height + 1) * sizeof *row_costs, "the progress estimate");
+    int have_costs = !opt->quiet && progress_row_costs(s->run, img->width, img->height, (int)opt->spp, row_costs) == 0;
     for (int r = 0; r < opt->repeat; r++) {
         progress bar;
-        progress_begin(&bar, s->name, 1000, opt->quiet);
+        progress_begin(&bar, s->name, img->height, opt->quiet);
+        if (have_costs)
+            progress_set_costs(&bar, row_costs);
         double t0 = now_seconds();
         s->run(img, (int)opt->spp, show_progress, &bar);
         times[r] = now_seconds() - t0;
         progress_end(&bar);
     }
+    free(row_costs);
     return 1e3 * median(times, (int)opt->repeat);
 }
 
