@@ -90,13 +90,15 @@ typedef struct {
     double mem_gib;
     double peak_bw_gbs;      /* memory clock x bus width x 2 (DDR) */
     double fp32_peak_gflops; /* SMs x lanes x 2 flops (FMA) x clock */
+    int fp32_per_fp64;       /* the driver's single-to-double rate ratio: 2 on H100/H200, 64 on most GeForces */
 } cuda_device_info;
 
 static inline void cuda_describe_device(int device, cuda_device_info *info)
 {
     struct cudaDeviceProp p; /* "struct" so C can include this header too */
-    int clock_khz = 0, mem_clock_khz = 0;
+    int clock_khz = 0, mem_clock_khz = 0, ratio = 0;
     CUDA_CHECK(cudaGetDeviceProperties(&p, device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&ratio, cudaDevAttrSingleToDoublePrecisionPerfRatio, device));
     CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device));
     CUDA_CHECK(cudaDeviceGetAttribute(&mem_clock_khz, cudaDevAttrMemoryClockRate, device));
     snprintf(info->name, sizeof info->name, "%s", p.name);
@@ -107,13 +109,15 @@ static inline void cuda_describe_device(int device, cuda_device_info *info)
     info->mem_gib = (double)p.totalGlobalMem / (1024.0 * 1024.0 * 1024.0);
     info->peak_bw_gbs = 2.0 * mem_clock_khz * 1e3 * (p.memoryBusWidth / 8.0) * 1e-9;
     info->fp32_peak_gflops = (double)info->sms * cuda_fp32_lanes_per_sm(p.major, p.minor) * 2.0 * info->clock_ghz;
+    info->fp32_per_fp64 = ratio;
 }
 
 static inline void cuda_print_device(FILE *f, int device, const cuda_device_info *info)
 {
-    fprintf(f, "device %d: %s, sm_%d%d, %d SMs at %.2f GHz, %.1f GiB, peak %.0f GB/s, FP32 peak %.1f TFLOP/s\n",
+    fprintf(f, "device %d: %s, sm_%d%d, %d SMs at %.2f GHz, %.1f GiB, peak %.0f GB/s, FP32 peak %.1f TFLOP/s, "
+               "FP64 at 1/%d of the FP32 rate\n",
             device, info->name, info->major, info->minor, info->sms, info->clock_ghz, info->mem_gib,
-            info->peak_bw_gbs, info->fp32_peak_gflops * 1e-3);
+            info->peak_bw_gbs, info->fp32_peak_gflops * 1e-3, info->fp32_per_fp64);
 }
 
 /* Event timer: times work on the GPU's own clock, between two points in a stream. */

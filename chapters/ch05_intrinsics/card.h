@@ -201,9 +201,10 @@ HD int test_sphere_expanded(vec origin, vec dir, float od, float oo, int k, int 
     return hit;
 }
 
-/* Calls of trace() on the CPU, for the program's flop estimate (see main.c);
- * the GPU code does not count. */
-static unsigned long long host_trace_calls;
+/* Calls of trace() on the CPU, for the program's flop estimate (see main.c),
+ * and of those the ones the bounding box let skip the spheres; the GPU code
+ * does not count. */
+static unsigned long long host_trace_calls, host_box_skips;
 
 template <int F>
 HD int trace(vec origin, vec dir, float *distance, vec *normal)
@@ -219,8 +220,12 @@ HD int trace(vec origin, vec dir, float *distance, vec *normal)
         *normal = vec_make(0, 0, 1);
         hit = HIT_FLOOR;
     }
-    if ((F & BOUNDING_BOX) && !meets_sphere_box(origin, dir))
+    if ((F & BOUNDING_BOX) && !meets_sphere_box(origin, dir)) {
+#ifndef __CUDA_ARCH__
+        host_box_skips++;
+#endif
         return hit;
+    }
     if constexpr ((F & SPHERE_LIST) != 0) {
         /* The set bits of the bitmap in scan order, as k * 16 + j. */
         const short spheres[49] = {290, 289, 278, 275, 272, 262, 259, 256, 246, 243, 240, 229, 228,

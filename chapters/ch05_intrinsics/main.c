@@ -95,6 +95,7 @@ typedef struct {
     int *d_bad;
     int width, height, spp;
     double traces_per_sample; /* from the CPU spot check */
+    double box_skip_share;    /* of the spot check's trace() calls, those the box let skip the spheres */
 } run;
 
 static void render(const run *r, const stage *s, int bx, int by, kernel_info *info)
@@ -106,7 +107,7 @@ static void render(const run *r, const stage *s, int bx, int by, kernel_info *in
 /* PSNR of the GPU image against the CPU on fixed-seed pixels (seed 0xC4EC4). */
 static double cpu_spot_check(run *r, int flags, int *bad)
 {
-    unsigned long long x = 0xC4EC4, traces = cpu_trace_calls();
+    unsigned long long x = 0xC4EC4, traces = cpu_trace_calls(), skips = cpu_box_skips();
     double sq = 0;
     int n = 0;
     for (int i = 0; i < CPU_CHECK_PIXELS; i++) {
@@ -121,6 +122,8 @@ static double cpu_spot_check(run *r, int flags, int *bad)
     }
     if (!(flags & BOUNDING_BOX))
         r->traces_per_sample = (double)(cpu_trace_calls() - traces) / ((double)CPU_CHECK_PIXELS * r->spp);
+    else
+        r->box_skip_share = (double)(cpu_box_skips() - skips) / (double)(cpu_trace_calls() - traces);
     return sq == 0 ? INFINITY : 10 * log10(255.0 * 255.0 * n / sq);
 }
 
@@ -240,10 +243,13 @@ int main(int argc, char **argv)
         report_row *row = report_add(&rep, (report_entry){.stage = s->name, .threads = REPORT_ON_GPU, .ms = ms,
                                                           .value = samples / (ms * 1e3), .unit = "Msamples/s",
                                                           .ok = ok, .device = info.name});
-        snprintf(row->note, sizeof row->note, "%s%dx%d, %d regs, occ %.0f%%, ~%.0f GFLOP/s%s (%.1f%% of FP32 peak); %s",
-                 s->less_work ? "LESS WORK: " : "", shapes[best_shape][0], shapes[best_shape][1], k.registers,
-                 100 * k.occupancy, gflops, s->less_work ? " equiv." : "", 100 * gflops / info.fp32_peak_gflops,
-                 note);
+        int used = snprintf(row->note, sizeof row->note, "%s%dx%d, %d regs, occ %.0f%%, ~%.0f GFLOP/s%s (%.1f%% of FP32 "
+                            "peak); %s", s->less_work ? "LESS WORK: " : "", shapes[best_shape][0], shapes[best_shape][1],
+                            k.registers, 100 * k.occupancy, gflops, s->less_work ? " equiv." : "",
+                            100 * gflops / info.fp32_peak_gflops, note);
+        if (s->flags & BOUNDING_BOX && used > 0 && (size_t)used < sizeof row->note)
+            snprintf(row->note + used, sizeof row->note - used, "; box skips %.0f%% of trace() calls (CPU check)",
+                     100 * r.box_skip_share);
     }
     launch_copy(&r); /* warm-up */
     double copy_ms = cuda_median_ms(launch_copy, &r, 5);

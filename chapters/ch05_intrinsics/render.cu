@@ -76,6 +76,11 @@ unsigned long long cpu_trace_calls(void)
 {
     return host_trace_calls;
 }
+
+unsigned long long cpu_box_skips(void)
+{
+    return host_box_skips;
+}
 #endif
 
 } /* extern "C" */

@@ -41,8 +41,10 @@ render_fn gpu_render, gpu_render_fast;
 /* The same code on the CPU for one picture pixel; returns 0 on NaN/Inf. */
 int cpu_render_picture_pixel(int flags, int col, int row, int width, int height, int spp, unsigned char *out);
 
-/* trace() calls the CPU has made so far (for the flop estimate). */
+/* trace() calls the CPU has made so far (for the flop estimate), and of
+ * those, the ones that skipped the spheres because the ray missed their box. */
 unsigned long long cpu_trace_calls(void);
+unsigned long long cpu_box_skips(void);
 
 #ifdef __cplusplus
 }

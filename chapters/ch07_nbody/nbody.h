@@ -7,9 +7,10 @@
  * 2^17 bodies). Softening keeps close pairs finite and makes j = i add exactly
  * zero (r = 0), so no loop needs a branch for it.
  *
- * Rates count 20 flops per interaction, the usual convention (3 subtractions,
- * 3 multiply-adds for r.r + eps^2 counted as 6, a reciprocal square root as 1,
- * 3 multiplies for m / d^3, 3 multiply-adds for the sum counted as 6, 1 more).
+ * Rates count 20 flops per interaction: a convention (the GPU N-body literature
+ * and NVIDIA's sample use it), not this code's count. 3 subtractions, 3
+ * multiply-adds for r.r + eps^2 (6), the cube and the mass (3), 3 multiply-adds
+ * into the sum (6): 18, and the reciprocal square root counted as 2.
  */
 #ifndef CH07_NBODY_H
 #define CH07_NBODY_H
