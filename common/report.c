@@ -120,6 +120,9 @@ report_row *report_add(report *r, report_entry e)
     row->ms = e.ms;
     row->value = e.value;
     row->ok = e.ok;
+    row->runs = e.runs;
+    row->lo_ms = e.lo_ms;
+    row->hi_ms = e.hi_ms;
     snprintf(row->note, sizeof row->note, "%s", e.note ? e.note : "");
     if (r->csv_path) {
         char dev[128], date[32], line[512];
@@ -138,16 +141,19 @@ report_row *report_add(report *r, report_entry e)
 void report_print(const report *r, FILE *f)
 {
     fprintf(f, "\n%s  workload %s\n", r->chapter, r->workload);
-    fprintf(f, "%-26s %7s %12s %9s %14s %-10s %-5s  %s\n", "stage", "threads", "time (ms)", "speedup", "value",
-            "unit", "check", "note");
+    fprintf(f, "%-26s %7s %12s %21s %9s %14s %-10s %-5s  %s\n", "stage", "threads", "time (ms)", "spread (ms)",
+            "speedup", "value", "unit", "check", "note");
     double base = r->count ? r->rows[0].ms : 0;
     for (int i = 0; i < r->count; i++) {
         const report_row *row = &r->rows[i];
         char speedup[16] = "-"; /* a reference (check n/a) is not a stage: no speedup */
         if (row->ok != REPORT_NO_CHECK && row->ms > 0)
             snprintf(speedup, sizeof speedup, "%.2fx", base / row->ms);
-        fprintf(f, "%-26s %7d %12.3f %9s %14.3f %-10s %-5s  %s\n", row->stage, row->threads, row->ms, speedup,
-                row->value, row->unit, check_word(row->ok), row->note);
+        char spread[48] = "-"; /* fastest-slowest of the runs behind the median */
+        if (row->runs > 1)
+            snprintf(spread, sizeof spread, "%.3f-%.3f x%d", row->lo_ms, row->hi_ms, row->runs);
+        fprintf(f, "%-26s %7d %12.3f %21s %9s %14.3f %-10s %-5s  %s\n", row->stage, row->threads, row->ms, spread,
+                speedup, row->value, row->unit, check_word(row->ok), row->note);
     }
 }
 

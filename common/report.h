@@ -38,6 +38,8 @@ typedef struct {
     int ok;
     const char *device; /* GPU name, or the CPU model (host_cpu_name()) */
     const char *note;   /* for the printed table (may be NULL; the row's note can also be written later) */
+    int runs;           /* timed runs behind the median (0: not given) */
+    double lo_ms, hi_ms; /* the fastest and slowest of them: the spread, printed beside the median */
 } report_entry;
 
 typedef struct {
@@ -48,6 +50,8 @@ typedef struct {
     char unit[24];
     int ok;         /* the stage's check: 1 ok, 0 FAIL, -1 n/a (nothing to check against) */
     char note[256]; /* free text for the table: PSNR, occupancy ... */
+    int runs;
+    double lo_ms, hi_ms;
 } report_row;
 
 typedef struct {
@@ -71,7 +75,9 @@ report_row *report_add(report *r, report_entry e);
  * foreign file is refused (exit 2) before any work and left untouched. */
 const char *report_check_csv(const char *path);
 
-/* Prints the table: stage, time, speedup over the first row, value, check, note. */
+/* Prints the table: stage, time (the median), the spread of the runs
+ * (fastest-slowest, when more than one), speedup over the first row, value,
+ * check, note. */
 void report_print(const report *r, FILE *f);
 
 /* 1 unless some row FAILed its check. */

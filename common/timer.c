@@ -27,3 +27,13 @@ double median(double *values, int count)
         return values[count / 2];
     return 0.5 * (values[count / 2 - 1] + values[count / 2]);
 }
+
+run_times summarize_runs(double *values, int count)
+{
+    run_times t = {median(values, count), 0, 0, count > 0 ? count : 0};
+    if (count > 0) {
+        t.lo = values[0]; /* sorted by median() */
+        t.hi = values[count - 1];
+    }
+    return t;
+}

@@ -20,6 +20,14 @@ double now_seconds(void);
 /* Median of values[0..count-1]; sorts the array in place. Returns 0 for count 0. */
 double median(double *values, int count);
 
+/* The median of count timed runs, and the fastest and slowest of them (the
+ * spread a reader needs before believing a difference). Sorts in place. */
+typedef struct {
+    double median, lo, hi;
+    int runs;
+} run_times;
+run_times summarize_runs(double *values, int count);
+
 #ifdef __cplusplus
 }
 #endif

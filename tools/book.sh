@@ -165,7 +165,7 @@ done
 line_chart() {
     local out=$1 ch=$2 tag=$3 extra=$4 prog=$5 title=$6 xlabel=$7 ylabel=$8 logscale=$9 key=${10} plot="" st
     for st in $(awk -F, -v c="$ch" '$1 == c && !seen[$2]++ {print $2}' "$f"); do
-        awk -F, -v c="$ch" -v s="$st" "$prog" "$f" | sort -n > "$gen/${tag}_$st.dat"
+        awk -F, -v c="$ch" -v s="$st" -v w="${wl:-}" "$prog" "$f" | sort -n > "$gen/${tag}_$st.dat"
         [ -s "$gen/${tag}_$st.dat" ] || continue
         plot="$plot${plot:+, }\"$gen/${tag}_$st.dat\" using 1:2 with linespoints lw 2 title \"$st\""
     done
@@ -212,15 +212,17 @@ chart() {
     kind=${ch}_CHART title=${ch}_CHART_TITLE ylabel=${ch}_CHART_YLABEL
     out=data/plots/${ch}_$m.svg
     unit=$(awk -F, -v c="$ch" '$1 == c && $8 != "n/a" {print $7; exit}' "$f")
+    # the chart shows the standard workload: the first row's (spread runs at a smaller one stay in the table)
+    wl=$(awk -F, -v c="$ch" '$1 == c && $8 != "n/a" {print $3; exit}' "$f")
     case ${!kind} in
     bar | bar-log)
         local value='$5 / 1000' settings="unset key"
         [ "${!kind}" = bar-log ] && value='$6' settings="set logscale y; set key left top"
-        awk -F, -v c="$ch" "\$1 == c && \$8 != \"n/a\" {print \$2, $value}" "$f" > "$gen/${ch}_$m.dat"
+        awk -F, -v c="$ch" -v w="$wl" "\$1 == c && \$3 == w && \$8 != \"n/a\" {print \$2, $value}" "$f" > "$gen/${ch}_$m.dat"
         bar_chart "$out" "${!title}" "${!ylabel}" "$settings" \
             "\"$gen/${ch}_$m.dat\" using 0:2:xtic(1) with boxes lc rgb \"#4477aa\" title \"stage\"$(reference_lines "$ch" "$unit")" ;;
     lines-threads)
-        line_chart "$out" "$ch" "${ch}_$m" "" '$1 == c && $2 == s && $8 != "n/a" {print $4, $6}' \
+        line_chart "$out" "$ch" "${ch}_$m" "" '$1 == c && $2 == s && $3 == w && $8 != "n/a" {print $4, $6}' \
             "${!title}" threads "${!ylabel}" "x 2" "left top" ;;
     lines-n)
         local refs

@@ -4,7 +4,7 @@
 # statistics (registers, block shape), occupancy, speed of light (compute and
 # memory throughput), local-memory traffic and FP64 instruction counts.
 # The kernel to profile comes from the chapter's registry entry
-# (chNN_PROFILE_KERNEL, % = the stage with dashes as underscores, or a
+# (chNN_PROFILE_KERNEL, % = the stage without a gpu- prefix, dashes as underscores, or a
 # chNN_PROFILE_OVERRIDES entry STAGE=kernel), after its warm-up launch.
 set -u
 ch=${1:-}
@@ -16,7 +16,7 @@ kvar=${ch}_PROFILE_KERNEL ovar=${ch}_PROFILE_OVERRIDES avar=${ch}_PROFILE_ARGS
 ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 if [ ! -x "$ncu" ]; then echo "profile: ncu (Nsight Compute) not found: nothing profiled"; exit 0; fi
 [ -x "./$ch" ] || { echo "profile: ./$ch is not built (make $ch)" >&2; exit 2; }
-kernel=${!kvar//%/${stage//-/_}}
+kernel=${!kvar//%/$(sed 's/^gpu-//; s/-/_/g' <<<"$stage")}
 for o in ${!ovar}; do [ "${o%%=*}" = "$stage" ] && kernel=${o#*=}; done
 mkdir -p data/profiles
 out=data/profiles/${ch}_${stage}.txt

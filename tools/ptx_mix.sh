@@ -11,7 +11,7 @@ ptx=$1
 echo "| instruction (PTX) | gpu-tiled-unrolled | gpu-tiled-ftz |"
 echo "|---|---:|---:|"
 rows=$(awk '
-/^\.visible \.entry/ { kernel = $0 ~ /tiled_unrolled_kernelILb1E/ ? "ftz" : $0 ~ /tiled_unrolled_kernelILb0E/ ? "plain" : "" }
+/^\.visible \.entry/ { kernel = $0 ~ /tiled_float4_kernelILi7E/ ? "ftz" : $0 ~ /tiled_float4_kernelILi3E/ ? "plain" : "" }
 kernel != "" && /^\$L__BB/ { n = 0; loads = 0 }
 kernel != "" && /^\t[a-z@]/ {
     op = $1 ~ /^@/ ? $2 : $1

@@ -74,8 +74,8 @@ static int check_against_original(const image *img, int spp, char *note, size_t 
     return same;
 }
 
-/* Renders with stage s, repeat times; returns the median in ms. */
-static double time_stage(const stage *s, image *img, const cli_options *opt)
+/* Renders with stage s, repeat times; returns the median and spread in ms. */
+static run_times time_stage(const stage *s, image *img, const cli_options *opt)
 {
     double times[REPEAT_MAX];
     /* The rows' relative costs from a tiny render first, so the time left is
@@ -89,11 +89,11 @@ static double time_stage(const stage *s, image *img, const cli_options *opt)
             progress_set_costs(&bar, row_costs);
         double t0 = now_seconds();
         s->run(img, (int)opt->spp, show_progress, &bar);
-        times[r] = now_seconds() - t0;
+        times[r] = 1e3 * (now_seconds() - t0);
         progress_end(&bar);
     }
     free(row_costs);
-    return 1e3 * median(times, (int)opt->repeat);
+    return summarize_runs(times, (int)opt->repeat);
 }
 
 int main(int argc, char **argv)
@@ -116,7 +116,8 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < STAGE_COUNT; i++) {
         if (opt.stage_index >= 0 && (size_t)opt.stage_index != i)
             continue;
-        double ms = time_stage(&stages[i], &img, &opt);
+        run_times t = time_stage(&stages[i], &img, &opt);
+        double ms = t.median;
         char note[256];
         int ok = check_against_original(&img, (int)opt.spp, note, sizeof note);
         if (opt.images && image_write_stage(&img, opt.images, "ch01", stages[i].name) != 0)
@@ -124,7 +125,8 @@ int main(int argc, char **argv)
         double msamples = (double)opt.width * opt.height * opt.spp / (ms * 1e3);
         report_row *row = report_add(&rep, (report_entry){.stage = stages[i].name, .threads = 1, .ms = ms,
                                                           .value = msamples, .unit = "Msamples/s", .ok = ok,
-                                                          .device = host_cpu_name()});
+                                                          .device = host_cpu_name(), .runs = t.runs,
+                                                          .lo_ms = t.lo, .hi_ms = t.hi});
         snprintf(row->note, sizeof row->note, "%s", note);
     }
 

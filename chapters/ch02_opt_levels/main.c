@@ -67,8 +67,8 @@ static void show_progress(void *context, int rows_done, int rows_total)
     progress_update(context, rows_done);
 }
 
-/* Renders with stage s, repeat times; returns the median in ms. */
-static double time_stage(const stage *s, image *img, const cli_options *opt)
+/* Renders with stage s, repeat times; returns the median and spread in ms. */
+static run_times time_stage(const stage *s, image *img, const cli_options *opt)
 {
     double times[REPEAT_MAX];
     /* The rows' relative costs from a tiny render first, so the time left is
@@ -82,11 +82,11 @@ static double time_stage(const stage *s, image *img, const cli_options *opt)
             progress_set_costs(&bar, row_costs);
         double t0 = now_seconds();
         s->run(img, (int)opt->spp, show_progress, &bar);
-        times[r] = now_seconds() - t0;
+        times[r] = 1e3 * (now_seconds() - t0);
         progress_end(&bar);
     }
     free(row_costs);
-    return 1e3 * median(times, (int)opt->repeat);
+    return summarize_runs(times, (int)opt->repeat);
 }
 
 /* The gcc -O0 image to compare against when gcc -O0 itself is not being run:
@@ -143,7 +143,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "ch02: out of memory (the %ldx%ld reference image)\n", opt.width, opt.height);
             return EXIT_CHECK_FAIL;
         }
-        double ms = time_stage(&stages[i], &img, &opt);
+        run_times t = time_stage(&stages[i], &img, &opt);
+        double ms = t.median;
         char note[256];
         int ok = 1;
         if (i == 0) { /* gcc -O0 is the reference for the others */
@@ -161,7 +162,8 @@ int main(int argc, char **argv)
         double msamples = (double)opt.width * opt.height * opt.spp / (ms * 1e3);
         report_row *row = report_add(&rep, (report_entry){.stage = stages[i].name, .threads = 1, .ms = ms,
                                                           .value = msamples, .unit = "Msamples/s", .ok = ok,
-                                                          .device = host_cpu_name()});
+                                                          .device = host_cpu_name(), .runs = t.runs,
+                                                          .lo_ms = t.lo, .hi_ms = t.hi});
         snprintf(row->note, sizeof row->note, "%s", note);
         if (!opt.quiet)
             fprintf(stderr, "ch02: %-26s %10.1f ms  %s\n", stages[i].name, ms, note);

@@ -205,12 +205,13 @@ static void run_row(report *rep, checker *chk, const stage *s, job *j, int threa
     int ok = REPORT_OK;
     long switches = context_switches();
     for (int r = 0; r < opt->repeat; r++) {
-        times[r] = run_stage(s, j, threads, opt->quiet);
+        times[r] = 1e3 * run_stage(s, j, threads, opt->quiet);
         int this_run = check_image(chk, s, j->img, note, sizeof note); /* every run is checked */
         ok = ok == REPORT_FAIL || this_run == REPORT_FAIL ? REPORT_FAIL : this_run;
     }
     switches = (context_switches() - switches) / opt->repeat;
-    double ms = 1e3 * median(times, (int)opt->repeat);
+    run_times spread = summarize_runs(times, (int)opt->repeat);
+    double ms = spread.median;
     if (threads == 1)
         *one_thread = ms;
     double busy_max = 0, busy_sum = 0;
@@ -220,7 +221,8 @@ static void run_row(report *rep, checker *chk, const stage *s, job *j, int threa
     }
     double msamples = (double)opt->width * opt->height * opt->spp / (ms * 1e3);
     report_row *row = report_add(rep, (report_entry){.stage = s->name, .threads = threads, .ms = ms, .value = msamples,
-                                                     .unit = "Msamples/s", .ok = ok, .device = host_cpu_name()});
+                                                     .unit = "Msamples/s", .ok = ok, .device = host_cpu_name(),
+                                                     .runs = spread.runs, .lo_ms = spread.lo, .hi_ms = spread.hi});
     char efficiency[32] = "";
     if (*one_thread > 0)
         snprintf(efficiency, sizeof efficiency, ", eff %.0f%%", 100 * *one_thread / (threads * ms));

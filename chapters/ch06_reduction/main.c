@@ -2,7 +2,7 @@
  * GPU's memory-bandwidth limit.
  *
  *   make ch06 && ./ch06                   # all stages, n = 2^28 (1 GiB of input)
- *   ./ch06 --n 1000003 --stage shuffle    # one stage, another size
+ *   ./ch06 --n 1000003 --stage vector-shuffle   # one stage, another size
  *
  * Input: int32 values in [-128, 127] from a fixed-seed generator (xorshift64*,
  * seed 0x5EED06), so every stage's int64 sum is exact and must equal the one

@@ -280,11 +280,34 @@ __device__ static void block_sum_to(long long *d_sum, long long v)
     }
 }
 
-/* ---- shuffle: lanes exchange registers with __shfl_down_sync instead of
- * going through shared memory; one barrier per block. Each thread issues 4
- * independent loads per trip (more bytes in flight per thread), through the
- * read-only path (__ldg). */
-__global__ void shuffle_kernel(const int *__restrict__ in, size_t n, long long *d_sum)
+/* ---- warp-shuffle: many-per-thread with one change: the block's sum goes
+ * through warp shuffles in registers (block_sum_to) instead of a tree in
+ * shared memory, one barrier instead of eight. */
+__global__ void warp_shuffle_kernel(const int *in, size_t n, long long *d_sum)
+{
+    long long v = 0;
+    for (size_t i = (size_t)blockIdx.x * BLOCK + threadIdx.x; i < n; i += (size_t)gridDim.x * BLOCK)
+        v += in[i];
+    block_sum_to(d_sum, v);
+}
+
+/* ---- four-loads: + four independent loads per trip: more bytes in flight
+ * per thread, so fewer threads are needed to cover DRAM's latency. */
+__global__ void four_loads_kernel(const int *in, size_t n, long long *d_sum)
+{
+    long long v = 0;
+    size_t stride = (size_t)gridDim.x * BLOCK;
+    size_t i = (size_t)blockIdx.x * BLOCK + threadIdx.x;
+    for (; i + 3 * stride < n; i += 4 * stride)
+        v += (long long)in[i] + in[i + stride] + in[i + 2 * stride] + in[i + 3 * stride];
+    for (; i < n; i += stride)
+        v += in[i];
+    block_sum_to(d_sum, v);
+}
+
+/* ---- read-only-path: + the loads through the read-only data path (__ldg;
+ * __restrict__ promises nothing else writes the input). */
+__global__ void read_only_path_kernel(const int *__restrict__ in, size_t n, long long *d_sum)
 {
     long long v = 0;
     size_t stride = (size_t)gridDim.x * BLOCK;
@@ -297,9 +320,9 @@ __global__ void shuffle_kernel(const int *__restrict__ in, size_t n, long long *
     block_sum_to(d_sum, v);
 }
 
-/* ---- vector-shuffle: 16-byte loads (int4: four elements per instruction),
- * two in flight per trip, a grid of exactly the blocks the SMs hold. The
- * n % 4 elements past the last int4 are added by the first threads. */
+/* ---- vector-shuffle: + 16-byte loads (int4: four elements per instruction),
+ * two in flight per trip. The n % 4 elements past the last int4 are added by
+ * the first threads. */
 __global__ void vector_shuffle_kernel(const int *__restrict__ in, size_t n, long long *d_sum)
 {
     const int4 *in4 = reinterpret_cast<const int4 *>(in);
@@ -456,9 +479,17 @@ void reduce_many_per_thread(const int *in, size_t n, long long *d_sum, const red
 {
     launch_grid_stride<many_per_thread_kernel, 1>(in, n, d_sum);
 }
-void reduce_shuffle(const int *in, size_t n, long long *d_sum, const reduce_ctx *)
+void reduce_warp_shuffle(const int *in, size_t n, long long *d_sum, const reduce_ctx *)
 {
-    launch_grid_stride<shuffle_kernel, 4>(in, n, d_sum);
+    launch_grid_stride<warp_shuffle_kernel, 1>(in, n, d_sum);
+}
+void reduce_four_loads(const int *in, size_t n, long long *d_sum, const reduce_ctx *)
+{
+    launch_grid_stride<four_loads_kernel, 4>(in, n, d_sum);
+}
+void reduce_read_only_path(const int *in, size_t n, long long *d_sum, const reduce_ctx *)
+{
+    launch_grid_stride<read_only_path_kernel, 4>(in, n, d_sum);
 }
 void reduce_vector_shuffle(const int *in, size_t n, long long *d_sum, const reduce_ctx *)
 {

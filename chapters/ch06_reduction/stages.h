@@ -22,9 +22,11 @@ static const stage stages[] = {
     {"fully-unrolled", "block size as a template parameter: every loop unrolled", reduce_fully_unrolled, ON_GPU},
     {"many-per-thread", "a grid that just fills the GPU; grid-stride loop, sum in a register", reduce_many_per_thread,
      ON_GPU},
-    {"shuffle", "warp shuffles, one barrier, 4 loads in flight per thread (__ldg), one atomic per block",
-     reduce_shuffle, ON_GPU},
-    {"vector-shuffle", "16-byte loads (int4), two in flight, grid sized to the SMs", reduce_vector_shuffle, ON_GPU},
+    {"warp-shuffle", "+ the block's sum by warp shuffles in registers, not a shared-memory tree", reduce_warp_shuffle,
+     ON_GPU},
+    {"four-loads", "+ four independent loads per trip: more bytes in flight per thread", reduce_four_loads, ON_GPU},
+    {"read-only-path", "+ the loads through the read-only path (__ldg, __restrict__)", reduce_read_only_path, ON_GPU},
+    {"vector-shuffle", "+ 16-byte loads (int4), two in flight", reduce_vector_shuffle, ON_GPU},
     {"cub", "CUB's DeviceReduce::Sum, the yardstick", reduce_cub, ON_GPU},
 };
 #define STAGE_COUNT (sizeof stages / sizeof stages[0])

@@ -11,7 +11,9 @@ ch07_SANITIZE := --n 1 --steps 1;--n 1025 --steps 1
 ch07_TEST_OBJ := $(BUILD)/ch07/check.o $(BUILD)/ch07/cpu.o $(BUILD)/ch07/gpu.o
 ch07_BENCH_EXTRA := $(ch07_DIR)/bench_extra.sh
 ch07_PROFILE_KERNEL := regex:%_kernel
-ch07_PROFILE_OVERRIDES := gpu-tiled-ftz=regex:tiled_unrolled_kernel
+ch07_PROFILE_OVERRIDES := gpu-tiled-float4=regex:tiled_float4_kernel<0> gpu-tiled-rsqrt=regex:tiled_float4_kernel<1> \
+    gpu-tiled-unrolled=regex:tiled_float4_kernel<3> gpu-tiled-ftz=regex:tiled_float4_kernel<7> \
+    gpu-symmetric-staggered=regex:symmetric_staggered_kernel<false> gpu-symmetric-balanced=regex:symmetric_staggered_kernel<true>
 ch07_CHART := lines-n
 ch07_CHART_TITLE := ch07: GFLOP/s (20 flops per interaction) against the number of bodies
 ch07_CHART_YLABEL := GFLOP/s (log scale)
@@ -36,3 +38,10 @@ $(BUILD)/ch07/gpu.ptx: $(ch07_DIR)/gpu.cu $(ch07_DIR)/nbody.h common/*.h | $(BUI
 .PHONY: ch07-ptx
 ch07-ptx: $(BUILD)/ch07/gpu.ptx
 	@tools/ptx_mix.sh $< > data/asm/ch07_ptx_mix.md.tmp && mv data/asm/ch07_ptx_mix.md.tmp data/asm/ch07_ptx_mix.md && cat data/asm/ch07_ptx_mix.md
+
+# The kernels' machine code (SASS): instructions, special-function
+# instructions and float comparisons per kernel. Needs cuobjdump.
+.PHONY: ch07-sass
+ch07-sass: $(BUILD)/ch07/gpu.o
+	@if [ -z "$(CUOBJDUMP)" ]; then echo "ch07-sass: cuobjdump not found (it comes with the full CUDA Toolkit); nothing counted"; exit 0; fi; \
+	tools/sass_counts.sh "$(CUOBJDUMP)" $< > data/asm/ch07_sass_counts.md.tmp && mv data/asm/ch07_sass_counts.md.tmp data/asm/ch07_sass_counts.md && cat data/asm/ch07_sass_counts.md

@@ -70,26 +70,46 @@ static __device__ __forceinline__ float rsqrt_ftz(float x)
     return y;
 }
 
-/* The interaction with the GPU's reciprocal square root: one special-function
- * instruction instead of a square root and a division. */
-template <bool FTZ>
-static __device__ __forceinline__ void body_body_accel_rsqrt(vec3 *a, body bi, float4 bj)
+/* The tiled stages after gpu-tiled differ by one change each, as bits of V:
+ * the tile as float4 (all of them), then RSQRT, then UNROLL, then FTZ. */
+enum { RSQRT = 1, UNROLL = 2, FTZ = 4 };
+
+/* 1/sqrt(d2): a square root and a division; with RSQRT the GPU's reciprocal
+ * square root, one special-function instruction; with FTZ its flush-to-zero
+ * form. */
+template <int V>
+static __device__ __forceinline__ float inverse_sqrt(float d2)
+{
+    if (V & FTZ)
+        return rsqrt_ftz(d2);
+    if (V & RSQRT)
+        return rsqrtf(d2);
+    return 1.0f / sqrtf(d2);
+}
+
+template <int V>
+static __device__ __forceinline__ void body_body_accel_float4(vec3 *a, body bi, float4 bj)
 {
     float rx = bj.x - bi.x, ry = bj.y - bi.y, rz = bj.z - bi.z;
     float d2 = rx * rx + ry * ry + rz * rz + SOFTENING2;
-    float inv = FTZ ? rsqrt_ftz(d2) : rsqrtf(d2);
+    float inv = inverse_sqrt<V>(d2);
     float s = bj.w * inv * inv * inv;
     a->x += rx * s;
     a->y += ry * s;
     a->z += rz * s;
 }
 
-/* ---- gpu-tiled-unrolled: the tile read as float4 (one 16-byte shared load
- * per body), the inner loop unrolled so loads and arithmetic of several bodies
- * overlap and the loop counter disappears, and rsqrtf.
- * ---- gpu-tiled-ftz (FTZ = true): the same with rsqrt_ftz. */
-template <bool FTZ>
-__global__ void tiled_unrolled_kernel(const body *b, vec3 *a, int n, int i_begin, int i_end)
+/* ---- gpu-tiled-float4 (V = 0): gpu-tiled with the tile read as float4, one
+ * 16-byte shared load per body instead of the struct's four 4-byte loads.
+ * ---- gpu-tiled-rsqrt (RSQRT): + rsqrtf.
+ * ---- gpu-tiled-unrolled (RSQRT | UNROLL): + the inner loop unrolled 16
+ * times, so loads and arithmetic of several bodies overlap and the loop's
+ * counter and branch are paid once per 16 interactions (nvcc unrolls 4 by
+ * itself).
+ * ---- gpu-tiled-ftz (RSQRT | UNROLL | FTZ): + the flush-to-zero rsqrt.
+ * i_begin, i_end: the bodies whose forces this launch computes (multi-gpu). */
+template <int V>
+__global__ void tiled_float4_kernel(const body *b, vec3 *a, int n, int i_begin, int i_end)
 {
     __shared__ float4 tile[TILE];
     int i = i_begin + blockIdx.x * TILE + threadIdx.x;
@@ -99,9 +119,14 @@ __global__ void tiled_unrolled_kernel(const body *b, vec3 *a, int n, int i_begin
         int j = t * TILE + threadIdx.x;
         tile[threadIdx.x] = j < n ? __ldg(reinterpret_cast<const float4 *>(b) + j) : make_float4(0, 0, 0, 0);
         __syncthreads();
+        if constexpr ((V & UNROLL) != 0) {
 #pragma unroll 16
-        for (int k = 0; k < TILE; k++)
-            body_body_accel_rsqrt<FTZ>(&acc, bi, tile[k]);
+            for (int k = 0; k < TILE; k++)
+                body_body_accel_float4<V>(&acc, bi, tile[k]);
+        } else {
+            for (int k = 0; k < TILE; k++)
+                body_body_accel_float4<V>(&acc, bi, tile[k]);
+        }
         __syncthreads();
     }
     if (i < i_end)
@@ -155,6 +180,66 @@ __global__ void atomic_symmetric_kernel(const body *b, vec3 *a, int n)
     }
 }
 
+/* ---- gpu-symmetric-staggered: gpu-atomic-symmetric with one change. There,
+ * the 32 lanes of a warp visit the tile in the same order, so all 32 add their
+ * reaction to the same rx_sum[k] at once, and the shared-memory atomics on one
+ * address are retried one lane at a time. Here lane t visits body (k + t) mod
+ * TILE at step k: at every step the threads of the block add to TILE
+ * different addresses, and no atomic waits for another.
+ * ---- gpu-symmetric-balanced (BALANCED): + equal work per block. Above,
+ * block b does tiles b .. T-1, so block 0 does all T tiles and the launch
+ * lasts as long as the unsymmetric one. Here block b does the next T/2 tiles
+ * round the ring (b, b+1, ... mod T): every pair of tiles once, every block
+ * about half. */
+template <bool BALANCED>
+__global__ void symmetric_staggered_kernel(const body *b, vec3 *a, int n)
+{
+    __shared__ float4 tile[TILE];
+    __shared__ float rx_sum[TILE], ry_sum[TILE], rz_sum[TILE];
+    int tiles = (n + TILE - 1) / TILE, I = blockIdx.x;
+    int i = I * TILE + threadIdx.x;
+    body bi = i < n ? b[i] : body{0, 0, 0, 0};
+    vec3 acc = {0, 0, 0};
+    int steps = BALANCED ? tiles / 2 + 1 : tiles - I;
+    if (BALANCED && tiles % 2 == 0 && I >= tiles / 2)
+        steps--; /* the opposite tile, tiles / 2 away, is done by the block opposite */
+    if (BALANCED && tiles == 1)
+        steps = 1;
+    for (int step = 0; step < steps; step++) {
+        int J = (I + step) % tiles, j0 = J * TILE, j = j0 + threadIdx.x;
+        tile[threadIdx.x] = j < n ? __ldg(reinterpret_cast<const float4 *>(b) + j) : make_float4(0, 0, 0, 0);
+        rx_sum[threadIdx.x] = ry_sum[threadIdx.x] = rz_sum[threadIdx.x] = 0;
+        __syncthreads();
+        for (int k = 0; k < TILE; k++) {
+            int kk = (k + threadIdx.x) & (TILE - 1);
+            if (step == 0 && j0 + kk <= i) /* the block's own tile: each pair once, j > i */
+                continue;
+            float4 bj = tile[kk];
+            float rx = bj.x - bi.x, ry = bj.y - bi.y, rz = bj.z - bi.z;
+            float inv = rsqrtf(rx * rx + ry * ry + rz * rz + SOFTENING2);
+            float inv3 = inv * inv * inv, si = bj.w * inv3, sj = bi.m * inv3;
+            acc.x += rx * si;
+            acc.y += ry * si;
+            acc.z += rz * si;
+            atomicAdd(&rx_sum[kk], -rx * sj);
+            atomicAdd(&ry_sum[kk], -ry * sj);
+            atomicAdd(&rz_sum[kk], -rz * sj);
+        }
+        __syncthreads();
+        if (j < n) {
+            atomicAdd(&a[j].x, rx_sum[threadIdx.x]);
+            atomicAdd(&a[j].y, ry_sum[threadIdx.x]);
+            atomicAdd(&a[j].z, rz_sum[threadIdx.x]);
+        }
+        __syncthreads();
+    }
+    if (i < n) {
+        atomicAdd(&a[i].x, acc.x);
+        atomicAdd(&a[i].y, acc.y);
+        atomicAdd(&a[i].z, acc.z);
+    }
+}
+
 __global__ void integrate_kernel(body *b, vec3 *v, const vec3 *a, int n, float dt)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -167,7 +252,7 @@ static unsigned blocks(int n)
     return (unsigned)((n + TILE - 1) / TILE);
 }
 
-extern "C" {
+/* (nbody.h declared the functions below extern "C", so they keep C linkage.) */
 
 void gpu_naive_forces(const body *d_b, vec3 *d_a, int n, int)
 {
@@ -183,18 +268,32 @@ void gpu_tiled_forces(const body *d_b, vec3 *d_a, int n, int)
     CUDA_CHECK_LAUNCH();
 }
 
-void gpu_tiled_unrolled_forces(const body *d_b, vec3 *d_a, int n, int)
+template <int V>
+static void launch_tiled_float4(const body *d_b, vec3 *d_a, int n)
 {
     if (n > 0)
-        tiled_unrolled_kernel<false><<<blocks(n), TILE>>>(d_b, d_a, n, 0, n);
+        tiled_float4_kernel<V><<<blocks(n), TILE>>>(d_b, d_a, n, 0, n);
     CUDA_CHECK_LAUNCH();
+}
+
+void gpu_tiled_float4_forces(const body *d_b, vec3 *d_a, int n, int)
+{
+    launch_tiled_float4<0>(d_b, d_a, n);
+}
+
+void gpu_tiled_rsqrt_forces(const body *d_b, vec3 *d_a, int n, int)
+{
+    launch_tiled_float4<RSQRT>(d_b, d_a, n);
+}
+
+void gpu_tiled_unrolled_forces(const body *d_b, vec3 *d_a, int n, int)
+{
+    launch_tiled_float4<RSQRT | UNROLL>(d_b, d_a, n);
 }
 
 void gpu_tiled_ftz_forces(const body *d_b, vec3 *d_a, int n, int)
 {
-    if (n > 0)
-        tiled_unrolled_kernel<true><<<blocks(n), TILE>>>(d_b, d_a, n, 0, n);
-    CUDA_CHECK_LAUNCH();
+    launch_tiled_float4<RSQRT | UNROLL | FTZ>(d_b, d_a, n);
 }
 
 void gpu_atomic_symmetric_forces(const body *d_b, vec3 *d_a, int n, int)
@@ -204,6 +303,26 @@ void gpu_atomic_symmetric_forces(const body *d_b, vec3 *d_a, int n, int)
     CUDA_CHECK(cudaMemsetAsync(d_a, 0, (size_t)n * sizeof(vec3)));
     atomic_symmetric_kernel<<<blocks(n), TILE>>>(d_b, d_a, n);
     CUDA_CHECK_LAUNCH();
+}
+
+template <bool BALANCED>
+static void launch_symmetric(const body *d_b, vec3 *d_a, int n)
+{
+    if (n == 0)
+        return;
+    CUDA_CHECK(cudaMemsetAsync(d_a, 0, (size_t)n * sizeof(vec3)));
+    symmetric_staggered_kernel<BALANCED><<<blocks(n), TILE>>>(d_b, d_a, n);
+    CUDA_CHECK_LAUNCH();
+}
+
+void gpu_symmetric_staggered_forces(const body *d_b, vec3 *d_a, int n, int)
+{
+    launch_symmetric<false>(d_b, d_a, n);
+}
+
+void gpu_symmetric_balanced_forces(const body *d_b, vec3 *d_a, int n, int)
+{
+    launch_symmetric<true>(d_b, d_a, n);
 }
 
 void gpu_integrate(body *d_b, vec3 *d_v, const vec3 *d_a, int n, float dt)
@@ -238,7 +357,7 @@ static void *multi_gpu_worker(void *p)
     for (int s = 0; s < w->steps; s++) {
         CUDA_CHECK(cudaMemcpy(d_b, w->b, (size_t)w->n * sizeof(body), cudaMemcpyHostToDevice));
         if (count > 0) {
-            tiled_unrolled_kernel<true><<<blocks(count), TILE>>>(d_b, d_a, w->n, w->i_begin, w->i_end);
+            tiled_float4_kernel<RSQRT | UNROLL | FTZ><<<blocks(count), TILE>>>(d_b, d_a, w->n, w->i_begin, w->i_end);
             CUDA_CHECK_LAUNCH();
             CUDA_CHECK(cudaMemcpy(a, d_a + w->i_begin, count * sizeof(vec3), cudaMemcpyDeviceToHost));
         }
@@ -278,4 +397,3 @@ double multi_gpu_run(body *b, vec3 *v, int n, int steps, float dt, int devices, 
     return seconds;
 }
 
-} /* extern "C" */

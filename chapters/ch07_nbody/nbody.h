@@ -73,8 +73,9 @@ void nbody_integrate_cpu(body *b, vec3 *v, const vec3 *a, int n, float dt);
  * and return without synchronising. */
 typedef void forces_fn(const body *b, vec3 *a, int n, int threads);
 forces_fn cpu_scalar_forces, cpu_simd_forces, cpu_simd_threads_forces;
-forces_fn gpu_naive_forces, gpu_tiled_forces, gpu_tiled_unrolled_forces, gpu_tiled_ftz_forces,
-    gpu_atomic_symmetric_forces;
+forces_fn gpu_naive_forces, gpu_tiled_forces, gpu_tiled_float4_forces, gpu_tiled_rsqrt_forces,
+    gpu_tiled_unrolled_forces, gpu_tiled_ftz_forces, gpu_atomic_symmetric_forces, gpu_symmetric_staggered_forces,
+    gpu_symmetric_balanced_forces;
 int cpu_simd_supported(void); /* AVX2 and FMA at run time */
 void gpu_integrate(body *d_b, vec3 *d_v, const vec3 *d_a, int n, float dt);
 
