@@ -341,9 +341,9 @@ START_TEST(csv_rows_have_the_design_format)
     snprintf(path, sizeof path, "%s/r.csv", tmpdir);
     report r;
     report_init(&r, "ch99", "7x3x1spp", path, 1);
-    report_add(&r, (report_entry){"first", 1, 20.0, 1.5, "Msamples/s", REPORT_OK, "CPU, with a comma", NULL});
-    report_add(&r, (report_entry){"second", 4, 5.0, 6.0, "Msamples/s", REPORT_FAIL, "CPU", NULL});
-    report_add(&r, (report_entry){"third", 2, 10.0, 3.0, "GB/s", REPORT_NO_CHECK, "CPU", NULL});
+    report_add(&r, (report_entry){.stage = "first", .threads = 1, .ms = 20.0, .value = 1.5, .unit = "Msamples/s", .ok = REPORT_OK, .device = "CPU, with a comma"});
+    report_add(&r, (report_entry){.stage = "second", .threads = 4, .ms = 5.0, .value = 6.0, .unit = "Msamples/s", .ok = REPORT_FAIL, .device = "CPU"});
+    report_add(&r, (report_entry){.stage = "third", .threads = 2, .ms = 10.0, .value = 3.0, .unit = "GB/s", .ok = REPORT_NO_CHECK, .device = "CPU"});
     ck_assert_int_eq(report_all_ok(&r), 0);
     FILE *f = fopen(path, "r");
     char line[512];
@@ -368,7 +368,7 @@ START_TEST(csv_rows_have_the_design_format)
     fclose(f);
     /* a second report appends without a second header */
     report_init(&r, "ch99", "w", path, 1);
-    report_add(&r, (report_entry){"again", 1, 1, 1, "x", REPORT_OK, "CPU", NULL});
+    report_add(&r, (report_entry){.stage = "again", .threads = 1, .ms = 1, .value = 1, .unit = "x", .ok = REPORT_OK, .device = "CPU"});
     ck_assert_int_eq(folder_entries(tmpdir), 1);
     f = fopen(path, "r");
     int headers = 0, rows = 0;
@@ -403,7 +403,7 @@ static void add_one_row(const char *path)
 {
     report r;
     report_init(&r, "ch99", "w", path, 1);
-    report_add(&r, (report_entry){"stage", 1, 1, 1, "x", REPORT_OK, "CPU", NULL});
+    report_add(&r, (report_entry){.stage = "stage", .threads = 1, .ms = 1, .value = 1, .unit = "x", .ok = REPORT_OK, .device = "CPU"});
 }
 
 /* A CSV row that cannot be written is a run-time error (exit 1), never a

@@ -264,11 +264,17 @@ int main(int argc, char **argv)
     /* Where the time of a run goes, reported apart from the stages (no check: references). */
     double process_ms = 1e3 * (now_seconds() - process_start);
     report_entry start_up[] = {
-        {"context", REPORT_ON_GPU, context_ms, context_ms, "ms", REPORT_NO_CHECK, info.name, "driver and context start-up"},
-        {"copy-to-host", REPORT_ON_GPU, copy_ms, copy_ms, "ms", REPORT_NO_CHECK, info.name, "the image (events)"},
-        {"process", REPORT_ON_GPU, process_ms, process_ms, "ms", REPORT_NO_CHECK, info.name, "this whole run up to here"}};
-    for (size_t i = 0; i < sizeof start_up / sizeof start_up[0]; i++)
+        {.stage = "context", .ms = context_ms, .note = "driver and context start-up"},
+        {.stage = "copy-to-host", .ms = copy_ms, .note = "the image (events)"},
+        {.stage = "process", .ms = process_ms, .note = "this whole run up to here"}};
+    for (size_t i = 0; i < sizeof start_up / sizeof start_up[0]; i++) {
+        start_up[i].threads = REPORT_ON_GPU;
+        start_up[i].value = start_up[i].ms;
+        start_up[i].unit = "ms";
+        start_up[i].ok = REPORT_NO_CHECK;
+        start_up[i].device = info.name;
         report_add(&rep, start_up[i]);
+    }
     report_print(&rep, stdout);
     CUDA_CHECK(cudaFree(r.d_rgb));
     CUDA_CHECK(cudaFree(r.d_bad));
