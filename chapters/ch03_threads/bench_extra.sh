@@ -7,6 +7,6 @@
 cat "$logdir/ch03-divisor-66635.txt"
 diff_pair ch03-rng-local ch03-rng-local-divisor-66635 diff-ch03-divisor-typo
 # Three runs of every point of the sweep at 1/8 of the samples: the spread.
-./ch03 --spp 8 --repeat 3 --threads 16 --quiet --csv "$new" --out "$scratch/ch03-spread.ppm" > "$logdir/ch03-spread.txt" 2>&1 ||
+./ch03 --spp 8 --repeat 3 --quiet --csv "$new" --out "$scratch/ch03-spread.ppm" > "$logdir/ch03-spread.txt" 2>&1 ||
     { echo "bench: ch03 --spp 8 --repeat 3 failed"; status=1; }
 cat "$logdir/ch03-spread.txt"
