@@ -60,17 +60,23 @@ done
 for f in "${csvs[@]}"; do
     awk -F, -v file="$f" "$fmt_awk"'
     FNR > 1 && $8 != "n/a" {
-        # the fastest row in the unit and workload of the first row (not a smaller n of a sweep)
+        # the fastest row in the unit and workload of the first row (not a smaller n of a sweep);
+        # and, in the same workload, the fastest CPU row (threads > 0) and the fastest GPU row
         if (!($1 in first)) { order[++n] = $1; first[$1] = $2; firstms[$1] = $5; best[$1] = $2; bestms[$1] = $5; u[$1] = $7; wl[$1] = $3 }
-        if ($7 == u[$1] && $3 == wl[$1] && $5 < bestms[$1]) { best[$1] = $2; bestms[$1] = $5 }
+        if ($7 == u[$1] && $3 == wl[$1]) {
+            if ($5 < bestms[$1]) { best[$1] = $2; bestms[$1] = $5 }
+            if ($4 > 0 && (!($1 in cpums) || $5 < cpums[$1])) { cpu[$1] = $2; cpums[$1] = $5 }
+            if ($4 == 0 && (!($1 in gpums) || $5 < gpums[$1])) { gpums[$1] = $5 }
+        }
         if (!(($9) in seen)) { seen[$9] = 1; devs = devs (devs ? "; " : "") $9 }
         if ($8 == "FAIL") fails[$1]++
     }
     END {
-        printf "*%s (`%s`)*\n\n| chapter | first stage | time | fastest stage | time | speedup | checks |\n|---|---|---:|---|---:|---:|---|\n", devs, file
+        printf "*%s (`%s`)*\n\n| chapter | first stage | time | fastest stage | time | speedup | best CPU stage | fastest GPU vs best CPU | checks |\n|---|---|---:|---|---:|---:|---|---:|---|\n", devs, file
         for (i = 1; i <= n; i++) for (k = i + 1; k <= n; k++) if (order[k] < order[i]) { t = order[i]; order[i] = order[k]; order[k] = t }
         for (i = 1; i <= n; i++) { c = order[i]
-            printf "| %s | %s | %s | %s | %s | %.1fx | %s |\n", c, first[c], ftime(firstms[c]), best[c], ftime(bestms[c]), firstms[c] / bestms[c], fails[c] ? fails[c] " FAIL" : "all ok" }
+            vs = (c in cpums) && (c in gpums) ? sprintf("%.1fx", cpums[c] / gpums[c]) : "-"
+            printf "| %s | %s | %s | %s | %s | %.1fx | %s | %s | %s |\n", c, first[c], ftime(firstms[c]), best[c], ftime(bestms[c]), firstms[c] / bestms[c], (c in cpums) ? cpu[c] : "-", vs, fails[c] ? fails[c] " FAIL" : "all ok" }
         printf "\n"
     }' "$f" >> "$gen/results_summary.md" || { echo "book: making the summary from $f failed" >&2; exit 1; }
 done
@@ -169,6 +175,7 @@ line_chart() {
         [ -s "$gen/${tag}_$st.dat" ] || continue
         plot="$plot${plot:+, }\"$gen/${tag}_$st.dat\" using 1:2 with linespoints lw 2 title \"$st\""
     done
+    [ -n "$plot" ] || return 0 # no stage of this kind on this machine
     [ -n "$extra" ] && plot="$plot, $extra"
     gnuplot <<GP
 set terminal svg size 800,450 font "sans,11" background rgb "white"
@@ -254,9 +261,15 @@ if command -v gnuplot >/dev/null; then
             "$f" | sort > "$gen/through_$m.dat"
         if [ -s "$gen/through_$m.dat" ]; then
             awk -F, '$2 == "process-fastest-stage-only" {print $1 "-process", $5 / 1000, $1 "\\nwhole-process"}' "$f" >> "$gen/through_$m.dat"
-            awk '$1 ~ /-wall$/' "$gen/through_$m.dat" > "$gen/through_wall_$m.dat"
-            awk '$1 ~ /-kernel$/' "$gen/through_$m.dat" > "$gen/through_kernel_$m.dat"
-            awk '$1 ~ /-process$/' "$gen/through_$m.dat" > "$gen/through_process_$m.dat"
+            plot="" offset=0
+            for series in "wall:#228833:CPU: wall time of the render" "kernel:#4477aa:GPU: kernel time (events)" \
+                "process:#cc6677:GPU: whole process, start-up included"; do
+                IFS=: read -r clock colour label <<<"$series"
+                awk -v c="-$clock" '$1 ~ c "$"' "$gen/through_$m.dat" > "$gen/through_${clock}_$m.dat"
+                [ -s "$gen/through_${clock}_$m.dat" ] || continue
+                plot="$plot${plot:+, }\"$gen/through_${clock}_$m.dat\" using (\$0 + $offset):2:xtic(3) with boxes lc rgb \"$colour\" title \"$label\""
+                offset=$((offset + $(wc -l < "$gen/through_${clock}_$m.dat")))
+            done
             gnuplot <<GP
 set terminal svg size 900,450 font "sans,11" background rgb "white"
 set output "data/plots/through_line_$m.svg"
@@ -268,9 +281,7 @@ set style fill solid 0.8
 set boxwidth 0.6
 set grid ytics
 set key top right
-plot "$gen/through_wall_$m.dat" using 0:2:xtic(3) with boxes lc rgb "#228833" title "CPU: wall time of the render", \
-     "$gen/through_kernel_$m.dat" using (\$0 + $(wc -l < "$gen/through_wall_$m.dat")):2:xtic(3) with boxes lc rgb "#4477aa" title "GPU: kernel time (events)", \
-     "$gen/through_process_$m.dat" using (\$0 + $(cat "$gen/through_wall_$m.dat" "$gen/through_kernel_$m.dat" | wc -l)):2:xtic(3) with boxes lc rgb "#cc6677" title "GPU: whole process, start-up included"
+plot $plot
 GP
         fi
     done
