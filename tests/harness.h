@@ -95,6 +95,26 @@ static inline char *harness_read_file(const char *path)
     return text;
 }
 
+/* Compiles the CUDA file src with nvcc and `flags` (include paths and the
+ * like) in a fresh temporary folder, and returns, malloc'd: with what =
+ * "ptx", the PTX (nvcc -ptx); with what = "ptxas", ptxas -v's report (nvcc -c
+ * -Xptxas -v, its messages). NULL if the compile failed. The exercise tests
+ * grade machine code this way; no GPU is needed. */
+static inline char *harness_nvcc(const char *nvcc, const char *arch, const char *flags, const char *src,
+                                 const char *what)
+{
+    char dir[] = "/tmp/harness_nvcc.XXXXXX", out[300];
+    if (!mkdtemp(dir))
+        return NULL;
+    int ptx = strcmp(what, "ptx") == 0;
+    snprintf(out, sizeof out, "%s/%s", dir, ptx ? "k.ptx" : "ptxas.txt");
+    int rc = ptx ? harness_shell("%s -arch=%s -ptx %s %s -o %s", nvcc, arch, flags, src, out)
+                 : harness_shell("%s -arch=%s -c -Xptxas -v %s %s -o %s/k.o > %s 2>&1", nvcc, arch, flags, src, dir, out);
+    char *text = rc == 0 ? harness_read_file(out) : NULL;
+    harness_shell("rm -rf %s", dir);
+    return text;
+}
+
 /* A small, fixed-seed generator for test inputs (xorshift64*), so every run
  * of a test sees the same "random" data. */
 typedef struct {

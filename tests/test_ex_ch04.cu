@@ -39,15 +39,10 @@ END_TEST
 
 START_TEST(no_stack_frame_in_the_machine_code)
 {
-    char dir[] = "/tmp/test_ex_ch04.XXXXXX", path[300];
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/ptxas.txt", dir);
-    ck_assert_msg(harness_shell("%s -arch=%s -c -Xptxas -v -I%s -I%s/chapters/ch04_gpu_loop %s/tests/ex_ch04_kernel.cu "
-                                "-o %s/k.o > %s 2>&1",
-                                NVCC, CUDA_ARCH, EX_DIR, PROJECT_DIR, PROJECT_DIR, dir, path) == 0,
-                  "your sample_loop.h does not compile for the GPU (nvcc)");
-    char *text = harness_read_file(path);
-    ck_assert_ptr_nonnull(text);
+    char flags[1200];
+    snprintf(flags, sizeof flags, "-I%s -I%s/chapters/ch04_gpu_loop", EX_DIR, PROJECT_DIR);
+    char *text = harness_nvcc(NVCC, CUDA_ARCH, flags, PROJECT_DIR "/tests/ex_ch04_kernel.cu", "ptxas");
+    ck_assert_msg(text != NULL, "your sample_loop.h does not compile for the GPU (nvcc)");
     int functions = 0;
     for (char *p = strstr(text, "bytes stack frame"); p; p = strstr(p + 1, "bytes stack frame")) {
         const char *line = p;
@@ -61,7 +56,6 @@ START_TEST(no_stack_frame_in_the_machine_code)
     }
     ck_assert_int_gt(functions, 0);
     free(text);
-    harness_shell("rm -rf %s", dir);
 }
 END_TEST
 

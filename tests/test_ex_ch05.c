@@ -19,14 +19,8 @@
 
 START_TEST(no_fp64_instruction_in_the_ptx)
 {
-    char dir[] = "/tmp/test_ex_ch05.XXXXXX", path[300];
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/k.ptx", dir);
-    ck_assert_msg(harness_shell("%s -arch=%s -ptx -I%s %s/tests/ex_ch05_kernel.cu -o %s", NVCC, CUDA_ARCH, EX_DIR,
-                                PROJECT_DIR, path) == 0,
-                  "your shade.h does not compile for the GPU (nvcc -ptx)");
-    char *ptx = harness_read_file(path);
-    ck_assert_ptr_nonnull(ptx);
+    char *ptx = harness_nvcc(NVCC, CUDA_ARCH, "-I" EX_DIR, PROJECT_DIR "/tests/ex_ch05_kernel.cu", "ptx");
+    ck_assert_msg(ptx != NULL, "your shade.h does not compile for the GPU (nvcc -ptx)");
     int fp64 = 0;
     char first[200] = "";
     for (char *line = strtok(ptx, "\n"); line; line = strtok(NULL, "\n")) {
@@ -39,7 +33,6 @@ START_TEST(no_fp64_instruction_in_the_ptx)
     }
     ck_assert_msg(fp64 == 0, "got: %d FP64 instructions in the PTX (the first: %s); want: 0", fp64, first);
     free(ptx);
-    harness_shell("rm -rf %s", dir);
 }
 END_TEST
 

@@ -18,19 +18,12 @@
 
 START_TEST(warp_step_synchronises_its_lanes)
 {
-    char dir[] = "/tmp/test_ex_ch06.XXXXXX", path[300];
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/k.ptx", dir);
-    ck_assert_msg(harness_shell("%s -arch=%s -ptx -I%s %s/tests/ex_ch06_kernel.cu -o %s", NVCC, CUDA_ARCH, EX_DIR,
-                                PROJECT_DIR, path) == 0,
-                  "your last_warp.cuh does not compile (nvcc -ptx)");
-    char *ptx = harness_read_file(path);
-    ck_assert_ptr_nonnull(ptx);
+    char *ptx = harness_nvcc(NVCC, CUDA_ARCH, "-I" EX_DIR, PROJECT_DIR "/tests/ex_ch06_kernel.cu", "ptx");
+    ck_assert_msg(ptx != NULL, "your last_warp.cuh does not compile (nvcc -ptx)");
     int syncs = (strstr(ptx, "bar.warp.sync") != NULL) + (strstr(ptx, "shfl.sync") != NULL);
     ck_assert_msg(syncs > 0, "got: no bar.warp.sync and no shfl.sync in the PTX; want: a warp step whose lanes "
                              "synchronise (volatile orders nothing between lanes)");
     free(ptx);
-    harness_shell("rm -rf %s", dir);
 }
 END_TEST
 

@@ -57,18 +57,8 @@ END_TEST
 
 START_TEST(few_instructions_per_interaction)
 {
-    char dir[] = "/tmp/test_ex_ch07gpu.XXXXXX", src[300], ptx_path[300];
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(src, sizeof src, "%s/k.cu", dir);
-    snprintf(ptx_path, sizeof ptx_path, "%s/k.ptx", dir);
-    FILE *f = fopen(src, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs("#include \"tile_loop.cuh\"\n", f);
-    fclose(f);
-    ck_assert_msg(harness_shell("%s -arch=%s -ptx -I%s %s -o %s", NVCC, CUDA_ARCH, EX_DIR, src, ptx_path) == 0,
-                  "your tile_loop.cuh does not compile (nvcc -ptx)");
-    char *ptx = harness_read_file(ptx_path);
-    ck_assert_ptr_nonnull(ptx);
+    char *ptx = harness_nvcc(NVCC, CUDA_ARCH, "-I" EX_DIR, PROJECT_DIR "/tests/ex_ch07_kernel.cu", "ptx");
+    ck_assert_msg(ptx != NULL, "your tile_loop.cuh does not compile (nvcc -ptx)");
     int n = 0, roots = 0, best_n = 0, best_roots = 0;
     for (char *line = strtok(ptx, "\n"); line; line = strtok(NULL, "\n")) {
         const char *text = line + strspn(line, " \t");
@@ -93,7 +83,6 @@ START_TEST(few_instructions_per_interaction)
     ck_assert_msg(per <= MAX_PER_INTERACTION, "got: %.2f PTX instructions per interaction (%d for %d interactions); "
                   "want: at most %.1f", per, best_n, best_roots, MAX_PER_INTERACTION);
     free(ptx);
-    harness_shell("rm -rf %s", dir);
 }
 END_TEST
 

@@ -13,7 +13,8 @@ ch07_BENCH_EXTRA := $(ch07_DIR)/bench_extra.sh
 ch07_PROFILE_KERNEL := regex:%_kernel
 ch07_PROFILE_OVERRIDES := gpu-tiled-float4=regex:tiled_float4_kernel<0> gpu-tiled-rsqrt=regex:tiled_float4_kernel<1> \
     gpu-tiled-unrolled=regex:tiled_float4_kernel<3> gpu-tiled-ftz=regex:tiled_float4_kernel<7> \
-    gpu-symmetric-staggered=regex:symmetric_staggered_kernel<false> gpu-symmetric-balanced=regex:symmetric_staggered_kernel<true>
+    gpu-atomic-symmetric=regex:symmetric_kernel<false, false> gpu-symmetric-staggered=regex:symmetric_kernel<true, false> \
+    gpu-symmetric-balanced=regex:symmetric_kernel<true, true>
 ch07_CHART := lines-n
 ch07_CHART_TITLE := ch07: GFLOP/s (20 flops per interaction) against the number of bodies
 ch07_CHART_YLABEL := GFLOP/s (log scale)
