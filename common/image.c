@@ -276,14 +276,24 @@ int image_read_ppm(image *img, const char *path, char *err, size_t errlen)
     return 0;
 }
 
+#ifdef HAVE_PNG
+/* Opens a PNG and reads its header (libpng's simplified API); 0 or -1. */
+static int png_begin(png_image *p, const char *path, char *err, size_t errlen)
+{
+    memset(p, 0, sizeof *p);
+    p->version = PNG_IMAGE_VERSION;
+    if (!png_image_begin_read_from_file(p, path))
+        return fail(err, errlen, "%s: %s", path, p->message);
+    return 0;
+}
+#endif
+
 int image_read_png(image *img, const char *path, char *err, size_t errlen)
 {
 #ifdef HAVE_PNG
     png_image p;
-    memset(&p, 0, sizeof p);
-    p.version = PNG_IMAGE_VERSION;
-    if (!png_image_begin_read_from_file(&p, path))
-        return fail(err, errlen, "%s: %s", path, p.message);
+    if (png_begin(&p, path, err, errlen) != 0)
+        return -1;
     p.format = PNG_FORMAT_RGB;
     if ((long)p.width * (long)p.height > IMAGE_READ_MAX_PIXELS || image_alloc(img, (int)p.width, (int)p.height) != 0) {
         png_image_free(&p);
@@ -307,10 +317,8 @@ int image_read_size(const char *path, int *width, int *height, char *err, size_t
     if (ends_with(path, ".png")) {
 #ifdef HAVE_PNG
         png_image p;
-        memset(&p, 0, sizeof p);
-        p.version = PNG_IMAGE_VERSION;
-        if (!png_image_begin_read_from_file(&p, path))
-            return fail(err, errlen, "%s: %s", path, p.message);
+        if (png_begin(&p, path, err, errlen) != 0)
+            return -1;
         *width = (int)(p.width < INT_MAX ? p.width : INT_MAX);
         *height = (int)(p.height < INT_MAX ? p.height : INT_MAX);
         png_image_free(&p);
