@@ -10,8 +10,9 @@
  *     Each squaring doubles the relative error and adds one rounding u =
  *     2^-24, so x^64 carries up to 63u, x^32 31u, x^2 u, and the three final
  *     products 3u: 98u in all for x^99, 3u for x^4;
- *   - GPU: every stage's kernel, plain and -use_fast_math, against the CPU at
- *     odd sizes (PSNR >= 35 dB), and no NaN/Inf;
+ *   - GPU: every stage's kernel, in every build (plain, -use_fast_math, and
+ *     each of its flags alone), against the CPU at odd sizes (PSNR >= 35 dB),
+ *     and no NaN/Inf;
  *   - GPU: the trap ch05 avoids is real: the float-only kernel (powf) built
  *     with -use_fast_math, where powf becomes __powf, gives NaN pixels
  *     (__powf of a negative base is NaN).
@@ -120,23 +121,21 @@ START_TEST(gpu_stages_match_cpu_at_odd_sizes)
     int *d_bad, bad;
     CUDA_CHECK(cudaMalloc(&d_rgb, bytes));
     CUDA_CHECK(cudaMalloc(&d_bad, sizeof(int)));
+    render_fn *builds[] = {gpu_render, gpu_render_fast, gpu_render_ftz, gpu_render_approx_div, gpu_render_approx_sqrt};
     for (size_t f = 0; f < sizeof gpu_flags / sizeof gpu_flags[0]; f++)
-        for (int fast = 0; fast <= 1; fast++) {
+        for (int fast = 0; fast < (int)(sizeof builds / sizeof builds[0]); fast++) {
             if (fast && !(gpu_flags[f] & INTRINSICS))
                 continue; /* plain powf under fast math is the trap tested below */
             CUDA_CHECK(cudaMemset(d_bad, 0, sizeof(int)));
             CUDA_CHECK(cudaMemset(d_rgb, 0xEE, bytes));
-            if (fast)
-                gpu_render_fast(gpu_flags[f], d_rgb, d_bad, w, h, spp, 8, 8, NULL);
-            else
-                gpu_render(gpu_flags[f], d_rgb, d_bad, w, h, spp, 16, 16, NULL);
+            builds[fast](gpu_flags[f], d_rgb, d_bad, w, h, spp, fast ? 8 : 16, fast ? 8 : 16, NULL);
             CUDA_CHECK(cudaDeviceSynchronize());
             CUDA_CHECK(cudaMemcpy(gpu, d_rgb, bytes, cudaMemcpyDeviceToHost));
             CUDA_CHECK(cudaMemcpy(&bad, d_bad, sizeof bad, cudaMemcpyDeviceToHost));
             cpu_image(gpu_flags[f], w, h, spp, cpu);
-            ck_assert_msg(bad == 0, "flags %d fast %d: %d NaN/Inf pixels", gpu_flags[f], fast, bad);
+            ck_assert_msg(bad == 0, "flags %d build %d: %d NaN/Inf pixels", gpu_flags[f], fast, bad);
             double db = psnr(cpu, gpu, bytes);
-            ck_assert_msg(db >= 35, "%dx%d flags %d fast %d: %.1f dB", w, h, gpu_flags[f], fast, db);
+            ck_assert_msg(db >= 35, "%dx%d flags %d build %d: %.1f dB", w, h, gpu_flags[f], fast, db);
         }
     CUDA_CHECK(cudaFree(d_rgb));
     CUDA_CHECK(cudaFree(d_bad));

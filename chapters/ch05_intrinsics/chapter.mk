@@ -7,7 +7,13 @@ ch05_GPU := all
 ch05_RAYTRACER := yes
 ch05_SMALL := --width 9 --height 7 --spp 1
 ch05_SANITIZE := --width 33 --height 31 --spp 2
-ch05_TEST_OBJ := $(BUILD)/ch05/render.o $(BUILD)/ch05/render_fast.o
+CH05_BUILDS := fast ftz approx_div approx_sqrt
+CH05_FLAGS_fast := -use_fast_math
+CH05_FLAGS_ftz := -ftz=true
+CH05_FLAGS_approx_div := -prec-div=false
+CH05_FLAGS_approx_sqrt := -prec-sqrt=false
+CH05_RENDER_OBJ := $(BUILD)/ch05/render.o $(CH05_BUILDS:%=$(BUILD)/ch05/render_%.o)
+ch05_TEST_OBJ := $(CH05_RENDER_OBJ)
 ch05_DIFFS := ch05-loop ch05-float-only diff-ch05-float-only;ch05-sphere-list ch05-fast-math diff-ch05-fast-math
 ch05_BENCH_EXTRA := $(ch05_DIR)/bench_extra.sh
 ch05_PROFILE_KERNEL := regex:render_kernel
@@ -15,19 +21,20 @@ ch05_EXERCISES := ch05
 ex_ch05_WHAT := find every hidden double in a shading function and remove it, to float accuracy
 ex_ch05_ON := CPU (values; zero FP64 instructions in the PTX from `nvcc -ptx`)
 
-# render.cu twice: as is, and with -use_fast_math (its functions renamed *_fast).
+# render.cu once per set of floating-point flags: as is, with -use_fast_math,
+# and with each flag -use_fast_math implies alone (its functions renamed *_<build>).
 $(BUILD)/ch05/main.o: $(ch05_DIR)/main.c $(ch05_DIR)/render.h common/*.h | $(BUILD)/ch05/.dir
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) $(REFERENCE_DEF) -c $< -o $@
 $(BUILD)/ch05/render.o: $(ch05_DIR)/render.cu $(ch05_DIR)/*.h common/*.h | $(BUILD)/ch05/.dir
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
-$(BUILD)/ch05/render_fast.o: $(ch05_DIR)/render.cu $(ch05_DIR)/*.h common/*.h | $(BUILD)/ch05/.dir
-	$(NVCC) $(NVCCFLAGS) -use_fast_math -DFAST_MATH_BUILD -c $< -o $@
-ch05: $(BUILD)/ch05/main.o $(BUILD)/ch05/render.o $(BUILD)/ch05/render_fast.o $(LIBCOMMON)
+$(BUILD)/ch05/render_%.o: $(ch05_DIR)/render.cu $(ch05_DIR)/*.h common/*.h | $(BUILD)/ch05/.dir
+	$(NVCC) $(NVCCFLAGS) $(CH05_FLAGS_$*) -DBUILD_SUFFIX=_$* -c $< -o $@
+ch05: $(BUILD)/ch05/main.o $(CH05_RENDER_OBJ) $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)
 
 # FP64 instructions in each kernel's machine code (SASS). cuobjdump ships with
 # the CUDA Toolkit's full install; CI and the dev machines lack it.
 .PHONY: ch05-sass
-ch05-sass: $(BUILD)/ch05/render.o $(BUILD)/ch05/render_fast.o
+ch05-sass: $(CH05_RENDER_OBJ)
 	@if [ -z "$(CUOBJDUMP)" ]; then echo "ch05-sass: cuobjdump not found (it comes with the full CUDA Toolkit); nothing counted"; exit 0; fi; \
 	tools/sass_fp64.sh "$(CUOBJDUMP)" $^ > data/asm/ch05_fp64.md.tmp && mv data/asm/ch05_fp64.md.tmp data/asm/ch05_fp64.md && cat data/asm/ch05_fp64.md

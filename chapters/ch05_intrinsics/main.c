@@ -7,8 +7,9 @@
  *
  * Each stage adds one change to the one before (card.h says what and why),
  * except sphere-algebra, measured slower than sphere-list and not carried on
- * (the negative result stays in the table), and bounding-box, which does less
- * work rather than the same work faster: the table marks it.
+ * (the negative result stays in the table); ftz, approx-div and approx-sqrt,
+ * each one of -use_fast_math's flags alone on sphere-list (an ablation); and
+ * bounding-box, which does less work rather than the same work faster.
  *
  * Rates: Msamples/s, and a lower bound on GFLOP/s: the CPU spot check counts
  * trace() calls per sample, each counted as 787 flops (49 sphere tests of 16,
@@ -65,7 +66,13 @@ static const stage stages[] = {
      gpu_render, SET_SPHERE_LIST, 0, 0},
     {"sphere-algebra", "sphere-list with the test expanded (fewer flops): measured slower, not carried on",
      gpu_render, SET_SPHERE_ALGEBRA, 0, 0},
-    {"fast-math", "sphere-list's source built with -use_fast_math", gpu_render_fast, SET_SPHERE_LIST, 0, 0},
+    {"ftz", "ablation: sphere-list built with -ftz=true alone (subnormals flushed to zero)", gpu_render_ftz,
+     SET_SPHERE_LIST, 0, 0},
+    {"approx-div", "ablation: sphere-list built with -prec-div=false alone", gpu_render_approx_div, SET_SPHERE_LIST, 0, 0},
+    {"approx-sqrt", "ablation: sphere-list built with -prec-sqrt=false alone", gpu_render_approx_sqrt, SET_SPHERE_LIST,
+     0, 0},
+    {"fast-math", "sphere-list's source built with -use_fast_math: all three, and fast library functions",
+     gpu_render_fast, SET_SPHERE_LIST, 0, 0},
     {"block-shape", "fast-math at the best of eight block shapes (8x8 ... 32x16)", gpu_render_fast, SET_SPHERE_LIST,
      .sweep = 1, .less_work = 0},
     {"bounding-box", "block-shape, spheres tested only if the ray meets their box: less work", gpu_render_fast,

@@ -4,8 +4,14 @@
 
 #include "../../common/cuda_util.h"
 
-#ifdef FAST_MATH_BUILD /* the -use_fast_math copy of this file */
-#define NAMED(name) name##_fast
+/* This file is compiled once per set of floating-point flags (chapter.mk):
+ * plainly, and with -DBUILD_SUFFIX=_fast (-use_fast_math), _ftz (-ftz=true),
+ * _approx_div (-prec-div=false) or _approx_sqrt (-prec-sqrt=false), which
+ * renames its C functions. */
+#define PASTE_(a, b) a##b
+#define PASTE(a, b) PASTE_(a, b)
+#ifdef BUILD_SUFFIX
+#define NAMED(name) PASTE(name, BUILD_SUFFIX)
 #else
 #define NAMED(name) name
 #endif
@@ -60,7 +66,7 @@ void NAMED(gpu_render)(int flags, unsigned char *d_rgb, int *d_bad, int width, i
         describe_kernel(kernel_for(flags), block_x, block_y, info);
 }
 
-#ifndef FAST_MATH_BUILD
+#ifndef BUILD_SUFFIX /* the CPU side once, in the plain build */
 int cpu_render_picture_pixel(int flags, int col, int row, int width, int height, int spp, unsigned char *out)
 {
     camera cam = make_camera(width, height);

@@ -1,6 +1,7 @@
 /* render.h - ch05's GPU and CPU renders, callable from C (main.c).
- * render.cu is compiled twice: as is, and with -use_fast_math, when its
- * functions get the suffix _fast. */
+ * render.cu is compiled once per set of floating-point flags: as is, with
+ * -use_fast_math (its functions get the suffix _fast), and with each of the
+ * three flags -use_fast_math turns on alone (_ftz, _approx_div, _approx_sqrt). */
 #ifndef CH05_RENDER_H
 #define CH05_RENDER_H
 
@@ -36,7 +37,7 @@ typedef struct {
  * fills it for this kernel at this block shape. */
 typedef void render_fn(int flags, unsigned char *d_rgb, int *d_bad, int width, int height, int spp, int block_x,
                        int block_y, kernel_info *info);
-render_fn gpu_render, gpu_render_fast;
+render_fn gpu_render, gpu_render_fast, gpu_render_ftz, gpu_render_approx_div, gpu_render_approx_sqrt;
 
 /* The same code on the CPU for one picture pixel; returns 0 on NaN/Inf. */
 int cpu_render_picture_pixel(int flags, int col, int row, int width, int height, int spp, unsigned char *out);
