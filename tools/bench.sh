@@ -14,8 +14,9 @@
 # Nothing is written in place until the end: new rows and logs go to a scratch
 # folder first, so an interrupted bench leaves the committed files as they were.
 set -u
+requested=${CHAPTERS:-} # from `make bench CHAPTERS=...` (or the environment): a subset
 eval "$(make -s print-registry)" || { echo "bench: cannot read the chapter registry" >&2; exit 2; }
-chapters=${BENCH_CHAPTERS:-$CHAPTERS}
+chapters=${requested:-$CHAPTERS}
 machine=$MACHINE
 csv=data/results/$machine.csv
 logdir_final=data/results/$machine

@@ -10,7 +10,9 @@ set -u
 cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 if [ ! -x "$cs" ]; then echo "gpu-sanitize: compute-sanitizer not found (it comes with the full CUDA Toolkit): GPU checks skipped"; exit 0; fi
 if ! nvidia-smi -L >/dev/null 2>&1; then echo "gpu-sanitize: no GPU: GPU checks skipped"; exit 0; fi
+requested=${CHAPTERS:-} # CHAPTERS="ch06 ch07" checks a subset; TOOLS="racecheck" one tool
 eval "$(make -s print-registry)" || exit 2
+[ -n "$requested" ] && CHAPTERS=$requested
 mkdir -p build/sanitize
 failures=0 runs=0
 
@@ -39,7 +41,7 @@ run() { # tool chapter stage racy args...
     fi
 }
 
-for tool in memcheck racecheck synccheck initcheck; do
+for tool in ${TOOLS:-memcheck racecheck synccheck initcheck}; do
     for ch in $CHAPTERS; do
         gpu=${ch}_GPU sets=${ch}_SANITIZE racy_list=${ch}_RACY ray=${ch}_RAYTRACER
         [ "${!gpu}" = none ] && continue
