@@ -2,7 +2,7 @@
 CHAPTERS += ch05
 ch05_DIR := chapters/ch05_intrinsics
 ch05_TITLE := intrinsics
-ch05_SUMMARY := FP64-free code, `__powf` and its negative-base trap, pow by squaring, a sphere list, fast math, block shape, work not done, start-up cost
+ch05_SUMMARY := FP64-free code, `__powf` and its negative-base trap, pow by squaring, a sphere list, fast math and an ablation of its flags, block shape, work not done, start-up cost
 ch05_GPU := all
 ch05_RAYTRACER := yes
 ch05_SMALL := --width 9 --height 7 --spp 1

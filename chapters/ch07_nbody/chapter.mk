@@ -2,7 +2,7 @@
 CHAPTERS += ch07
 ch07_DIR := chapters/ch07_nbody
 ch07_TITLE := N-body
-ch07_SUMMARY := scalar, AVX2 and threaded CPU; naive, tiled, unrolled and flush-to-zero GPU kernels against FP32 peak; the float-atomics negative result; several GPUs
+ch07_SUMMARY := scalar, AVX2 and threaded CPU; naive, tiled, float4, rsqrt, unrolled and flush-to-zero GPU kernels against FP32 peak; symmetric forces, naive and fair; several GPUs
 ch07_GPU := some
 ch07_RAYTRACER := no
 ch07_SMALL := --n 1025 --steps 1
