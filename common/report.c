@@ -1,6 +1,7 @@
 /* report.c - see report.h. */
 #define _POSIX_C_SOURCE 200809L
 #include "report.h"
+#include "cli.h"
 #include "image.h"
 #include "timer.h"
 
@@ -105,7 +106,7 @@ static void append_csv(const report *r, const char *line)
         why = strerror(errno);
     if (why) {
         fprintf(stderr, "%s: cannot append to %s: %s\n", r->chapter, r->csv_path, why);
-        exit(1);
+        exit(EXIT_CHECK_FAIL);
     }
 }
 
