@@ -79,6 +79,7 @@ MACHINE := $(shell tools/machine.sh)
 #   chNN_RACY                  stages racecheck must flag (the race is their lesson)
 #   chNN_VALGRIND              Valgrind argument sets, ';'-separated (CPU chapters)
 #   chNN_SAN_SRC, chNN_SAN_ARGS, chNN_TSAN_STAGES   its ASan/UBSan (and TSan) build and run
+#                              (a SAN_SRC without main.c: only tests/test_chNN.c is built with it)
 #   chNN_TEST_OBJ, chNN_TEST_FLAGS, chNN_SAN_TEST_SRC   what tests/test_chNN.{c,cu} links
 #   chNN_DIFFS                 difference images for the book: "A B NAME;..."
 #   chNN_BENCH_EXTRA           a script bench.sh runs after the chapter (extra runs, images)
@@ -151,6 +152,7 @@ help:
 	@echo "  make ch02-asm       assembly of each ch02 build, side by side, in $(BUILD)/ch02-asm/"
 	@echo "  make ch05-sass      FP64 instructions in each ch05 kernel's machine code (needs cuobjdump)"
 	@echo "  make ch07-ptx       instructions per N-body interaction in ch07's unrolled loop (PTX)"
+	@echo "  make ch08-reference re-render ch08's converged reference images (GPU, about a minute)"
 	@echo "  make diff A=ch04 B=ch05   what changed between two chapters' sources, file by file"
 	@echo "  make print-chapters / print-registry   the chapter registry, for scripts"
 	@echo "  make clean          remove $(BUILD)/ and the chapter binaries"
@@ -281,6 +283,9 @@ SAN := build-san
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 TSAN_FLAGS := -O1 -g -fsanitize=thread
 SAN_CHAPTERS := $(foreach c,$(CHAPTERS),$(if $($(c)_SAN_SRC),$(c)))
+# Chapters whose SAN_SRC is a whole program (a main.c): run under the sanitizers
+# too; the others (ch08: its CPU half, without the CUDA main) only through their tests.
+SAN_PROGRAMS := $(foreach c,$(SAN_CHAPTERS),$(if $(filter %/main.c,$($(c)_SAN_SRC)),$(c)))
 SAN_TESTS := $(SAN)/test_common $(foreach c,$(SAN_CHAPTERS),$(if $(wildcard tests/test_$(c).c),$(SAN)/test_$(c))) \
              $(foreach e,$(EXERCISES),$(if $(filter c,$(call ex_lang,$(e))),$(SAN)/ex_$(e)))
 SAN_TOOLS := $(SAN)/image_diff $(SAN)/ppm2png
@@ -301,9 +306,9 @@ $(SAN)/ex_%: tests/test_ex_%.c $(COMMON_SRC) | $(SAN)/.dir
 $(SAN)/%: tools/%.c $(COMMON_SRC) common/*.h | $(SAN)/.dir
 	$(call SAN_BUILD,$(ASAN_FLAGS)) $< $(COMMON_SRC) -o $@ $(PNG_LIBS) $(LDLIBS_BASE)
 
-sanitize: check-deps $(SAN_CHAPTERS:%=$(SAN)/%) $(foreach c,$(SAN_CHAPTERS),$(if $($(c)_TSAN_STAGES),$(SAN)/$(c)-tsan)) $(SAN_TESTS) $(SAN_TOOLS)
+sanitize: check-deps $(SAN_PROGRAMS:%=$(SAN)/%) $(foreach c,$(SAN_PROGRAMS),$(if $($(c)_TSAN_STAGES),$(SAN)/$(c)-tsan)) $(SAN_TESTS) $(SAN_TOOLS)
 	@echo "sanitize: running (the full-size ch01 identity test is skipped here: CH01_QUICK=1)"
-	@set -e; $(foreach c,$(SAN_CHAPTERS),$(SAN)/$(c) $($(c)_SAN_ARGS) --quiet --out $(SAN)/$(c).ppm; \
+	@set -e; $(foreach c,$(SAN_PROGRAMS),$(SAN)/$(c) $($(c)_SAN_ARGS) --quiet --out $(SAN)/$(c).ppm; \
 	  $(foreach s,$($(c)_TSAN_STAGES),TSAN_OPTIONS=halt_on_error=1 $(SAN)/$(c)-tsan --stage $(s) $($(c)_SAN_ARGS) --quiet --out $(SAN)/$(c)t.ppm;))
 	@CK_FORK=no CH01_QUICK=1 tools/run_tests.sh --suites $(SAN_TESTS)
 	@SAN=$(SAN) tools/sanitize_tools.sh

@@ -39,6 +39,8 @@ static const option_row option_rows[] = {
     {"images", CLI_IMAGES, "DIR", 0, 0, "also write each stage's image as DIR/<program>-<stage>.png (.ppm without libpng)"},
     {"rng-divisor", CLI_RNG_DIVISOR, "D", 65536, 1 << 24,
      "divide the generator's top 16 bits by D (default 65536; the article's typo was 66635)"},
+    {"scene", CLI_SCENE, "FILE", 0, 0, "the scene file (format: its own comments, and the chapter's --help)"},
+    {"seed", CLI_SEED, "S", 1, 4294967294LL, "the first of the seeds of the random streams (default 1; a second render uses S+1)"},
     {"quiet", CLI_QUIET, NULL, 0, 0, "print only the results table"},
 };
 #define OPTION_COUNT (sizeof option_rows / sizeof option_rows[0])
@@ -225,6 +227,7 @@ static void store_number(cli_options *opt, unsigned bit, long long v)
     case CLI_STEPS: opt->steps = (long)v; break;
     case CLI_DEVICE: opt->device = (long)v; break;
     case CLI_RNG_DIVISOR: opt->rng_divisor = (long)v; break;
+    case CLI_SEED: opt->seed = (long)v; break;
     default: break;
     }
 }
@@ -233,6 +236,10 @@ static void take_value(const cli_spec *spec, cli_options *opt, const option_row 
 {
     if (r->bit == CLI_STAGE) {
         opt->stage = value;
+        return;
+    }
+    if (r->bit == CLI_SCENE) {
+        opt->scene = value;
         return;
     }
     if (r->bit == CLI_IMAGES) {

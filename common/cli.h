@@ -45,7 +45,9 @@ enum {
     CLI_CSV = 1u << 10,  /* results appended as CSV rows */
     CLI_QUIET = 1u << 11,
     CLI_IMAGES = 1u << 12,     /* a folder: every stage's image is written there */
-    CLI_RNG_DIVISOR = 1u << 13 /* ch03: what the generator's 16 bits are divided by */
+    CLI_RNG_DIVISOR = 1u << 13, /* ch03: what the generator's 16 bits are divided by */
+    CLI_SCENE = 1u << 14,       /* ch08: a scene file (the chapter parses it) */
+    CLI_SEED = 1u << 15         /* ch08: which random streams a render uses */
 };
 
 typedef struct {
@@ -76,6 +78,8 @@ typedef struct {
     const char *csv;   /* NULL: no CSV */
     const char *images; /* NULL: no per-stage images */
     long rng_divisor;
+    const char *scene; /* NULL: the chapter's default */
+    long seed;
     int quiet;
 } cli_options;
 

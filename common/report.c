@@ -147,8 +147,8 @@ void report_print(const report *r, FILE *f)
     double base = r->count ? r->rows[0].ms : 0;
     for (int i = 0; i < r->count; i++) {
         const report_row *row = &r->rows[i];
-        char speedup[16] = "-"; /* a reference (check n/a) is not a stage: no speedup */
-        if (row->ok != REPORT_NO_CHECK && row->ms > 0)
+        char speedup[16] = "-"; /* a reference (check n/a), or a row in another unit: no speedup */
+        if (row->ok != REPORT_NO_CHECK && row->ms > 0 && strcmp(row->unit, r->rows[0].unit) == 0)
             snprintf(speedup, sizeof speedup, "%.2fx", base / row->ms);
         char spread[48] = "-"; /* fastest-slowest of the runs behind the median */
         if (row->runs > 1)

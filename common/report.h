@@ -76,8 +76,8 @@ report_row *report_add(report *r, report_entry e);
 const char *report_check_csv(const char *path);
 
 /* Prints the table: stage, time (the median), the spread of the runs
- * (fastest-slowest, when more than one), speedup over the first row, value,
- * check, note. */
+ * (fastest-slowest, when more than one), speedup over the first row (for rows
+ * in its unit), value, check, note. */
 void report_print(const report *r, FILE *f);
 
 /* 1 unless some row FAILed its check. */

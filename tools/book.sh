@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make book: regenerates every generated part of book.md and README.md from data/.
 #   <!-- results:chNN --> ... <!-- end results:chNN -->   a table per machine (CSV file)
+#   <!-- generated:quality_chNN --> ...                  time to MSE < 52 per stage (rows in unit "MSE")
 #   <!-- results:summary --> ... <!-- end results:summary -->  first vs best stage per chapter
 #   <!-- include:PATH --> ... <!-- end include:PATH -->   the file PATH, verbatim
 #   <!-- generated:NAME --> ... <!-- end generated:NAME -->  build/book/NAME.md (e.g. profile_summary)
@@ -34,7 +35,7 @@ for ch in $(awk -F, 'FNR > 1 {print $1}' "${csvs[@]}" /dev/null | sort -u); do
     for f in "${csvs[@]}"; do
         grep -q "^$ch," "$f" || continue
         awk -F, -v ch="$ch" -v file="$f" "$fmt_awk"'
-        FNR > 1 && $1 == ch {
+        FNR > 1 && $1 == ch && $7 != "MSE" {
             n++; stage[n] = $2; wl[n] = $3; thr[n] = $4; ms[n] = $5; val[n] = $6; unit[n] = $7; chk[n] = $8
             if (!(($9) in seen)) { seen[$9] = 1; devs = devs (devs ? "; " : "") $9 }
             date = $10
@@ -55,11 +56,47 @@ for ch in $(awk -F, 'FNR > 1 {print $1}' "${csvs[@]}" /dev/null | sort -u); do
     done
 done
 
+# Quality per second (rows in the unit "MSE": ch08's sweep), one table per
+# chapter per file: for each stage, the first (lowest-spp) run whose MSE is
+# below 52 (the smallpt report's bar) and the runs of the sweep.
+for ch in $(awk -F, 'FNR > 1 && $7 == "MSE" {print $1}' "${csvs[@]}" /dev/null | sort -u); do
+    out=$gen/quality_$ch.md
+    : > "$out"
+    for f in "${csvs[@]}"; do
+        grep -q "^$ch,.*,MSE," "$f" || continue
+        awk -F, -v ch="$ch" -v file="$f" "$fmt_awk"'
+        FNR > 1 && $1 == ch && $7 == "MSE" && $3 ~ /^1024x768x/ {
+            if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 }
+            spp = $3; sub(/^1024x768x/, "", spp); sub(/spp$/, "", spp); spp += 0
+            k = $2 SUBSEP spp
+            if (!(k in ms)) { cnt[$2]++; sp[$2, cnt[$2]] = spp }
+            ms[k] = $5; mse[k] = $6
+        }
+        END {
+            printf "*Time to MSE < 52 at 1024x768 (kernel time of the first spp of the sweep below it; `%s`):*\n\n", file
+            printf "| stage | spp | kernel time | MSE | sweep (spp: MSE) |\n|---|---:|---:|---:|---|\n"
+            for (i = 1; i <= n; i++) {
+                s = order[i]; m = cnt[s]
+                for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++) if (sp[s, b] < sp[s, a]) { t = sp[s, a]; sp[s, a] = sp[s, b]; sp[s, b] = t }
+                hit = 0; list = ""
+                for (a = 1; a <= m; a++) {
+                    k = s SUBSEP sp[s, a]; list = list (a > 1 ? ", " : "") sp[s, a] ": " sprintf("%.0f", mse[k])
+                    if (!hit && mse[k] < 52) hit = a
+                }
+                if (m < 2) continue
+                if (hit) { k = s SUBSEP sp[s, hit]; printf "| %s | %d | %s | %.1f | %s |\n", s, sp[s, hit], ftime(ms[k]), mse[k], list }
+                else printf "| %s | - | not reached | - | %s |\n", s, list
+            }
+            printf "\n"
+        }' "$f" >> "$out" || { echo "book: making the $ch quality table from $f failed" >&2; exit 1; }
+    done
+done
+
 # The summary for the README: per machine and chapter, the first and the fastest stage.
 : > "$gen/results_summary.md"
 for f in "${csvs[@]}"; do
     awk -F, -v file="$f" "$fmt_awk"'
-    FNR > 1 && $8 != "n/a" {
+    FNR > 1 && $8 != "n/a" && $7 != "MSE" {
         # the fastest row in the unit and workload of the first row (not a smaller n of a sweep);
         # and, in the same workload, the fastest CPU row (threads > 0) and the fastest GPU row
         if (!($1 in first)) { order[++n] = $1; first[$1] = $2; firstms[$1] = $5; best[$1] = $2; bestms[$1] = $5; u[$1] = $7; wl[$1] = $3 }
@@ -259,11 +296,15 @@ chart() {
     lines-threads)
         line_chart "$out" "$ch" "${ch}_$m" "" '$1 == c && $2 == s && $3 == w && $8 != "n/a" {print $4, $6}' \
             "${!title}" threads "${!ylabel}" "x 2" "left top" ;;
+    lines-quality)
+        line_chart "$out" "$ch" "${ch}_$m" "52 with lines dt 2 lw 2 title \"MSE 52 (the report's bar)\"" \
+            '$1 == c && $2 == s && $7 == "MSE" && $3 ~ /^1024x768x/ {print $5 / 1000, $6}' \
+            "${!title}" "kernel time, s (log scale)" "${!ylabel}" "xy" "right top" ;;
     lines-n)
         local refs
         refs=$(reference_lines "$ch" "$unit")
         line_chart "$out" "$ch" "${ch}_$m" "${refs#, }" \
-            '$1 == c && $2 == s && s !~ /^cpu-/ && $8 != "n/a" {split($3, w, "[= ]"); print w[2], $6}' \
+            '$1 == c && $2 == s && s !~ /^cpu-/ && $8 != "n/a" {split($3, part, "[= ]"); print part[2], $6}' \
             "${!title}" "bodies n" "${!ylabel}" "xy" "right bottom" ;;
     esac
 }

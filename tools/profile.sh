@@ -2,9 +2,11 @@
 # make profile CH=ch05 STAGE=fast-math: Nsight Compute on one stage's kernels.
 # Saves the report as text in data/profiles/<chapter>_<stage>.txt: launch
 # statistics (registers, block shape), occupancy, speed of light (compute and
-# memory throughput), local-memory traffic and FP64 instruction counts.
+# memory throughput), scheduler statistics (active, eligible and issued warps),
+# warp-state stalls, local-memory traffic and FP64 instruction counts.
 # The kernel to profile comes from the chapter's registry entry
-# (chNN_PROFILE_KERNEL, % = the stage without a gpu- prefix, dashes as underscores, or a
+# (chNN_PROFILE_KERNEL, a regex on the demangled name, "void render_kernel<2>(...)":
+# % = the stage without a gpu- prefix, dashes as underscores; or a
 # chNN_PROFILE_OVERRIDES entry STAGE=kernel), after its warm-up launch.
 set -u
 ch=${1:-}
@@ -21,11 +23,15 @@ for o in ${!ovar}; do [ "${o%%=*}" = "$stage" ] && kernel=${o#*=}; done
 mkdir -p data/profiles
 out=data/profiles/${ch}_${stage}.txt
 metrics=smsp__sass_thread_inst_executed_op_dadd_pred_on.sum,smsp__sass_thread_inst_executed_op_dmul_pred_on.sum,smsp__sass_thread_inst_executed_op_dfma_pred_on.sum,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,smsp__sass_thread_inst_executed_op_fadd_pred_on.sum,smsp__sass_thread_inst_executed_op_fmul_pred_on.sum,l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum,l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum,smsp__thread_inst_executed_per_inst_executed.ratio,dram__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
+# warp stalls, in cycles per issued instruction, by reason (the smallpt report's "Stall No Instructions", "Stall Wait")
+for reason in no_instruction wait long_scoreboard short_scoreboard math_pipe_throttle branch_resolving barrier; do
+    metrics=$metrics,smsp__average_warps_issue_stalled_${reason}_per_issue_active.ratio
+done
 # shellcheck disable=SC2086 # PROFILE_ARGS is words
-"$ncu" --clock-control none --kernel-name "$kernel" --launch-skip 1 --launch-count 1 --section LaunchStats --section Occupancy \
-    --section SpeedOfLight --metrics "$metrics" ./"$ch" --stage "$stage" --repeat 1 --quiet ${!avar} > "$out.tmp" 2>&1
+"$ncu" --clock-control none --kernel-name-base demangled --kernel-name "$kernel" --launch-skip 1 --launch-count 1 --section LaunchStats --section Occupancy \
+    --section SpeedOfLight --section SchedulerStats --section WarpStateStats --metrics "$metrics" ./"$ch" --stage "$stage" --repeat 1 --quiet ${!avar} > "$out.tmp" 2>&1
 status=$?
 mv "$out.tmp" "$out"
 echo "profile: $out (ncu exit $status)"
-grep -E 'bank_conflicts|Registers Per Thread|Achieved Occupancy|Theoretical Occupancy|Compute \(SM\) Throughput|Memory Throughput|DRAM Throughput|dadd|dfma|dmul|ffma|local_op|per_inst_executed|Block Size' "$out" | sed 's/^/  /'
+grep -E 'Eligible Warps|Issued Warp|Warp Cycles Per Issued|bank_conflicts|Registers Per Thread|Achieved Occupancy|Theoretical Occupancy|Compute \(SM\) Throughput|Memory Throughput|DRAM Throughput|dadd|dfma|dmul|ffma|local_op|per_inst_executed|Block Size' "$out" | sed 's/^/  /'
 exit $status

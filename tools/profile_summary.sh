@@ -24,3 +24,27 @@ for f in data/profiles/ch0*_*.txt; do
     /per_inst_executed.ratio/ { ratio = val($0) }
     END { printf "| %s | %s | %s | %s%% / %s%% | %s%% | %s%% | %s%% | %s + %s | %s | %s | %s of 32 |\n", name, dur, regs, theo, ach, sm, dram, l1, ld, st, fp64, ffma, ratio }' "$f"
 done
+# The scheduler's view (the smallpt report's tables), for profiles that have it:
+# warps per scheduler, and cycles between two instructions of one warp.
+have=$(grep -l "Eligible Warps Per Scheduler" data/profiles/ch0*_*.txt 2>/dev/null | head -n1)
+[ -n "$have" ] || exit 0
+echo
+echo "| profile | active warps / scheduler | eligible warps / scheduler | issued warps / scheduler | warp cycles per issued instruction | of which stalled: no instruction | wait | short scoreboard | long scoreboard | branch resolving | math pipe throttle |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+for f in data/profiles/ch0*_*.txt; do
+    grep -q "Eligible Warps Per Scheduler" "$f" || continue
+    awk -v name="$(basename "$f" .txt)" '
+    function val(line) { n = split(line, a, " "); return a[n] }
+    /Active Warps Per Scheduler/ { act = val($0) }
+    /Eligible Warps Per Scheduler/ { eli = val($0) }
+    /Issued Warp Per Scheduler/ { iss = val($0) }
+    /Warp Cycles Per Issued Instruction/ { cyc = val($0) }
+    /issue_stalled_no_instruction_per/ { ni = val($0) }
+    /issue_stalled_wait_per/ { wt = val($0) }
+    /issue_stalled_short_scoreboard_per/ { ss = val($0) }
+    /issue_stalled_long_scoreboard_per/ { ls = val($0) }
+    /issue_stalled_branch_resolving_per/ { br = val($0) }
+    /issue_stalled_math_pipe_throttle_per/ { mp = val($0) }
+    END { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", name, act, eli, iss, cyc,
+          ni == "" ? "-" : ni, wt == "" ? "-" : wt, ss == "" ? "-" : ss, ls == "" ? "-" : ls, br == "" ? "-" : br, mp == "" ? "-" : mp }' "$f"
+done

@@ -11,10 +11,11 @@ ch07_SANITIZE := --n 1 --steps 1;--n 1025 --steps 1
 ch07_TEST_OBJ := $(BUILD)/ch07/check.o $(BUILD)/ch07/cpu.o $(BUILD)/ch07/gpu.o
 ch07_BENCH_EXTRA := $(ch07_DIR)/bench_extra.sh
 ch07_PROFILE_KERNEL := regex:%_kernel
-ch07_PROFILE_OVERRIDES := gpu-tiled-float4=regex:tiled_float4_kernel<0> gpu-tiled-rsqrt=regex:tiled_float4_kernel<1> \
-    gpu-tiled-unrolled=regex:tiled_float4_kernel<3> gpu-tiled-ftz=regex:tiled_float4_kernel<7> \
-    gpu-atomic-symmetric=regex:symmetric_kernel<false, false> gpu-symmetric-staggered=regex:symmetric_kernel<true, false> \
-    gpu-symmetric-balanced=regex:symmetric_kernel<true, true>
+# (ncu matches the demangled name: "void tiled_float4_kernel<(int)3>(...)"; '.' stands for ( ) and the space)
+ch07_PROFILE_OVERRIDES := gpu-tiled-float4=regex:tiled_float4_kernel<.int.0> gpu-tiled-rsqrt=regex:tiled_float4_kernel<.int.1> \
+    gpu-tiled-unrolled=regex:tiled_float4_kernel<.int.3> gpu-tiled-ftz=regex:tiled_float4_kernel<.int.7> \
+    gpu-atomic-symmetric=regex:symmetric_kernel<.bool.0,..bool.0> gpu-symmetric-staggered=regex:symmetric_kernel<.bool.1,..bool.0> \
+    gpu-symmetric-balanced=regex:symmetric_kernel<.bool.1,..bool.1>
 ch07_CHART := lines-n
 ch07_CHART_TITLE := ch07: GFLOP/s (20 flops per interaction) against the number of bodies
 ch07_CHART_YLABEL := GFLOP/s (log scale)

@@ -1,0 +1,97 @@
+/* cpu.c - ch08's CPU stage: smallpt's recursive path tracer in double,
+ * POSIX threads taking rows on demand (a row with the glass ball costs more
+ * than one of bare wall). Each pixel's random streams depend on the pixel and
+ * the sample alone, so the image is the same at any thread count. */
+#include "render.h"
+
+#include "../../common/report.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+typedef double real;
+#define R(x) (x)
+#include "path.h"
+
+#define MAX_THREADS 1024
+
+typedef struct {
+    const world *w;
+    image *img;
+    int spp;
+    unsigned int seed;
+    atomic_int next_row, rows_done;
+    atomic_long bad;
+} job;
+
+static void *render_rows(void *p)
+{
+    job *j = p;
+    int row;
+    while ((row = atomic_fetch_add(&j->next_row, 1)) < j->img->height) {
+        long bad = 0;
+        for (int col = 0; col < j->img->width; col++) {
+            unsigned char *out = j->img->rgb + 3 * ((size_t)row * j->img->width + col);
+            bad += !render_pixel(j->w, PT_RECURSIVE_SPLIT, col, row, j->spp, j->seed, out);
+        }
+        atomic_fetch_add(&j->bad, bad);
+        atomic_fetch_add(&j->rows_done, 1);
+    }
+    return NULL;
+}
+
+long cpu_render(const scene *sc, image *img, int spp, unsigned int seed, int threads, const char *label, int quiet)
+{
+    static world w; /* static: the world is a few kB, kept off the stack */
+    w = make_world(sc, img->width, img->height, EPS_F64, OFFSET_F64);
+    job j = {.w = &w, .img = img, .spp = spp, .seed = seed};
+    atomic_init(&j.next_row, 0);
+    atomic_init(&j.rows_done, 0);
+    atomic_init(&j.bad, 0);
+    if (threads > MAX_THREADS)
+        threads = MAX_THREADS;
+    pthread_t tid[MAX_THREADS];
+    progress bar;
+    progress_begin(&bar, label, img->height, quiet);
+    int started = 0;
+    for (; started < threads; started++)
+        if (pthread_create(&tid[started], NULL, render_rows, &j) != 0)
+            break;
+    if (started == 0)
+        render_rows(&j); /* no thread could start: this one renders */
+    while (atomic_load(&j.rows_done) < img->height) { /* the main thread reports progress */
+        struct timespec nap = {0, 20 * 1000 * 1000};
+        nanosleep(&nap, NULL);
+        progress_update(&bar, atomic_load(&j.rows_done));
+    }
+    for (int t = 0; t < started; t++)
+        pthread_join(tid[t], NULL);
+    progress_end(&bar);
+    return atomic_load(&j.bad);
+}
+
+/* The world for one scene and size, made once (the spot checks ask for
+ * thousands of pixels of one image). */
+static const world *world_for(const scene *sc, int width, int height)
+{
+    static world w;
+    static const scene *made_for;
+    if (made_for != sc || w.cam.width != width || w.cam.height != height) {
+        w = make_world(sc, width, height, EPS_F64, OFFSET_F64);
+        made_for = sc;
+    }
+    return &w;
+}
+
+int cpu_kernel_pixel(int kernel, const scene *sc, int col, int row, int width, int height, int spp,
+                     unsigned int seed, unsigned char *out)
+{
+    if (kernel != KERNEL_RECURSIVE_F64 && kernel != KERNEL_LOOP_F64)
+        return cpu_kernel_pixel_f32(kernel, sc, col, row, width, height, spp, seed, out);
+    int method = kernel == KERNEL_RECURSIVE_F64 ? PT_RECURSIVE_SPLIT : PT_LOOP;
+    return render_pixel(world_for(sc, width, height), method, col, row, spp, seed, out);
+}

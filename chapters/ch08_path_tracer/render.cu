@@ -1,0 +1,104 @@
+/* render.cu - ch08's kernels: one thread per pixel, 2-D blocks, the scene in
+ * constant memory. path.h is compiled twice, in double (namespace f64) and in
+ * float (namespace f32); each kernel is one of render.h's KERNEL_*. */
+#include "render.h"
+
+#include "../../common/cuda_util.h"
+
+#include <math.h>
+
+namespace f64 {
+typedef double real;
+#define R(x) (x)
+#include "path.h"
+#undef R
+} // namespace f64
+
+namespace f32 {
+typedef float real;
+#define R(x) ((float)(x))
+#include "path.h"
+#undef R
+} // namespace f32
+
+/* Room for the recursion: each level's frame is a few hundred bytes, and
+ * PT_MAX_DEPTH caps the depth; every resident thread reserves this much local
+ * memory, which is the cost the loop removes. */
+#define STACK_BYTES 16384
+
+__constant__ f64::world world64;
+__constant__ f32::world world32;
+
+template <int K>
+__device__ int render_one(int col, int row, int spp, unsigned int seed, unsigned char *out)
+{
+    switch (K) {
+    case KERNEL_RECURSIVE_F64: return f64::render_pixel(&world64, PT_RECURSIVE_SPLIT, col, row, spp, seed, out);
+    case KERNEL_LOOP_F64: return f64::render_pixel(&world64, PT_LOOP, col, row, spp, seed, out);
+    case KERNEL_LOOP_F32: return f32::render_pixel(&world32, PT_LOOP, col, row, spp, seed, out);
+    case KERNEL_REGENERATE_F32: return f32::render_pixel_regenerating(&world32, 0, col, row, spp, seed, out);
+    default: return f32::render_pixel_regenerating(&world32, 1, col, row, spp, seed, out);
+    }
+}
+
+template <int K>
+__global__ void render_kernel(unsigned char *rgb, int *bad, int width, int height, int spp, unsigned int seed)
+{
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (col >= width || row >= height)
+        return;
+    if (!render_one<K>(col, row, spp, seed, rgb + 3 * ((size_t)row * width + col)))
+        atomicAdd(bad, 1);
+}
+
+static const void *kernel_for(int k)
+{
+    static const void *const kernels[KERNEL_COUNT] = {
+        (const void *)render_kernel<KERNEL_RECURSIVE_F64>, (const void *)render_kernel<KERNEL_LOOP_F64>,
+        (const void *)render_kernel<KERNEL_LOOP_F32>, (const void *)render_kernel<KERNEL_REGENERATE_F32>,
+        (const void *)render_kernel<KERNEL_LIGHT_F32>};
+    return kernels[k];
+}
+
+static void describe_kernel(const void *k, int block_x, int block_y, kernel_info *out)
+{
+    cudaFuncAttributes a;
+    int device, max_threads, blocks;
+    CUDA_CHECK(cudaFuncGetAttributes(&a, k));
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k, block_x * block_y, 0));
+    out->registers = a.numRegs;
+    out->local_bytes = (int)a.localSizeBytes;
+    out->blocks_per_sm = blocks;
+    out->occupancy = (double)blocks * block_x * block_y / max_threads;
+}
+
+extern "C" {
+
+int gpu_prepare_stack(void)
+{
+    CUDA_CHECK(cudaDeviceSetLimit(cudaLimitStackSize, STACK_BYTES));
+    return STACK_BYTES;
+}
+
+void gpu_set_scene(const scene *sc, int width, int height)
+{
+    f64::world w64 = f64::make_world(sc, width, height, EPS_F64, OFFSET_F64);
+    f32::world w32 = f32::make_world(sc, width, height, EPS_F32, OFFSET_F32);
+    CUDA_CHECK(cudaMemcpyToSymbol(world64, &w64, sizeof w64));
+    CUDA_CHECK(cudaMemcpyToSymbol(world32, &w32, sizeof w32));
+}
+
+void gpu_render(int kernel, unsigned char *d_rgb, int *d_bad, int width, int height, int spp, unsigned int seed,
+                int block_x, int block_y, kernel_info *info)
+{
+    dim3 block(block_x, block_y), grid((width + block_x - 1) / block_x, (height + block_y - 1) / block_y);
+    void *args[] = {&d_rgb, &d_bad, &width, &height, &spp, &seed};
+    CUDA_CHECK(cudaLaunchKernel(kernel_for(kernel), grid, block, args, 0, 0));
+    if (info)
+        describe_kernel(kernel_for(kernel), block_x, block_y, info);
+}
+
+} /* extern "C" */

@@ -1,0 +1,360 @@
+/* test_ch08.c - ch08's scene parser, and every radiance function of the path
+ * tracer on the CPU (the GPU kernels' own code, compiled for the host):
+ * against analytic cases, against each other's statistics, and against the
+ * converged reference image. Fixed seeds throughout. */
+#include "harness.h"
+#include "render.h"
+#include "scene.h"
+
+#include "image.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef REFERENCE_DIR
+#define REFERENCE_DIR "data/reference"
+#endif
+#define DEFAULT_SCENE REFERENCE_DIR "/../scenes/cornell.txt"
+
+static const int all_kernels[] = {KERNEL_RECURSIVE_F64, KERNEL_LOOP_F64, KERNEL_LOOP_F32, KERNEL_REGENERATE_F32,
+                                  KERNEL_LIGHT_F32};
+#define KERNELS (int)(sizeof all_kernels / sizeof all_kernels[0])
+
+static void load_default(scene *s)
+{
+    char err[SCENE_ERROR_SIZE];
+    ck_assert_msg(scene_load(DEFAULT_SCENE, s, err, sizeof err) == 0, "%s", err);
+}
+
+static void render_with(int kernel, const scene *sc, image *img, int spp, unsigned int seed, long *bad)
+{
+    for (int row = 0; row < img->height; row++)
+        for (int col = 0; col < img->width; col++)
+            *bad += !cpu_kernel_pixel(kernel, sc, col, row, img->width, img->height, spp, seed,
+                                      img->rgb + 3 * ((size_t)row * img->width + col));
+}
+
+static double mse(const image *a, const image *b)
+{
+    double sum = 0;
+    for (size_t i = 0; i < image_bytes(a); i++)
+        sum += ((double)a->rgb[i] - b->rgb[i]) * ((double)a->rgb[i] - b->rgb[i]);
+    return sum / (double)image_bytes(a);
+}
+
+/* ---------------------------------------------------------------- the scene file */
+START_TEST(default_scene_is_smallpts)
+{
+    scene s;
+    load_default(&s);
+    ck_assert_int_eq(s.count, 9);
+    int diffuse = 0, mirror = 0, glass = 0;
+    for (int i = 0; i < s.count; i++) {
+        diffuse += s.spheres[i].material == MATERIAL_DIFFUSE;
+        mirror += s.spheres[i].material == MATERIAL_MIRROR;
+        glass += s.spheres[i].material == MATERIAL_GLASS;
+    }
+    ck_assert_int_eq(diffuse, 7);
+    ck_assert_int_eq(mirror, 1);
+    ck_assert_int_eq(glass, 1);
+    ck_assert_int_eq(s.light_count, 1);
+    ck_assert_int_eq(s.spheres[s.lights[0].sphere].radius, 600);
+}
+END_TEST
+
+/* The light's visible cap, checked geometrically: its rim lies on the
+ * ceiling sphere, its centre points down, and a point just inside the rim is
+ * inside the room (within the ceiling sphere) while one just outside is not. */
+START_TEST(light_cap_rim_lies_on_the_ceiling)
+{
+    scene s;
+    load_default(&s);
+    const scene_light *l = &s.lights[0];
+    const scene_sphere *light = &s.spheres[l->sphere], *ceiling = &s.spheres[5];
+    ck_assert(l->axis[1] < -0.999999);
+    ck_assert(l->cos_min > 0.999 && l->cos_min < 1);
+    for (int k = -1; k <= 1; k++) {
+        double c = l->cos_min + k * 1e-7, sn = sqrt(1 - c * c);
+        double p[3] = {light->centre[0] + light->radius * sn, light->centre[1] + light->radius * c * l->axis[1],
+                       light->centre[2]};
+        double d = sqrt(pow(p[0] - ceiling->centre[0], 2) + pow(p[1] - ceiling->centre[1], 2) +
+                        pow(p[2] - ceiling->centre[2], 2));
+        if (k == 0)
+            ck_assert_msg(fabs(d - ceiling->radius) < 1e-6, "rim %.9f from the ceiling", d - ceiling->radius);
+        else
+            ck_assert_msg(k > 0 ? d < ceiling->radius : d > ceiling->radius, "k=%d: %.9f", k, d - ceiling->radius);
+    }
+}
+END_TEST
+
+static const struct {
+    const char *text, *where, *says;
+} bad_scenes[] = {
+    {"", "t:1:1: ", "no sphere"},
+    {"# only a comment\n\n", "t:2:1: ", "no sphere"},
+    {"sphere 1 2 3\n", "t:1:13: ", "11 fields"},
+    {"sphere 1 0 0 0 0 0 0 .5 .5 .5 diffuse extra\n", "t:1:39: ", "11 fields"},
+    {"spere 1 0 0 0 0 0 0 .5 .5 .5 diffuse\n", "t:1:1: ", "expected 'sphere'"},
+    {"\n  sphere 1x 0 0 0 0 0 0 .5 .5 .5 diffuse\n", "t:2:10: ", "radius: '1x' is not a number"},
+    {"sphere 1 0 0 0 0 0 0 .5 .5 .5 diffuse\nsphere 1 nan 0 0 0 0 0 .5 .5 .5 glass\n", "t:2:10: ", "not a finite"},
+    {"sphere 1 0 0 inf 0 0 0 .5 .5 .5 mirror\n", "t:1:14: ", "centre z: 'inf' is not a finite"},
+    {"sphere 1e999 0 0 0 0 0 0 .5 .5 .5 mirror\n", "t:1:8: ", "not a finite"},
+    {"sphere 0 0 0 0 0 0 0 .5 .5 .5 diffuse\n", "t:1:8: ", "greater than 0"},
+    {"sphere -2 0 0 0 0 0 0 .5 .5 .5 diffuse\n", "t:1:8: ", "greater than 0"},
+    {"sphere 1 0 0 0 0 -1 0 .5 .5 .5 diffuse\n", "t:1:18: ", "emission green"},
+    {"sphere 1 0 0 0 0 0 0 .5 1.5 .5 diffuse\n", "t:1:25: ", "green: 1.5 must lie in [0, 1]"},
+    {"sphere 1 0 0 0 0 0 0 .5 .5 .5 velvet\n", "t:1:31: ", "'velvet' is not diffuse"},
+    {"sphere\t1\t0 0 0 0 0 0 .5 .5 .5 Diffuse # capitals are not the name\n", "t:1:31: ", "not diffuse"},
+    {"sphere 1 0 0 0 0 0 0 .5 .5 .5 diffuse\n\x01\n", "t:2:1: ", "byte 0x01"},
+    {"sphere 1 0 0 0 0 0 0 .5 .5 .5 diffuse \xc3\xa9\n", "t:1:39: ", "byte 0xc3"},
+};
+
+START_TEST(bad_scene_names_line_and_column)
+{
+    scene s;
+    char err[SCENE_ERROR_SIZE];
+    const char *text = bad_scenes[_i].text;
+    ck_assert_int_eq(scene_parse(text, strlen(text), "t", &s, err, sizeof err), -1);
+    ck_assert_msg(strncmp(err, bad_scenes[_i].where, strlen(bad_scenes[_i].where)) == 0, "%s: want %s", err,
+                  bad_scenes[_i].where);
+    ck_assert_msg(strstr(err, bad_scenes[_i].says), "%s: want '%s'", err, bad_scenes[_i].says);
+}
+END_TEST
+
+START_TEST(too_many_spheres_long_lines_and_nul_bytes)
+{
+    scene s;
+    char err[SCENE_ERROR_SIZE], text[8192] = "";
+    for (int i = 0; i <= SCENE_MAX_SPHERES; i++)
+        strcat(text, "sphere 1 0 0 0 0 0 0 .5 .5 .5 diffuse\n");
+    ck_assert_int_eq(scene_parse(text, strlen(text), "t", &s, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "t:33:1: more than 32 spheres"), "%s", err);
+    memset(text, ' ', SCENE_LINE_MAX + 1);
+    ck_assert_int_eq(scene_parse(text, SCENE_LINE_MAX + 1, "t", &s, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "longer than"), "%s", err);
+    const char nul[] = "sphere 1 0 0 0 0\0 0 0 .5 .5 .5 diffuse\n";
+    ck_assert_int_eq(scene_parse(nul, sizeof nul - 1, "t", &s, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "t:1:17: unexpected byte 0x00"), "%s", err);
+    /* nine lights is one too many; the last line ends without a newline, which is fine */
+    text[0] = '\0';
+    for (int i = 0; i < SCENE_MAX_LIGHTS; i++)
+        strcat(text, "sphere 1 0 0 0 1 1 1 0 0 0 diffuse\n");
+    strcat(text, "sphere 1 0 0 0 1 1 1 0 0 0 diffuse");
+    ck_assert_int_eq(scene_parse(text, strlen(text), "t", &s, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "at most 8 may"), "%s", err);
+}
+END_TEST
+
+START_TEST(files_that_cannot_be_scenes)
+{
+    scene s;
+    char err[SCENE_ERROR_SIZE];
+    ck_assert_int_eq(scene_load("/nonexistent/x.txt", &s, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "/nonexistent/x.txt: cannot open"), "%s", err);
+    ck_assert_int_eq(scene_load("/tmp", &s, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "/tmp: cannot read"), "%s", err);
+    char path[] = "/tmp/test_ch08_big.XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    for (int i = 0; i <= SCENE_MAX_BYTES / 64; i++)
+        fprintf(f, "%63s\n", "# padding");
+    fclose(f);
+    ck_assert_int_eq(scene_load(path, &s, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "larger than"), "%s", err);
+    remove(path);
+}
+END_TEST
+
+/* Mutations of the default file (seed 0x5CE4E): each parses, or fails with
+ * "fuzz:LINE:COLUMN: " inside the text. Under ASan (make sanitize) a read
+ * past the text would stop the run. */
+START_TEST(fuzzed_scenes_parse_or_fail_cleanly)
+{
+    FILE *f = fopen(DEFAULT_SCENE, "rb");
+    ck_assert_ptr_nonnull(f);
+    char base[4096];
+    size_t n = fread(base, 1, sizeof base, f);
+    fclose(f);
+    unsigned long long x = 0x5CE4E;
+    const char alphabet[] = " \t\n#.-+e0123456789xsphere\x7f\x00";
+    for (int trial = 0; trial < 3000; trial++) {
+        char *text = malloc(n);
+        ck_assert_ptr_nonnull(text);
+        memcpy(text, base, n);
+        size_t len = n;
+        for (int m = 0; m < 1 + trial % 4; m++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            size_t at = (size_t)(x >> 33) % len;
+            int kind = (int)((x >> 20) % 3);
+            if (kind == 0)
+                text[at] = alphabet[(x >> 8) % (sizeof alphabet - 1)];
+            else if (kind == 1)
+                len = at + 1; /* cut short */
+            else
+                text[at] = (char)(x >> 40);
+        }
+        scene s;
+        char err[SCENE_ERROR_SIZE];
+        if (scene_parse(text, len, "fuzz", &s, err, sizeof err) == 0) {
+            ck_assert(s.count >= 1 && s.count <= SCENE_MAX_SPHERES);
+        } else {
+            int line = 0, col = 0;
+            ck_assert_msg(sscanf(err, "fuzz:%d:%d: ", &line, &col) == 2, "trial %d: %s", trial, err);
+            ck_assert_msg(line >= 1 && line <= 40 && col >= 1 && col <= SCENE_LINE_MAX + 1, "trial %d: %s", trial, err);
+        }
+        free(text);
+    }
+}
+END_TEST
+
+/* ---------------------------------------------------------------- radiance, analytic */
+/* The furnace: the camera inside one closed diffuse sphere of albedo rho that
+ * emits Le everywhere. Every point then has radiance L = Le + rho L, so
+ * L = Le / (1 - rho) in every pixel (to rho^64, the depth cap): with Le = 0.1
+ * and rho = 0.5, L = 0.2, the byte 255 * 0.2^(1/2.2) + 0.5 = 123. Russian
+ * roulette and light sampling may add noise, never bias: the mean of the
+ * image must be 123 within 0.5, and every pixel within 6. */
+START_TEST(furnace_gives_le_over_one_minus_albedo)
+{
+    int kernel = all_kernels[_i];
+    const char *text = "sphere 1000  50 50 150  0.1 0.1 0.1  0.5 0.5 0.5  diffuse\n";
+    scene s;
+    char err[SCENE_ERROR_SIZE];
+    ck_assert_msg(scene_parse(text, strlen(text), "furnace", &s, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(s.light_count, 1);
+    ck_assert(s.lights[0].cos_min == -1); /* nothing cuts it: the whole sphere is sampled */
+    image img;
+    ck_assert_int_eq(image_alloc(&img, 17, 13), 0);
+    long bad = 0;
+    render_with(kernel, &s, &img, 16, 3, &bad);
+    ck_assert_int_eq(bad, 0);
+    int expected = (int)(255 * pow(0.2, 1 / 2.2) + 0.5);
+    ck_assert_int_eq(expected, 123);
+    double sum = 0;
+    for (size_t i = 0; i < image_bytes(&img); i++) {
+        ck_assert_msg(abs(img.rgb[i] - expected) <= 6, "kernel %d: byte %zu is %d", kernel, i, img.rgb[i]);
+        sum += img.rgb[i];
+    }
+    double mean = sum / (double)image_bytes(&img);
+    ck_assert_msg(fabs(mean - expected) < 0.5, "kernel %d: mean %.3f, want %d", kernel, mean, expected);
+    image_free(&img);
+}
+END_TEST
+
+/* Light that arrives through mirror bounces only: a closed mirror sphere of
+ * colour 0.5 emitting 0.1 also has L = 0.1 + 0.5 L = 0.2 everywhere. (With
+ * light sampling, emission met after a specular bounce must still count.) */
+START_TEST(mirror_furnace_counts_light_after_specular_bounces)
+{
+    int kernel = all_kernels[_i];
+    const char *text = "sphere 1000  50 50 150  0.1 0.1 0.1  0.5 0.5 0.5  mirror\n";
+    scene s;
+    char err[SCENE_ERROR_SIZE];
+    ck_assert_msg(scene_parse(text, strlen(text), "mirror", &s, err, sizeof err) == 0, "%s", err);
+    image img;
+    ck_assert_int_eq(image_alloc(&img, 9, 7), 0);
+    long bad = 0;
+    render_with(kernel, &s, &img, 8, 5, &bad);
+    ck_assert_int_eq(bad, 0);
+    double sum = 0;
+    for (size_t i = 0; i < image_bytes(&img); i++)
+        sum += img.rgb[i];
+    ck_assert_msg(fabs(sum / (double)image_bytes(&img) - 123) < 0.5, "kernel %d: mean %.3f", kernel,
+                  sum / (double)image_bytes(&img));
+    image_free(&img);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- the CPU stage's threads */
+START_TEST(same_image_at_any_thread_count)
+{
+    scene s;
+    load_default(&s);
+    image one, many;
+    ck_assert_int_eq(image_alloc(&one, 33, 31), 0);
+    ck_assert_int_eq(image_alloc(&many, 33, 31), 0);
+    ck_assert_int_eq(cpu_render(&s, &one, 8, 11, 1, "test", 1), 0);
+    ck_assert_int_eq(cpu_render(&s, &many, 8, 11, 5, "test", 1), 0);
+    ck_assert_mem_eq(one.rgb, many.rgb, image_bytes(&one));
+    /* and it is the recursive kernel's pixel, by the same function */
+    unsigned char px[3];
+    ck_assert(cpu_kernel_pixel(KERNEL_RECURSIVE_F64, &s, 7, 30, 33, 31, 8, 11, px));
+    ck_assert_mem_eq(px, one.rgb + 3 * (30 * 33 + 7), 3);
+    image_free(&one);
+    image_free(&many);
+}
+END_TEST
+
+/* Path regeneration changes the order of work, not the samples: the same
+ * bytes as the plain float loop. */
+START_TEST(regeneration_renders_the_same_samples)
+{
+    scene s;
+    load_default(&s);
+    unsigned char a[3], b[3];
+    for (int i = 0; i < 40; i++) {
+        int col = (i * 37) % 128, row = (i * 53) % 96;
+        ck_assert(cpu_kernel_pixel(KERNEL_LOOP_F32, &s, col, row, 128, 96, 12, 21, a));
+        ck_assert(cpu_kernel_pixel(KERNEL_REGENERATE_F32, &s, col, row, 128, 96, 12, 21, b));
+        ck_assert_msg(memcmp(a, b, 3) == 0, "pixel %d,%d", col, row);
+    }
+}
+END_TEST
+
+/* ---------------------------------------------------------------- against the reference */
+/* Every radiance function at 128x96, 64 spp, seeds 1 and 2, passes main.c's
+ * noise test against the converged 128x96 reference; and the test can fail:
+ * the same image a quarter too dark (every byte x 0.75) does not pass. (At
+ * 64 spp smallpt's estimator has an MSE near 1300, so the test's slack, a
+ * quarter of that, hides a bias of up to about 18 levels; light sampling's
+ * noise is ten times smaller, and so is what it can hide.) */
+START_TEST(every_kernel_passes_the_noise_test)
+{
+    int kernel = all_kernels[_i];
+    scene s;
+    load_default(&s);
+    image ref, a, b;
+    char err[IMAGE_ERROR_SIZE];
+    ck_assert_msg(image_read_ppm(&ref, REFERENCE_DIR "/ch08_cornell_128x96.ppm", err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(image_alloc(&a, 128, 96), 0);
+    ck_assert_int_eq(image_alloc(&b, 128, 96), 0);
+    long bad = 0;
+    render_with(kernel, &s, &a, 64, 1, &bad);
+    render_with(kernel, &s, &b, 64, 2, &bad);
+    ck_assert_int_eq(bad, 0);
+    double ab = mse(&a, &b), bound = noise_bound(ab, 0);
+    double ma = mse(&a, &ref), mb = mse(&b, &ref);
+    ck_assert_msg(ma <= bound && mb <= bound, "kernel %d: MSE %.1f, %.1f against bound %.1f (noise %.1f)", kernel, ma,
+                  mb, bound, ab / 2);
+    for (size_t i = 0; i < image_bytes(&a); i++)
+        a.rgb[i] = (unsigned char)(a.rgb[i] * 0.75);
+    ck_assert_msg(mse(&a, &ref) > bound, "kernel %d: a 25%% darker image passes (%.1f <= %.1f)", kernel, mse(&a, &ref),
+                  bound);
+    image_free(&ref);
+    image_free(&a);
+    image_free(&b);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("ch08");
+    TCase *tc = tcase_create("ch08");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, default_scene_is_smallpts);
+    tcase_add_test(tc, light_cap_rim_lies_on_the_ceiling);
+    tcase_add_loop_test(tc, bad_scene_names_line_and_column, 0, sizeof bad_scenes / sizeof bad_scenes[0]);
+    tcase_add_test(tc, too_many_spheres_long_lines_and_nul_bytes);
+    tcase_add_test(tc, files_that_cannot_be_scenes);
+    tcase_add_test(tc, fuzzed_scenes_parse_or_fail_cleanly);
+    tcase_add_loop_test(tc, furnace_gives_le_over_one_minus_albedo, 0, KERNELS);
+    tcase_add_loop_test(tc, mirror_furnace_counts_light_after_specular_bounces, 0, KERNELS);
+    tcase_add_test(tc, same_image_at_any_thread_count);
+    tcase_add_test(tc, regeneration_renders_the_same_samples);
+    tcase_add_loop_test(tc, every_kernel_passes_the_noise_test, 0, KERNELS);
+    suite_add_tcase(s, tc);
+    return harness_run(s, "ch08", 0);
+}
