@@ -49,7 +49,7 @@ typedef struct {
     double value;   /* in unit: Msamples/s, GB/s, GFLOP/s ... */
     char unit[24];
     int ok;         /* the stage's check: 1 ok, 0 FAIL, -1 n/a (nothing to check against) */
-    char note[256]; /* free text for the table: PSNR, occupancy ... */
+    char note[384]; /* free text for the table: PSNR, occupancy ... */
     int runs;
     double lo_ms, hi_ms;
 } report_row;

@@ -78,6 +78,20 @@ START_TEST(no_sphere_hit_outside_the_box)
 }
 END_TEST
 
+/* The box counts: a warp misses the box whole only if each of its rays does,
+ * so its share is at most the rays'; with one thread per block every warp is
+ * one ray and the two shares are equal; the card's picture has rays both
+ * inside and outside the box. */
+START_TEST(box_warp_counts_are_consistent)
+{
+    double rays, warps, rays1, warps1;
+    cpu_primary_box_misses(512, 512, 16, 16, &rays, &warps);
+    ck_assert_msg(rays > 0 && rays < 1 && warps <= rays, "rays %g, warps %g", rays, warps);
+    cpu_primary_box_misses(33, 31, 1, 1, &rays1, &warps1);
+    ck_assert_msg(rays1 == warps1 && rays1 > 0 && rays1 < 1, "1x1 blocks: rays %g, warps %g", rays1, warps1);
+}
+END_TEST
+
 START_TEST(power_by_squaring_matches_pow)
 {
     test_rng r = {506};
@@ -169,6 +183,7 @@ int main(void)
     tcase_add_test(tc, less_scanning_and_the_box_keep_the_image_byte_identical);
     tcase_add_test(tc, no_sphere_hit_outside_the_box);
     tcase_add_test(tc, power_by_squaring_matches_pow);
+    tcase_add_test(tc, box_warp_counts_are_consistent);
     tcase_add_test(tc, float_only_and_algebra_move_the_picture_only_by_rounding);
     int skipped = harness_add_gpu_test(tc, gpu_stages_match_cpu_at_odd_sizes, sizeof gpu_sizes / sizeof gpu_sizes[0]);
     skipped += harness_add_gpu_test(tc, fast_math_powf_of_a_negative_base_is_nan, 1);

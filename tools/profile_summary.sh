@@ -24,6 +24,19 @@ for f in data/profiles/ch0*_*.txt; do
     /per_inst_executed.ratio/ { ratio = val($0) }
     END { printf "| %s | %s | %s | %s%% / %s%% | %s%% | %s%% | %s%% | %s + %s | %s | %s | %s of 32 |\n", name, dur, regs, theo, ach, sm, dram, l1, ld, st, fp64, ffma, ratio }' "$f"
 done
+# Shared-memory bank conflicts, for profiles whose kernels use shared memory.
+echo
+echo "| profile | shared-memory load bank conflicts | store bank conflicts |"
+echo "|---|---:|---:|"
+for f in data/profiles/ch0*_*.txt; do
+    grep -q "bank_conflicts_pipe_lsu_mem_shared_op_ld" "$f" || continue
+    awk -v name="$(basename "$f" .txt)" '
+    function val(line) { n = split(line, a, " "); return a[n] }
+    /bank_conflicts_pipe_lsu_mem_shared_op_ld/ { ld = val($0) }
+    /bank_conflicts_pipe_lsu_mem_shared_op_st/ { st = val($0) }
+    END { if (ld != "0" || st != "0") printf "| %s | %s | %s |\n", name, ld, st }' "$f"
+done
+
 # The scheduler's view (the smallpt report's tables), for profiles that have it:
 # warps per scheduler, and cycles between two instructions of one warp.
 have=$(grep -l "Eligible Warps Per Scheduler" data/profiles/ch0*_*.txt 2>/dev/null | head -n1)

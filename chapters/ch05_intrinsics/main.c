@@ -254,9 +254,15 @@ int main(int argc, char **argv)
                             "peak); %s", s->less_work ? "LESS WORK: " : "", shapes[best_shape][0], shapes[best_shape][1],
                             k.registers, 100 * k.occupancy, gflops, s->less_work ? " equiv." : "",
                             100 * gflops / info.fp32_peak_gflops, note);
-        if (s->flags & BOUNDING_BOX && used > 0 && (size_t)used < sizeof row->note)
-            snprintf(row->note + used, sizeof row->note - used, "; box skips %.0f%% of trace() calls (CPU check)",
-                     100 * r.box_skip_share);
+        if (s->flags & BOUNDING_BOX && used > 0 && (size_t)used < sizeof row->note) {
+            double ray_miss, warp_miss;
+            cpu_primary_box_misses(r.width, r.height, shapes[best_shape][0], shapes[best_shape][1], &ray_miss,
+                                   &warp_miss);
+            snprintf(row->note + used, sizeof row->note - used,
+                     "; box skips %.0f%% of trace() calls (CPU check); first camera rays: %.0f%% miss it, %.0f%% of "
+                     "warps miss it whole",
+                     100 * r.box_skip_share, 100 * ray_miss, 100 * warp_miss);
+        }
     }
     launch_copy(&r); /* warm-up */
     double copy_ms = cuda_median_ms(launch_copy, &r, 5);

@@ -87,6 +87,44 @@ unsigned long long cpu_box_skips(void)
 {
     return host_box_skips;
 }
+
+void cpu_primary_box_misses(int width, int height, int block_x, int block_y, double *ray_share, double *warp_share)
+{
+    camera cam = make_camera(width, height);
+    long rays = 0, ray_misses = 0, warps = 0, warp_misses = 0;
+    int per_block = block_x * block_y, blocks_x = (width + block_x - 1) / block_x;
+    int blocks = blocks_x * ((height + block_y - 1) / block_y);
+    for (int b = 0; b < blocks; b++)
+        for (int w0 = 0; w0 < per_block; w0 += 32) { /* a warp: 32 consecutive threads of the block, x fastest */
+            int lanes = 0, missed = 0;
+            for (int t = w0; t < w0 + 32 && t < per_block; t++) {
+                int col = (b % blocks_x) * block_x + t % block_x, row = (b / blocks_x) * block_y + t / block_x;
+                if (col >= width || row >= height)
+                    continue;
+                /* the first sample's ray, drawn as render_pixel draws it */
+                int x = width - 1 - col, y = height - 1 - row;
+                uint32_t rng = pixel_seed(x, y, width);
+                float lens_up = random_unit(&rng), lens_right = random_unit(&rng);
+                vec offset = vec_add(vec_scale(vec_scale(cam.right, lens_right - .5f), cam.lens),
+                                     vec_scale(vec_scale(cam.up, lens_up - .5f), cam.lens));
+                float jitter_y = random_unit(&rng), jitter_x = random_unit(&rng);
+                vec target = vec_scale(
+                    vec_add(vec_add(vec_scale(cam.right, jitter_x + x), vec_scale(cam.up, y + jitter_y)), cam.corner), 16);
+                vec dir = normalize<0>(vec_add(vec_scale(offset, -1), target));
+                int miss = !meets_sphere_box(vec_add(vec_make(17, 16, 8), offset), dir);
+                lanes++;
+                missed += miss;
+            }
+            if (lanes == 0)
+                continue;
+            rays += lanes;
+            ray_misses += missed;
+            warps++;
+            warp_misses += missed == lanes;
+        }
+    *ray_share = rays ? (double)ray_misses / rays : 0;
+    *warp_share = warps ? (double)warp_misses / warps : 0;
+}
 #endif
 
 } /* extern "C" */

@@ -47,6 +47,12 @@ int cpu_render_picture_pixel(int flags, int col, int row, int width, int height,
 unsigned long long cpu_trace_calls(void);
 unsigned long long cpu_box_skips(void);
 
+/* Of the first sample's camera rays, the share that miss the spheres' box, and
+ * of the warps (32 consecutive threads of a block_x x block_y block), the
+ * share whose every ray misses it: the warps the box lets skip the spheres
+ * whole. (A warp with one ray in the box pays for all 49 spheres.) */
+void cpu_primary_box_misses(int width, int height, int block_x, int block_y, double *ray_share, double *warp_share);
+
 #ifdef __cplusplus
 }
 #endif
