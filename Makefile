@@ -16,7 +16,14 @@ endif
 NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),/usr/local/cuda/bin/nvcc)
 CLANG := $(shell command -v clang 2>/dev/null)
 
-BUILD := build
+# CUDA_COMPILER=clang: the chapters' .cu files compiled by clang (CLANG_CUDA,
+# default clang++-22) instead of nvcc, into build-clang/; nvcc still links.
+CUDA_COMPILER ?= nvcc
+ifeq ($(filter nvcc clang,$(CUDA_COMPILER)),)
+$(error CUDA_COMPILER=$(CUDA_COMPILER): must be nvcc or clang)
+endif
+CLANG_CUDA ?= $(or $(shell command -v clang++-22 2>/dev/null),$(shell command -v clang++ 2>/dev/null))
+BUILD := $(if $(filter clang,$(CUDA_COMPILER)),build-clang,build)
 CFLAGS_COMMON := -std=c11 -g -Wall -Wextra -D_POSIX_C_SOURCE=200809L
 CFLAGS ?= -O2
 ALL_CFLAGS := $(CFLAGS_COMMON) $(CFLAGS) $(EXTRA_CFLAGS)
@@ -54,6 +61,36 @@ NVCCFLAGS ?= -O3 -std=c++17 -lineinfo $(NVCC_ARCH) -Xcompiler -Wall,-Wextra
 # Where the CUDA toolkit lies: asked of nvcc itself (its TOP), because nvcc on
 # PATH may be a wrapper script or a symlink outside the toolkit; else the usual place.
 CUDA_HOME := $(abspath $(or $(shell $(NVCC) -v --dryrun -x cu -c /dev/null -o /dev/null 2>&1 | sed -n 's/^\#\$$ TOP=//p'),/usr/local/cuda))
+
+# One .cu to one .o with the chosen compiler: $(CUDA_CXX) [flags] -c SRC -o OBJ.
+# The flags a chapter needs beyond that have a spelling per compiler:
+#   CUDA_RDC           relocatable device code (nvcc only: clang's needs its own linker, and ch04 uses it
+#                      only for nvlink's stack-size warning)
+#   CUDA_FAST_MATH     nvcc's -use_fast_math; for clang the same four effects, spelled out (not clang's
+#                      -ffast-math, which also assumes no NaN and may delete the programs' NaN checks: ch09)
+#   CUDA_FTZ, CUDA_APPROX_DIV, CUDA_APPROX_SQRT   each of those effects alone
+CLANG_CUDA_FLAGS = -x cuda --cuda-gpu-arch=$(CUDA_ARCH) --cuda-path=$(CUDA_HOME) -I$(CUDA_HOME)/include/cccl \
+                   -Wno-unknown-cuda-version -O3 -std=c++17 -gline-tables-only -Wall -Wextra
+CLANG_FTZ := -fgpu-flush-denormals-to-zero
+CLANG_APPROX_DIV := -mllvm -nvptx-prec-divf32=1
+CLANG_APPROX_SQRT := -mllvm -nvptx-prec-sqrtf32=0
+CLANG_FAST_MATH := $(CLANG_FTZ) $(CLANG_APPROX_DIV) $(CLANG_APPROX_SQRT) -fgpu-approx-transcendentals
+NVCC_FAST_MATH := -use_fast_math
+ifeq ($(CUDA_COMPILER),clang)
+CUDA_CXX = $(CLANG_CUDA) $(CLANG_CUDA_FLAGS)
+CUDA_RDC :=
+CUDA_FTZ := $(CLANG_FTZ)
+CUDA_APPROX_DIV := $(CLANG_APPROX_DIV)
+CUDA_APPROX_SQRT := $(CLANG_APPROX_SQRT)
+CUDA_FAST_MATH := $(CLANG_FAST_MATH)
+else
+CUDA_CXX = $(NVCC) $(NVCCFLAGS)
+CUDA_RDC := -rdc=true
+CUDA_FTZ := -ftz=true
+CUDA_APPROX_DIV := -prec-div=false
+CUDA_APPROX_SQRT := -prec-sqrt=false
+CUDA_FAST_MATH := $(NVCC_FAST_MATH)
+endif
 CUDA_CFLAGS := -I$(CUDA_HOME)/include
 # nvcc links the CUDA chapters (it knows where libcudart is); host C goes through gcc.
 NVCC_LDLIBS := $(PNG_LIBS) -lm -lpthread
@@ -153,13 +190,17 @@ help:
 	@echo "  make ch05-sass      FP64 instructions in each ch05 kernel's machine code (needs cuobjdump)"
 	@echo "  make ch07-ptx       instructions per N-body interaction in ch07's unrolled loop (PTX)"
 	@echo "  make ch08-reference re-render ch08's converged reference images (GPU, about a minute)"
+	@echo "  make ch09-ptx       per kernel and compiler (nvcc, clang): registers and PTX instruction mix"
+	@echo "  make CUDA_COMPILER=clang chNN   a GPU chapter's kernels compiled by clang (clang++-22) instead of nvcc"
 	@echo "  make diff A=ch04 B=ch05   what changed between two chapters' sources, file by file"
 	@echo "  make print-chapters / print-registry   the chapter registry, for scripts"
 	@echo "  make clean          remove $(BUILD)/ and the chapter binaries"
-	@echo "Variables: CC=$(CC) NVCC=$(NVCC) CUDA_ARCH=$(CUDA_ARCH) libpng=$(or $(PNG_FOUND),no)"
+	@echo "Variables: CC=$(CC) NVCC=$(NVCC) CUDA_ARCH=$(CUDA_ARCH) CUDA_COMPILER=$(CUDA_COMPILER) CLANG_CUDA=$(or $(CLANG_CUDA),none) libpng=$(or $(PNG_FOUND),no)"
 
 all: $(CHAPTERS)
 .PHONY: $(CHAPTERS)
+# (Phony: a program is relinked every time, so CUDA_COMPILER=clang and back
+# always leaves ./chNN built by the compiler last asked for.)
 
 # ---------------------------------------------------------------- common/
 %/.dir:
@@ -195,12 +236,12 @@ $(BUILD)/tests/test_cli_programs: tests/test_cli_programs.c tests/harness.h $(BU
 # device; run with CK_FORK=no).
 define CHAPTER_TEST_RULES
 ifneq ($(wildcard tests/test_$(1).c),)
-$(BUILD)/tests/test_$(1): tests/test_$(1).c tests/harness.h $($(1)_DIR)/*.h $($(1)_TEST_OBJ) $(LIBCOMMON) | $(BUILD)/tests/.dir
+$(BUILD)/tests/test_$(1): tests/test_$(1).c tests/harness.h $(wildcard $($(1)_DIR)/*.h) $($(1)_TEST_OBJ) $(LIBCOMMON) | $(BUILD)/tests/.dir
 	$(CC) $(TEST_CFLAGS) -I$($(1)_DIR) $(REFERENCE_DEF) $$< $($(1)_TEST_OBJ) $(LIBCOMMON) -o $$@ $(TEST_LIBS)
 CPU_TESTS += $(BUILD)/tests/test_$(1)
 endif
 ifneq ($(wildcard tests/test_$(1).cu),)
-$(BUILD)/tests/test_$(1): tests/test_$(1).cu tests/harness.h $($(1)_DIR)/*.h $($(1)_TEST_OBJ) $(LIBCOMMON) | $(BUILD)/tests/.dir
+$(BUILD)/tests/test_$(1): tests/test_$(1).cu tests/harness.h $(wildcard $($(1)_DIR)/*.h) $($(1)_TEST_OBJ) $(LIBCOMMON) | $(BUILD)/tests/.dir
 	$(NVCC_TEST) $($(1)_TEST_FLAGS) -I$($(1)_DIR) $$< $($(1)_TEST_OBJ) $(LIBCOMMON) -o $$@ $(NVCC_TEST_LIBS)
 GPU_TESTS += $(BUILD)/tests/test_$(1)
 endif
@@ -215,7 +256,7 @@ $(foreach c,$(CHAPTERS),$(eval $(call CHAPTER_TEST_RULES,$(c))))
 # CUDA ones are header-only.
 # The test also learns where the exercise's folder is (EX_DIR), so it can
 # compile it again itself (gcc -S, nvcc -ptx) and grade the machine code.
-ex_defs = -DEX_DIR='"$(abspath $(3)/$(call ex_dir,$(1)))"' -DPROJECT_DIR='"$(CURDIR)"' -DNVCC='"$(NVCC)"' \
+ex_defs = -DEX_DIR='"$(abspath $(3)/$(call ex_dir,$(1)))"' -DPROJECT_DIR='"$(CURDIR)"' -DNVCC='"$(NVCC)"' -DCC_NAME='"$(CC)"' \
           -DCUDA_ARCH='"$(CUDA_ARCH)"'
 define EXERCISE_RULES
 $(BUILD)/tests/ex_$(1)_$(2): tests/test_ex_$(1).$(if $(filter cuda,$(call ex_lang,$(1))),cu,c) tests/harness.h $(wildcard $(3)/$(call ex_dir,$(1))/*) $(LIBCOMMON) | $(BUILD)/tests/.dir
@@ -323,4 +364,4 @@ diff:
 	@tools/chapter_diff.sh "$(A)" "$(B)"
 
 clean:
-	rm -rf $(BUILD) $(SAN) $(CHAPTERS) $(CHAPTERS:=.ppm) $(CHAPTERS:=.png)
+	rm -rf build build-clang $(SAN) $(CHAPTERS) $(CHAPTERS:=.ppm) $(CHAPTERS:=.png)

@@ -8,7 +8,7 @@ ch04_RAYTRACER := yes
 ch04_SMALL := --width 9 --height 7 --spp 1
 ch04_SANITIZE := --width 33 --height 31 --spp 2
 ch04_TEST_OBJ := $(BUILD)/ch04/render.o
-ch04_TEST_FLAGS := -rdc=true
+ch04_TEST_FLAGS := $(CUDA_RDC)
 ch04_DIFFS := ch04-recursive ch04-loop diff-ch04-loop
 ch04_PROFILE_KERNEL := regex:render_kernel
 # ch03's card.c became card.h (the same code, host and device); its card.h, the
@@ -25,6 +25,6 @@ ex_ch04_INCLUDE := -I$(ch04_DIR)
 $(BUILD)/ch04/main.o: $(ch04_DIR)/main.c $(ch04_DIR)/render.h common/*.h | $(BUILD)/ch04/.dir
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) $(REFERENCE_DEF) -c $< -o $@
 $(BUILD)/ch04/render.o: $(ch04_DIR)/render.cu $(ch04_DIR)/*.h common/*.h | $(BUILD)/ch04/.dir
-	$(NVCC) $(NVCCFLAGS) -rdc=true -c $< -o $@
+	$(CUDA_CXX) $(CUDA_RDC) -c $< -o $@
 ch04: $(BUILD)/ch04/main.o $(BUILD)/ch04/render.o $(LIBCOMMON)
-	$(NVCC) $(NVCC_ARCH) -rdc=true $^ -o $@ $(NVCC_LDLIBS)
+	$(NVCC) $(NVCC_ARCH) $(CUDA_RDC) $^ -o $@ $(NVCC_LDLIBS)

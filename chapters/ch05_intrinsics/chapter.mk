@@ -8,10 +8,10 @@ ch05_RAYTRACER := yes
 ch05_SMALL := --width 9 --height 7 --spp 1
 ch05_SANITIZE := --width 33 --height 31 --spp 2
 CH05_BUILDS := fast ftz approx_div approx_sqrt
-CH05_FLAGS_fast := -use_fast_math
-CH05_FLAGS_ftz := -ftz=true
-CH05_FLAGS_approx_div := -prec-div=false
-CH05_FLAGS_approx_sqrt := -prec-sqrt=false
+CH05_FLAGS_fast := $(CUDA_FAST_MATH)
+CH05_FLAGS_ftz := $(CUDA_FTZ)
+CH05_FLAGS_approx_div := $(CUDA_APPROX_DIV)
+CH05_FLAGS_approx_sqrt := $(CUDA_APPROX_SQRT)
 CH05_RENDER_OBJ := $(BUILD)/ch05/render.o $(CH05_BUILDS:%=$(BUILD)/ch05/render_%.o)
 ch05_TEST_OBJ := $(CH05_RENDER_OBJ)
 ch05_DIFFS := ch05-loop ch05-float-only diff-ch05-float-only;ch05-sphere-list ch05-fast-math diff-ch05-fast-math
@@ -26,9 +26,9 @@ ex_ch05_ON := CPU (values; zero FP64 instructions in the PTX from `nvcc -ptx`)
 $(BUILD)/ch05/main.o: $(ch05_DIR)/main.c $(ch05_DIR)/render.h common/*.h | $(BUILD)/ch05/.dir
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) $(REFERENCE_DEF) -c $< -o $@
 $(BUILD)/ch05/render.o: $(ch05_DIR)/render.cu $(ch05_DIR)/*.h common/*.h | $(BUILD)/ch05/.dir
-	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+	$(CUDA_CXX) -c $< -o $@
 $(BUILD)/ch05/render_%.o: $(ch05_DIR)/render.cu $(ch05_DIR)/*.h common/*.h | $(BUILD)/ch05/.dir
-	$(NVCC) $(NVCCFLAGS) $(CH05_FLAGS_$*) -DBUILD_SUFFIX=_$* -c $< -o $@
+	$(CUDA_CXX) $(CH05_FLAGS_$*) -DBUILD_SUFFIX=_$* -c $< -o $@
 ch05: $(BUILD)/ch05/main.o $(CH05_RENDER_OBJ) $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)
 

@@ -19,7 +19,9 @@
 #include "../../common/cuda_util.h"
 #include "../../common/timer.h"
 
+#ifndef REDUCE_WITHOUT_CUB /* ch09 builds this file twice (nvcc, clang) without CUB: see its chapter.mk */
 #include <cub/cub.cuh>
+#endif
 
 #define BLOCK 256
 
@@ -385,7 +387,9 @@ __global__ void read_stream_kernel(const int4 *__restrict__ in, size_t n4, int *
 size_t reduce_scratch_bytes(size_t n)
 {
     size_t cub_bytes = 0, partial_bytes = blocks_for(n, BLOCK) * sizeof(long long);
+#ifndef REDUCE_WITHOUT_CUB
     CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, cub_bytes, (const int *)nullptr, (long long *)nullptr, (long long)n));
+#endif
     return cub_bytes > partial_bytes ? cub_bytes : partial_bytes;
 }
 
@@ -496,12 +500,14 @@ void reduce_vector_shuffle(const int *in, size_t n, long long *d_sum, const redu
     launch_grid_stride<vector_shuffle_kernel, 8>(in, n, d_sum);
 }
 
+#ifndef REDUCE_WITHOUT_CUB
 void reduce_cub(const int *in, size_t n, long long *d_sum, const reduce_ctx *ctx)
 {
     /* CUB accumulates in the output's type, int64 here. */
     size_t bytes = ctx->scratch_bytes;
     CUDA_CHECK(cub::DeviceReduce::Sum(ctx->scratch, bytes, in, d_sum, (long long)n));
 }
+#endif
 
 typedef struct {
     void *dst;

@@ -29,7 +29,7 @@ ex_ch07_ON := CPU
 $(BUILD)/ch07/%.o: $(ch07_DIR)/%.c $(ch07_DIR)/*.h common/*.h | $(BUILD)/ch07/.dir
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) -c $< -o $@
 $(BUILD)/ch07/%.o: $(ch07_DIR)/%.cu $(ch07_DIR)/*.h common/*.h | $(BUILD)/ch07/.dir
-	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+	$(CUDA_CXX) -c $< -o $@
 ch07: $(BUILD)/ch07/main.o $(BUILD)/ch07/check.o $(BUILD)/ch07/cpu.o $(BUILD)/ch07/gpu.o $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)
 

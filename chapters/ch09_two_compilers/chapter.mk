@@ -1,0 +1,83 @@
+# ch09's entry in the chapter registry (see "The chapter registry" in the Makefile).
+CHAPTERS += ch09
+ch09_DIR := chapters/ch09_two_compilers
+ch09_TITLE := two GPU compilers
+ch09_SUMMARY := the kernels of ch05, ch06 and ch07, each compiled by nvcc and by clang and linked into one program; the PTX each produced; what fast math costs a NaN check
+ch09_GPU := all
+ch09_RAYTRACER := no
+ch09_SMALL := --repeat 1 --n 100003 --width 33 --height 31 --spp 2
+ch09_SANITIZE := --n 4097 --width 33 --height 31 --spp 2
+ch09_TEST_OBJ :=
+ch09_EXERCISES := ch09
+ex_ch09_WHAT := a NaN and infinity check that survives -ffast-math (gcc and clang), from the float's bits
+ex_ch09_ON := CPU (the test compiles your header with -O2 -ffast-math and feeds it NaN, infinities, subnormals)
+
+# The same sources as their own chapters, each compiled by each compiler.
+# A part is: a source, its flags, the C functions it exports. Each object
+# keeps only those functions global, renamed <function>_<compiler>
+# (objcopy), so both builds of one source link into ./ch09.
+CH09_COMPILERS := nvcc $(if $(CLANG_CUDA),clang)
+CH09_PARTS := ch05 ch05fast ch06 ch07
+CH09_SRC_ch05 := $(ch05_DIR)/render.cu
+CH09_SRC_ch05fast := $(ch05_DIR)/render.cu
+CH09_SRC_ch06 := $(ch06_DIR)/reduce_gpu.cu
+CH09_SRC_ch07 := $(ch07_DIR)/gpu.cu
+CH09_FLAGS_ch05fast_nvcc := $(NVCC_FAST_MATH) -DBUILD_SUFFIX=_fast
+CH09_FLAGS_ch05fast_clang := $(CLANG_FAST_MATH) -DBUILD_SUFFIX=_fast
+CH09_API_ch05 := gpu_render
+CH09_API_ch05fast := gpu_render_fast
+CH09_API_ch06 := reduce_sequential reduce_vector_shuffle
+CH09_API_ch07 := gpu_naive_forces gpu_tiled_forces gpu_tiled_ftz_forces
+# What ./ch09 takes from the chapters' CPU side, compiled once: ch05's CPU
+# render (from nvcc's plain build of render.cu) and ch07's reference forces.
+CH09_KEEP_nvcc_ch05 := cpu_render_picture_pixel
+CH09_KEEP_nvcc_ch06 := reduce_scratch_bytes
+CH09_CXX_nvcc = $(NVCC) $(NVCCFLAGS)
+CH09_CXX_clang = $(CLANG_CUDA) $(CLANG_CUDA_FLAGS)
+
+# Each source is compiled inside a namespace of its own (a wrapper that
+# includes it, after the system headers it uses), so the two compilers'
+# templates and kernels get different names.
+CH09_SYSTEM_HEADERS := cuda_runtime.h math.h pthread.h stddef.h stdint.h stdio.h stdlib.h string.h unistd.h
+# CUB's kernels are templates outside any namespace of ours: both builds would
+# define the same ones, and the linker would keep one, so ch06 is built
+# without CUB here (ch09 does not run ch06's cub stage).
+CH09_DEFS_ch06 := -DREDUCE_WITHOUT_CUB
+define CH09_OBJECT_RULES
+$(BUILD)/ch09/$(1)-$(2).cu: $(ch09_DIR)/chapter.mk | $(BUILD)/ch09/.dir
+	@{ printf '#include <%s>\n' $(CH09_SYSTEM_HEADERS) $(CH09_SYSTEM_HEADERS_$(1)); \
+	   printf 'namespace ch09_$(1)_$(2) {\n#include "$(abspath $(CH09_SRC_$(1)))"\n}\n'; } > $$@
+$(BUILD)/ch09/$(1)-$(2).o: $(BUILD)/ch09/$(1)-$(2).cu $(CH09_SRC_$(1)) $(wildcard $(dir $(CH09_SRC_$(1)))*.h) common/*.h tools/ch09_rename.sh
+	@start=$$$$(date +%s%N); $(CH09_CXX_$(2)) $(CH09_FLAGS_$(1)_$(2)) $(CH09_DEFS_$(1)) -I$(dir $(CH09_SRC_$(1))) -c $$< -o $$@.raw && \
+	  echo "$(1) $(2) $$$$((($$$$(date +%s%N) - start) / 1000000))" > $(BUILD)/ch09/$(1)-$(2).ms && \
+	  echo "$(2) $(CH09_FLAGS_$(1)_$(2)) -c $(CH09_SRC_$(1)) -> $$@ ($$$$(cut -d' ' -f3 $(BUILD)/ch09/$(1)-$(2).ms) ms)"
+	tools/ch09_rename.sh $$@.raw $$@ $(2) "$(CH09_API_$(1))" "$(CH09_KEEP_$(2)_$(1))"
+	rm -f $$@.raw
+endef
+$(foreach p,$(CH09_PARTS),$(foreach c,$(CH09_COMPILERS),$(eval $(call CH09_OBJECT_RULES,$(p),$(c)))))
+CH09_OBJ := $(foreach p,$(CH09_PARTS),$(foreach c,$(CH09_COMPILERS),$(BUILD)/ch09/$(p)-$(c).o))
+
+$(BUILD)/ch09/main.o: $(ch09_DIR)/main.c $(ch05_DIR)/render.h $(ch06_DIR)/reduce.h $(ch07_DIR)/nbody.h common/*.h | $(BUILD)/ch09/.dir
+	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) $(REFERENCE_DEF) -DCH09_HAVE_CLANG=$(if $(CLANG_CUDA),1,0) \
+	  -DCH09_CLANG='"$(CLANG_CUDA)"' -c $< -o $@
+$(BUILD)/ch09/%.o: $(ch07_DIR)/%.c $(ch07_DIR)/*.h common/*.h | $(BUILD)/ch09/.dir
+	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) -c $< -o $@
+ch09: $(BUILD)/ch09/main.o $(CH09_OBJ) $(BUILD)/ch09/check.o $(BUILD)/ch09/cpu.o $(LIBCOMMON)
+	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)
+
+# The evidence: per kernel and compiler, the PTX's instruction mix and the
+# registers ptxas gives it, and each object's compile time (tools/ch09_ptx.sh).
+.PHONY: ch09-ptx
+ch09-ptx: $(CH09_OBJ)
+	@NVCC="$(NVCC)" NVCCFLAGS="$(NVCCFLAGS)" CLANG_CUDA="$(CLANG_CUDA)" CLANG_CUDA_FLAGS="$(CLANG_CUDA_FLAGS)" \
+	  CUDA_ARCH=$(CUDA_ARCH) NVCC_FAST_MATH="$(NVCC_FAST_MATH)" CLANG_FAST_MATH="$(CLANG_FAST_MATH)" BUILD=$(BUILD) \
+	  tools/ch09_ptx.sh > data/asm/ch09_ptx.md.tmp && mv data/asm/ch09_ptx.md.tmp data/asm/ch09_ptx.md && cat data/asm/ch09_ptx.md
+
+# make profile CH=ch09 STAGE=ch05-loop-clang: each build's kernels live in a
+# namespace of their own, ch09_<part>_<compiler> (see above).
+ch09_PROFILE_KERNEL := regex:_kernel
+ch09_PROFILE_OVERRIDES := ch05-loop-nvcc=regex:ch09_ch05_nvcc::render_kernel<.int.0> \
+    ch05-loop-clang=regex:ch09_ch05_clang::render_kernel<.int.0> \
+    ch05-sphere-list-nvcc=regex:ch09_ch05_nvcc::render_kernel<.int.23> \
+    ch05-sphere-list-clang=regex:ch09_ch05_clang::render_kernel<.int.23> \
+    ch07-naive-nvcc=regex:ch09_ch07_nvcc::naive_kernel ch07-naive-clang=regex:ch09_ch07_clang::naive_kernel

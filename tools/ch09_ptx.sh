@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# make ch09-ptx: what each compiler made of ch09's kernels, without a GPU.
+# For each kernel and compiler: the registers ptxas gives it, and its PTX's
+# instruction mix (static counts over the kernel's body, everything inlined
+# into it): all instructions, fused multiply-adds, loads by memory space,
+# special-function instructions (MUFU: ex2, lg2, sin, cos, rsqrt, rcp, and
+# approximate sqrt), branches, calls, FP64 arithmetic; then each object's
+# compile time (the Makefile's, from building ./ch09). Prints Markdown.
+# The environment (from the Makefile): NVCC, CLANG_CUDA, CLANG_CUDA_FLAGS,
+# CUDA_ARCH, NVCC_FAST_MATH, CLANG_FAST_MATH, BUILD.
+set -u
+out=$BUILD/ch09/ptx
+mkdir -p "$out"
+compilers="nvcc"
+[ -n "${CLANG_CUDA:-}" ] && compilers="nvcc clang"
+
+# part|source|kernel label|entry pattern (mangled name)
+kernels='ch05|chapters/ch05_intrinsics/render.cu|ch05-loop|_Z13render_kernelILi0EE
+ch05|chapters/ch05_intrinsics/render.cu|ch05-sphere-list|_Z13render_kernelILi23EE
+ch05fast|chapters/ch05_intrinsics/render.cu|ch05-fast-math|_Z13render_kernelILi23EE
+ch05fast|chapters/ch05_intrinsics/render.cu|ch05-bounding-box|_Z13render_kernelILi31EE
+ch06|chapters/ch06_reduction/reduce_gpu.cu|ch06-sequential|_Z17sequential_kernel
+ch06|chapters/ch06_reduction/reduce_gpu.cu|ch06-vector-shuffle|_Z21vector_shuffle_kernel
+ch07|chapters/ch07_nbody/gpu.cu|ch07-naive|_Z12naive_kernel
+ch07|chapters/ch07_nbody/gpu.cu|ch07-tiled|_Z12tiled_kernel
+ch07|chapters/ch07_nbody/gpu.cu|ch07-tiled-ftz|_Z19tiled_float4_kernelILi7EE'
+
+# PTX and ptxas's register report of one source, once per part and compiler.
+compile() { # part source compiler
+    local part=$1 src=$2 c=$3 flags=""
+    [ -f "$out/$part-$c.ptx" ] && return 0
+    if [ "$c" = nvcc ]; then
+        [ "$part" = ch05fast ] && flags="$NVCC_FAST_MATH -DBUILD_SUFFIX=_fast"
+        # shellcheck disable=SC2086
+        "$NVCC" -O3 -std=c++17 -arch="$CUDA_ARCH" $flags -ptx "$src" -o "$out/$part-$c.ptx" &&
+            "$NVCC" -O3 -std=c++17 -arch="$CUDA_ARCH" $flags -Xptxas -v -c "$src" -o /dev/null 2> "$out/$part-$c.regs"
+    else
+        [ "$part" = ch05fast ] && flags="$CLANG_FAST_MATH -DBUILD_SUFFIX=_fast"
+        # shellcheck disable=SC2086
+        "$CLANG_CUDA" $CLANG_CUDA_FLAGS $flags --cuda-device-only -S "$src" -o "$out/$part-$c.ptx" &&
+            "$CLANG_CUDA" $CLANG_CUDA_FLAGS $flags --cuda-device-only -Xcuda-ptxas -v -c "$src" -o /dev/null \
+                2> "$out/$part-$c.regs"
+    fi
+}
+
+echo "| kernel | compiler | registers | PTX instructions | FMA | loads global / shared / local | special functions | branches | calls | FP64 |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+while IFS='|' read -r part src label entry; do
+    for c in $compilers; do
+        compile "$part" "$src" "$c" || { echo "ch09-ptx: $c failed on $src" >&2; exit 1; }
+        regs=$(awk -v e="$entry" '/Compiling entry function/ { on = index($0, e) > 0 } on && /Used [0-9]+ registers/ {
+            for (i = 1; i <= NF; i++) if ($i == "Used") { print $(i + 1); exit } }' "$out/$part-$c.regs")
+        awk -v e="$entry" -v label="$label" -v c="$c" -v regs="${regs:--}" '
+        /^\.(visible )?\.entry / { on = index($0, e) > 0; next }
+        /^\.(visible |weak )?\.func / { on = 0 }
+        on && /^\t[@a-z]/ {
+            op = $1 ~ /^@/ ? $2 : $1
+            sub(/;$/, "", op)
+            n++
+            if (op ~ /^fma\./) fma++
+            if (op ~ /^ld\.global|^ldu\.global/) gl++
+            if (op ~ /^ld\.shared/) sh++
+            if (op ~ /^ld\.local/) lo++
+            if (op ~ /^(ex2|lg2|sin|cos|rsqrt|rcp)\.approx|^sqrt\.approx/) sf++
+            if (op ~ /^bra/) br++
+            if (op ~ /^call/) ca++
+            if (op ~ /\.f64$/ && op !~ /^(ld|st|mov|cvt)/) f64++
+        }
+        END { printf "| %s | %s | %s | %d | %d | %d / %d / %d | %d | %d | %d | %d |\n", label, c, regs, n, fma, gl, sh, lo, sf, br, ca, f64 }
+        ' "$out/$part-$c.ptx"
+    done
+done <<<"$kernels"
+
+echo
+echo "Compile time of each object of ./ch09 (one source, one compiler, host and device code, ms):"
+echo
+echo "| object | ms |"
+echo "|---|---:|"
+for f in "$BUILD"/ch09/*.ms; do
+    [ -f "$f" ] && awk '{ printf "| %s %s | %s |\n", $1, $2, $3 }' "$f"
+done
