@@ -117,7 +117,7 @@ MACHINE := $(shell tools/machine.sh)
 #   chNN_VALGRIND              Valgrind argument sets, ';'-separated (CPU chapters)
 #   chNN_SAN_SRC, chNN_SAN_ARGS, chNN_TSAN_STAGES   its ASan/UBSan (and TSan) build and run
 #                              (a SAN_SRC without main.c: only tests/test_chNN.c is built with it)
-#   chNN_TEST_OBJ, chNN_TEST_FLAGS, chNN_SAN_TEST_SRC   what tests/test_chNN.{c,cu} links
+#   chNN_TEST_OBJ, chNN_TEST_FLAGS, chNN_TEST_LIBS, chNN_SAN_TEST_SRC   what tests/test_chNN.{c,cu} links
 #   chNN_DIFFS                 difference images for the book: "A B NAME;..."
 #   chNN_BENCH_EXTRA           a script bench.sh runs after the chapter (extra runs, images)
 #   chNN_PROFILE_KERNEL, chNN_PROFILE_OVERRIDES, chNN_PROFILE_ARGS   make profile's kernel
@@ -128,6 +128,7 @@ MACHINE := $(shell tools/machine.sh)
 #                              ex_NAME_DIR (folder, default NAME), ex_NAME_INCLUDE
 # and the rules that build ./chNN. tests/test_chNN.c (CPU) or .cu (GPU) is its
 # suite; tests/test_ex_NAME.{c,cu} each exercise's.
+comma := ,
 CHAPTERS :=
 include $(sort $(wildcard chapters/*/chapter.mk))
 
@@ -192,6 +193,7 @@ help:
 	@echo "  make ch08-reference re-render ch08's converged reference images (GPU, about a minute)"
 	@echo "  make ch09-ptx       per kernel and compiler (nvcc, clang): registers and PTX instruction mix"
 	@echo "  make CUDA_COMPILER=clang chNN   a GPU chapter's kernels compiled by clang (clang++-22) instead of nvcc"
+	@echo "  make ch10-ptx       per generated ch10 kernel: operations, rewrites per rule, PTX by kind"
 	@echo "  make diff A=ch04 B=ch05   what changed between two chapters' sources, file by file"
 	@echo "  make print-chapters / print-registry   the chapter registry, for scripts"
 	@echo "  make clean          remove $(BUILD)/ and the chapter binaries"
@@ -237,7 +239,7 @@ $(BUILD)/tests/test_cli_programs: tests/test_cli_programs.c tests/harness.h $(BU
 define CHAPTER_TEST_RULES
 ifneq ($(wildcard tests/test_$(1).c),)
 $(BUILD)/tests/test_$(1): tests/test_$(1).c tests/harness.h $(wildcard $($(1)_DIR)/*.h) $($(1)_TEST_OBJ) $(LIBCOMMON) | $(BUILD)/tests/.dir
-	$(CC) $(TEST_CFLAGS) -I$($(1)_DIR) $(REFERENCE_DEF) $$< $($(1)_TEST_OBJ) $(LIBCOMMON) -o $$@ $(TEST_LIBS)
+	$(CC) $(TEST_CFLAGS) -I$($(1)_DIR) $(REFERENCE_DEF) $$< $($(1)_TEST_OBJ) $(LIBCOMMON) -o $$@ $(TEST_LIBS) $($(1)_TEST_LIBS)
 CPU_TESTS += $(BUILD)/tests/test_$(1)
 endif
 ifneq ($(wildcard tests/test_$(1).cu),)
@@ -263,7 +265,7 @@ $(BUILD)/tests/ex_$(1)_$(2): tests/test_ex_$(1).$(if $(filter cuda,$(call ex_lan
 ifeq ($(call ex_lang,$(1)),cuda)
 	$(NVCC_TEST) $(call ex_defs,$(1),$(2),$(3)) -I$(3)/$(call ex_dir,$(1)) $(ex_$(1)_INCLUDE) $$< $(LIBCOMMON) -o $$@ $(NVCC_TEST_LIBS)
 else
-	$(CC) $(TEST_CFLAGS) $(call ex_defs,$(1),$(2),$(3)) -I$(3)/$(call ex_dir,$(1)) $$< $$(filter-out $(ex_$(1)_NOT_LINKED),$$(wildcard $(3)/$(call ex_dir,$(1))/*.c)) $(LIBCOMMON) -o $$@ $(TEST_LIBS)
+	$(CC) $(TEST_CFLAGS) $(call ex_defs,$(1),$(2),$(3)) -I$(3)/$(call ex_dir,$(1)) $(ex_$(1)_INCLUDE) $$< $$(filter-out $(ex_$(1)_NOT_LINKED),$$(wildcard $(3)/$(call ex_dir,$(1))/*.c)) $(LIBCOMMON) -o $$@ $(TEST_LIBS)
 endif
 endef
 STUBS := $(BUILD)/committed-stubs
@@ -343,7 +345,7 @@ $(foreach c,$(SAN_CHAPTERS),$(eval $(call SAN_RULES,$(c))))
 $(SAN)/test_common: tests/test_common.c $(COMMON_SRC) common/*.h | $(SAN)/.dir
 	$(call SAN_BUILD,$(ASAN_FLAGS)) $(CHECK_CFLAGS) -Itests -Icommon $< $(COMMON_SRC) -o $@ $(CHECK_LIBS) $(PNG_LIBS) $(LDLIBS_BASE)
 $(SAN)/ex_%: tests/test_ex_%.c $(COMMON_SRC) | $(SAN)/.dir
-	$(call SAN_BUILD,$(ASAN_FLAGS)) $(CHECK_CFLAGS) $(call ex_defs,$*,solution,solutions) -Itests -Icommon -Isolutions/$(call ex_dir,$*) $< $(filter-out $(ex_$*_NOT_LINKED),$(wildcard solutions/$(call ex_dir,$*)/*.c)) $(COMMON_SRC) -o $@ $(CHECK_LIBS) $(PNG_LIBS) $(LDLIBS_BASE)
+	$(call SAN_BUILD,$(ASAN_FLAGS)) $(CHECK_CFLAGS) $(call ex_defs,$*,solution,solutions) -Itests -Icommon -Isolutions/$(call ex_dir,$*) $(ex_$*_INCLUDE) $< $(filter-out $(ex_$*_NOT_LINKED),$(wildcard solutions/$(call ex_dir,$*)/*.c)) $(COMMON_SRC) -o $@ $(CHECK_LIBS) $(PNG_LIBS) $(LDLIBS_BASE)
 $(SAN)/%: tools/%.c $(COMMON_SRC) common/*.h | $(SAN)/.dir
 	$(call SAN_BUILD,$(ASAN_FLAGS)) $< $(COMMON_SRC) -o $@ $(PNG_LIBS) $(LDLIBS_BASE)
 

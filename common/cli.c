@@ -41,6 +41,7 @@ static const option_row option_rows[] = {
      "divide the generator's top 16 bits by D (default 65536; the article's typo was 66635)"},
     {"scene", CLI_SCENE, "FILE", 0, 0, "the scene file (format: its own comments, and the chapter's --help)"},
     {"seed", CLI_SEED, "S", 1, 4294967294LL, "the first of the seeds of the random streams (default 1; a second render uses S+1)"},
+    {"print-source", CLI_PRINT_SOURCE, "STAGE", 0, 0, "print the stage's kernel source, exactly as compiled, and exit"},
     {"quiet", CLI_QUIET, NULL, 0, 0, "print only the results table"},
 };
 #define OPTION_COUNT (sizeof option_rows / sizeof option_rows[0])
@@ -240,6 +241,13 @@ static void take_value(const cli_spec *spec, cli_options *opt, const option_row 
     }
     if (r->bit == CLI_SCENE) {
         opt->scene = value;
+        return;
+    }
+    if (r->bit == CLI_PRINT_SOURCE) {
+        if (cli_stage_index(spec, value) < 0)
+            cli_usage_error(spec, "--print-source '%s' is not a stage of %s (see --help for the list)", value,
+                            spec->program);
+        opt->print_source = value;
         return;
     }
     if (r->bit == CLI_IMAGES) {

@@ -47,7 +47,8 @@ enum {
     CLI_IMAGES = 1u << 12,     /* a folder: every stage's image is written there */
     CLI_RNG_DIVISOR = 1u << 13, /* ch03: what the generator's 16 bits are divided by */
     CLI_SCENE = 1u << 14,       /* ch08: a scene file (the chapter parses it) */
-    CLI_SEED = 1u << 15         /* ch08: which random streams a render uses */
+    CLI_SEED = 1u << 15,        /* ch08: which random streams a render uses */
+    CLI_PRINT_SOURCE = 1u << 16 /* ch10: print a stage's generated kernel source and exit */
 };
 
 typedef struct {
@@ -79,6 +80,7 @@ typedef struct {
     const char *images; /* NULL: no per-stage images */
     long rng_divisor;
     const char *scene; /* NULL: the chapter's default */
+    const char *print_source; /* NULL, or the stage whose source to print */
     long seed;
     int quiet;
 } cli_options;

@@ -1,0 +1,40 @@
+# ch10's entry in the chapter registry (see "The chapter registry" in the Makefile).
+CHAPTERS += ch10
+ch10_DIR := chapters/ch10_black_hole
+ch10_TITLE := kernels written at run time
+ch10_SUMMARY := a Schwarzschild black hole: the geodesic step built as an expression tree from the metric (symbolic derivatives), simplified by named rules (strict IEEE-exact or relaxed), printed as CUDA C and compiled by NVRTC at run time
+ch10_GPU := some
+ch10_RAYTRACER := yes
+ch10_SMALL := --width 33 --height 31 --threads 2
+ch10_BAD := --print-source no-such-stage no-such-stage;--print-source cpu-threads cpu-threads
+ch10_SANITIZE := --width 33 --height 31
+ch10_TEST_OBJ := $(BUILD)/ch10/expr.o $(BUILD)/ch10/gen.o $(BUILD)/ch10/kernels.o $(BUILD)/ch10/cpu.o
+ch10_TEST_LIBS = $(NVRTC_LIBS)
+ch10_EXERCISES := ch10
+ex_ch10_WHAT := one more rule for the expression compiler, x + (-y) -> x - y, and its exactness checked bit for bit
+ex_ch10_ON := CPU
+ex_ch10_INCLUDE := -I$(ch10_DIR)
+ch10_CHART := bar
+ch10_CHART_TITLE := ch10: kernel time per stage, 1024x1024 (lower is faster)
+ch10_CHART_YLABEL := seconds
+
+# NVRTC comes with the CUDA Toolkit; the program finds it where it was built.
+NVRTC_LIBS = -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lnvrtc
+
+# bh.h's text as a C string: every generated source starts with it.
+$(BUILD)/ch10/bh_text.h: $(ch10_DIR)/bh.h | $(BUILD)/ch10/.dir
+	awk 'BEGIN { print "/* generated from bh.h by chapter.mk */"; print "const char bh_text[] =" } \
+	  { gsub(/\\/, "\\\\"); gsub(/"/, "\\\""); printf "    \"%s\\n\"\n", $$0 } END { print "    ;" }' $< > $@.tmp && mv $@.tmp $@
+$(BUILD)/ch10/gen.o: $(ch10_DIR)/gen.c $(ch10_DIR)/*.h $(BUILD)/ch10/bh_text.h | $(BUILD)/ch10/.dir
+	$(CC) $(ALL_CFLAGS) -I$(BUILD)/ch10 -c $< -o $@
+$(BUILD)/ch10/%.o: $(ch10_DIR)/%.c $(ch10_DIR)/*.h common/*.h | $(BUILD)/ch10/.dir
+	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) -c $< -o $@
+ch10: $(BUILD)/ch10/main.o $(BUILD)/ch10/expr.o $(BUILD)/ch10/gen.o $(BUILD)/ch10/kernels.o $(BUILD)/ch10/cpu.o $(LIBCOMMON)
+	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS) $(subst -Wl$(comma),-Xlinker=,$(NVRTC_LIBS))
+
+# The evidence: operations and rewrites per rule set, and each kernel's PTX by
+# kind of instruction (tools/ch10_ptx.sh; nvcc, no GPU).
+.PHONY: ch10-ptx
+ch10-ptx: ch10
+	@NVCC="$(NVCC)" CUDA_ARCH=$(CUDA_ARCH) BUILD=$(BUILD) tools/ch10_ptx.sh > data/asm/ch10_ptx.md.tmp && \
+	  mv data/asm/ch10_ptx.md.tmp data/asm/ch10_ptx.md && cat data/asm/ch10_ptx.md

@@ -1,0 +1,91 @@
+/* cpu.c - ch10's CPU stage: the reference image, in double, the step written
+ * by hand (bh.h), POSIX threads taking rows on demand. */
+#include "render.h"
+
+#include "../../common/report.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+
+typedef double real;
+#define R(x) (x)
+#define BH_FN static inline
+#include "bh.h"
+
+#define MAX_THREADS 1024
+
+typedef struct {
+    image *img;
+    atomic_int next_row, rows_done;
+    atomic_long bad;
+} job;
+
+static void *render_rows(void *p)
+{
+    job *j = p;
+    int row;
+    while ((row = atomic_fetch_add(&j->next_row, 1)) < j->img->height) {
+        long bad = 0;
+        for (int col = 0; col < j->img->width; col++) {
+            double c[3];
+            bad += trace_ray(col, row, j->img->width, j->img->height, c) == 0;
+            unsigned char *out = j->img->rgb + 3 * ((size_t)row * j->img->width + col);
+            for (int k = 0; k < 3; k++)
+                out[k] = (unsigned char)(int)(c[k] * 255.0 + 0.5);
+        }
+        atomic_fetch_add(&j->bad, bad);
+        atomic_fetch_add(&j->rows_done, 1);
+    }
+    return NULL;
+}
+
+long cpu_render(image *img, int threads, const char *label, int quiet)
+{
+    job j = {.img = img};
+    atomic_init(&j.next_row, 0);
+    atomic_init(&j.rows_done, 0);
+    atomic_init(&j.bad, 0);
+    if (threads > MAX_THREADS)
+        threads = MAX_THREADS;
+    pthread_t tid[MAX_THREADS];
+    progress bar;
+    progress_begin(&bar, label, img->height, quiet);
+    int started = 0;
+    for (; started < threads; started++)
+        if (pthread_create(&tid[started], NULL, render_rows, &j) != 0)
+            break;
+    if (started == 0)
+        render_rows(&j);
+    while (atomic_load(&j.rows_done) < img->height) {
+        struct timespec nap = {0, 20 * 1000 * 1000};
+        nanosleep(&nap, NULL);
+        progress_update(&bar, atomic_load(&j.rows_done));
+    }
+    for (int t = 0; t < started; t++)
+        pthread_join(tid[t], NULL);
+    progress_end(&bar);
+    return atomic_load(&j.bad);
+}
+
+int cpu_trace(int col, int row, int width, int height, double *rgb)
+{
+    return trace_ray(col, row, width, height, rgb);
+}
+
+int cpu_fate(double E, double L, double pr, int max_steps, double *r_end, double *hamiltonian_drift)
+{
+    double r = BH_R0, phi = 0, f0 = 1 - 1.0 / BH_R0;
+    double h0 = 0.5 * (-E * E / f0 + f0 * pr * pr + L * L / (r * r)), worst = 0;
+    for (int n = 0; n < max_steps; n++) {
+        step_by_hand(&r, &phi, &pr, E, L, step_length(r));
+        double f = 1 - 1 / r, a = E * E / f, b = f * pr * pr, c = L * L / (r * r), H = 0.5 * (-a + b + c);
+        worst = fmax(worst, fabs(H - h0) / (0.5 * (a + b + c))); /* relative to the size of H's terms */
+        if (!(r > BH_HORIZON_STOP) || (r > BH_ESCAPE && pr > 0))
+            break;
+    }
+    *r_end = r;
+    *hamiltonian_drift = worst;
+    return r > BH_ESCAPE ? 1 : r > BH_HORIZON_STOP ? 0 : -1;
+}

@@ -1,0 +1,38 @@
+/* kernels.h - ch10's run-time compilation: a kernel's source through NVRTC
+ * to a cubin (or to PTX, which needs no GPU), and a cubin into the running
+ * program (cudaLibraryLoadData: the runtime API's form of the driver's
+ * cuModuleLoadData, so the program needs no libcuda at link time and still
+ * runs its CPU stage on a machine without a driver). */
+#ifndef CH10_KERNELS_H
+#define CH10_KERNELS_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    char *image;     /* the cubin or PTX */
+    size_t size;
+    double ms;       /* NVRTC's time, 0 when it came from the cache */
+    int from_cache;
+} compiled;
+
+/* Compiles `source` (named `name` in messages) for sm_<arch> (cubin) or, if
+ * ptx is set, for compute_<arch> (PTX text). fast_math: --use_fast_math, else
+ * IEEE arithmetic without contraction (--fmad=false), so the rules expr.h
+ * calls exact are. Results are cached by a hash of source and options. On
+ * error returns -1 with NVRTC's log in err, each error followed by the
+ * source line it names. */
+int kernel_compile(const char *source, const char *name, int fast_math, int arch, int ptx, compiled *out,
+                   char *err, size_t err_size);
+
+/* 64-bit FNV-1a of the text (the cache's key, printed with a source). */
+unsigned long long kernel_hash(const char *text);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
