@@ -376,6 +376,7 @@ int image_compare(const image *a, const image *b, image_diff *out)
     }
     double mse = sum_sq / (double)n;
     out->psnr = mse == 0 ? INFINITY : 10.0 * log10(255.0 * 255.0 / mse);
+    out->mse = mse;
     out->mean_abs = sum_abs / (double)n;
     out->max_abs = max_abs;
     out->differing = differing;

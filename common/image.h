@@ -61,6 +61,7 @@ int image_write_stage(const image *img, const char *dir, const char *program, co
 
 typedef struct {
     double psnr;     /* dB; INFINITY when the images are identical */
+    double mse;      /* mean squared difference per channel, in 8-bit levels squared */
     double mean_abs; /* mean absolute difference per channel, 0..255 */
     int max_abs;     /* largest absolute difference of one channel */
     long differing;  /* number of bytes that differ */

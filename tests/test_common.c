@@ -248,6 +248,7 @@ START_TEST(psnr_of_identical_images_is_infinite)
     ck_assert_int_eq(d.max_abs, 0);
     ck_assert_int_eq(d.differing, 0);
     ck_assert_double_eq(d.mean_abs, 0);
+    ck_assert_double_eq(d.mse, 0);
     image_free(&a);
     image_free(&b);
 }
@@ -272,6 +273,7 @@ START_TEST(known_perturbation_gives_known_psnr)
     ck_assert_int_eq(diff.max_abs, d);
     ck_assert_int_eq(diff.differing, k);
     ck_assert_double_eq_tol(diff.mean_abs, (double)k * d / (double)n, 1e-12);
+    ck_assert_double_eq_tol(diff.mse, (double)k * d * d / (double)n, 1e-12);
     image c;
     random_image(&c, 48, 64, 21);
     ck_assert_int_eq(image_compare(&a, &c, &diff), -1); /* sizes differ */

@@ -31,7 +31,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define SEED 0x5EED06ULL
 #define COPY_BYTES ((size_t)256 << 20) /* each of the two copy-test buffers */
 
 
@@ -45,21 +44,6 @@ static const cli_spec spec = {
              "(3 per CPU stage). GPU stages' % is of a read-only streaming kernel measured in the\n"
              "same run; without a CUDA device the CPU stages run and the exit status is 3.",
 };
-
-/* Fills in[] with the fixed-seed values and returns their exact sum. */
-static long long generate(int *in, size_t n)
-{
-    unsigned long long x = SEED;
-    long long sum = 0;
-    for (size_t i = 0; i < n; i++) {
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        in[i] = (int)((x * 2685821657736338717ULL) >> 56) - 128;
-        sum += in[i];
-    }
-    return sum;
-}
 
 /* Host memory kept free besides the input: the program, the OS, the page cache. */
 #define HOST_MARGIN_BYTES (1ULL << 30)
@@ -210,7 +194,7 @@ int main(int argc, char **argv)
         cli_usage_error(&spec, "--n %lld needs %.2f GiB of host memory and 1 GiB to spare; %.2f GiB is available",
                         opt.n, n * sizeof(int) / 1073741824.0, avail / 1073741824.0);
     int *in = cli_alloc(n * sizeof(int), "the input");
-    long long expected = generate(in, n);
+    long long expected = reduce_fill(in, n);
 
     int want_gpu = 0;
     for (size_t i = 0; i < STAGE_COUNT; i++)

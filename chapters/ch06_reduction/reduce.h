@@ -28,6 +28,10 @@ reduce_fn reduce_atomic_global, reduce_interleaved_divergent, reduce_interleaved
     reduce_cub;
 size_t reduce_scratch_bytes(size_t n);
 
+/* The input every stage sums (reduce_cpu.c): n int32 values in [-128, 127]
+ * from xorshift64* with seed 0x5EED06; returns their exact sum. */
+long long reduce_fill(int *in, size_t n);
+
 enum { ON_CPU = 0, ON_GPU = 1 };
 
 /* A stage (the table is stages.h). */

@@ -79,11 +79,9 @@ long cpu_render(const scene *sc, image *img, int spp, unsigned int seed, int thr
 static const world *world_for(const scene *sc, int width, int height)
 {
     static world w;
-    static const scene *made_for;
-    if (made_for != sc || w.cam.width != width || w.cam.height != height) {
+    static scene made_for;
+    if (scene_changed(&made_for, sc) || w.cam.width != width || w.cam.height != height)
         w = make_world(sc, width, height, EPS_F64, OFFSET_F64);
-        made_for = sc;
-    }
     return &w;
 }
 

@@ -11,11 +11,9 @@ int cpu_kernel_pixel_f32(int kernel, const scene *sc, int col, int row, int widt
                          unsigned int seed, unsigned char *out)
 {
     static world w;
-    static const scene *made_for;
-    if (made_for != sc || w.cam.width != width || w.cam.height != height) {
+    static scene made_for; /* the world is made once per scene and size (see cpu.c) */
+    if (scene_changed(&made_for, sc) || w.cam.width != width || w.cam.height != height)
         w = make_world(sc, width, height, EPS_F32, OFFSET_F32);
-        made_for = sc;
-    }
     switch (kernel) {
     case KERNEL_LOOP_F32: return render_pixel(&w, PT_LOOP, col, row, spp, seed, out);
     case KERNEL_REGENERATE_F32: return render_pixel_regenerating(&w, 0, col, row, spp, seed, out);

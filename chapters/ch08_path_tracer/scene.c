@@ -231,6 +231,14 @@ void scene_find_lights(scene *s, const double eye[3])
     }
 }
 
+int scene_changed(scene *last, const scene *sc)
+{
+    if (memcmp(last, sc, sizeof *sc) == 0)
+        return 0;
+    *last = *sc;
+    return 1;
+}
+
 int scene_equal(const scene *a, const scene *b)
 {
     if (a->count != b->count)

@@ -80,6 +80,11 @@ void scene_find_lights(scene *s, const double eye[3]);
 /* 1 if two scenes hold the same spheres (the reference image applies). */
 int scene_equal(const scene *a, const scene *b);
 
+/* For a cache of something made from a scene: 1 if *sc differs from *last
+ * (byte for byte; scene_parse zeroes every scene first), and then *last
+ * becomes a copy of it. A static scene starts empty, which no scene is. */
+int scene_changed(scene *last, const scene *sc);
+
 #ifdef __cplusplus
 }
 #endif

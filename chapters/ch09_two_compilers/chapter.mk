@@ -29,7 +29,8 @@ CH09_API_ch05fast := gpu_render_fast
 CH09_API_ch06 := reduce_sequential reduce_vector_shuffle
 CH09_API_ch07 := gpu_naive_forces gpu_tiled_forces gpu_tiled_ftz_forces
 # What ./ch09 takes from the chapters' CPU side, compiled once: ch05's CPU
-# render (from nvcc's plain build of render.cu) and ch07's reference forces.
+# render (from nvcc's plain build of render.cu), ch06's input generator and
+# ch07's reference forces.
 CH09_KEEP_nvcc_ch05 := cpu_render_picture_pixel
 CH09_KEEP_nvcc_ch06 := reduce_scratch_bytes
 CH09_CXX_nvcc = $(NVCC) $(NVCCFLAGS)
@@ -62,7 +63,9 @@ $(BUILD)/ch09/main.o: $(ch09_DIR)/main.c $(ch05_DIR)/render.h $(ch06_DIR)/reduce
 	  -DCH09_CLANG='"$(CLANG_CUDA)"' -c $< -o $@
 $(BUILD)/ch09/%.o: $(ch07_DIR)/%.c $(ch07_DIR)/*.h common/*.h | $(BUILD)/ch09/.dir
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) -c $< -o $@
-ch09: $(BUILD)/ch09/main.o $(CH09_OBJ) $(BUILD)/ch09/check.o $(BUILD)/ch09/cpu.o $(LIBCOMMON)
+$(BUILD)/ch09/reduce_cpu.o: $(ch06_DIR)/reduce_cpu.c $(ch06_DIR)/*.h | $(BUILD)/ch09/.dir
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+ch09: $(BUILD)/ch09/main.o $(CH09_OBJ) $(BUILD)/ch09/check.o $(BUILD)/ch09/cpu.o $(BUILD)/ch09/reduce_cpu.o $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)
 
 # The evidence: per kernel and compiler, the PTX's instruction mix and the

@@ -15,8 +15,8 @@
  *         compilers: no NaN/Inf pixel; 256 fixed-seed pixels (seed 0xC4EC4)
  *         rendered by ch05's CPU code within 35 dB PSNR; at 512x512x64 the
  *         whole image within 38 dB of ch01's;
- *   ch06  --n int32 values (default 2^28) from ch06's generator
- *         (xorshift64*, seed 0x5EED06): the int64 sum exact;
+ *   ch06  --n int32 values (default 2^28) from ch06's own generator
+ *         (reduce_fill, xorshift64*, seed 0x5EED06): the int64 sum exact;
  *   ch07  min(--n, 2^17) bodies from ch07's initial state: the forces within
  *         ch07's error bound of its double-precision reference.
  * Times: the median of --repeat kernel runs (CUDA events; default 10).
@@ -52,7 +52,6 @@
 #include "../../common/timer.h"
 
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,21 +204,6 @@ static int check_render(run *r, const stage *s, char *note, size_t len)
 }
 
 /* ---------------------------------------------------------------- ch06 */
-/* ch06's input: int32 in [-128, 127] from xorshift64* (seed 0x5EED06); returns the exact sum. */
-static long long fill_input(int *in, long long n)
-{
-    uint64_t x = 0x5EED06;
-    long long sum = 0;
-    for (long long i = 0; i < n; i++) {
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        in[i] = (int)((x * 2685821657736338717ULL) >> 56) - 128;
-        sum += in[i];
-    }
-    return sum;
-}
-
 static void launch_reduce(void *p)
 {
     const launch *l = p;
@@ -274,7 +258,7 @@ static void prepare(run *r, int parts_wanted[PART_COUNT])
     }
     if (parts_wanted[PART_CH06]) {
         int *in = cli_alloc((size_t)r->n * sizeof(int), "the input");
-        r->exact = fill_input(in, r->n);
+        r->exact = reduce_fill(in, (size_t)r->n);
         CUDA_CHECK(cudaMalloc((void **)&r->d_in, (size_t)r->n * sizeof(int)));
         CUDA_CHECK(cudaMemcpy(r->d_in, in, (size_t)r->n * sizeof(int), cudaMemcpyHostToDevice));
         free(in);
