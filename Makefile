@@ -189,7 +189,9 @@ help:
 	@echo "  make profile CH=ch05 STAGE=fast-math   Nsight Compute on one stage, saved in data/profiles/"
 	@echo "  make ch02-asm       assembly of each ch02 build, side by side, in $(BUILD)/ch02-asm/"
 	@echo "  make ch05-sass      FP64 instructions in each ch05 kernel's machine code (needs cuobjdump)"
-	@echo "  make ch07-ptx       instructions per N-body interaction in ch07's unrolled loop (PTX)"
+	@echo "  make ch07-ptx       instructions per N-body interaction in ch07's unrolled loops (PTX)"
+	@echo "  make cpu-scaling    this machine's parallel efficiency on work that shares nothing (ch03's, ch07's yardstick)"
+	@echo "  make original-vs-port ORIGINAL=kensler_card.cpp   the original program against ch01's port, -O0 .. -O3, each alone"
 	@echo "  make ch08-reference re-render ch08's converged reference images (GPU, about a minute)"
 	@echo "  make ch09-ptx       per kernel and compiler (nvcc, clang): registers and PTX instruction mix"
 	@echo "  make CUDA_COMPILER=clang chNN   a GPU chapter's kernels compiled by clang (clang++-22) instead of nvcc"
@@ -311,8 +313,20 @@ hint:
 bench: all $(BUILD)/image_diff
 	@IMAGE_DIFF=$(BUILD)/image_diff IMAGE_EXT=$(if $(PNG_FOUND),png,ppm) tools/bench.sh
 
-$(BUILD)/ppm2png $(BUILD)/image_diff: $(BUILD)/%: tools/%.c $(LIBCOMMON)
+$(BUILD)/ppm2png $(BUILD)/image_diff $(BUILD)/cpu_scaling: $(BUILD)/%: tools/%.c $(LIBCOMMON)
 	$(CC) $(ALL_CFLAGS) $(PNG_CFLAGS) $< $(LIBCOMMON) -o $@ $(PNG_LIBS) $(LDLIBS_BASE)
+
+# The original C++ program against ch01's port at -O0 .. -O3, each alone (ORIGINAL=its path).
+.PHONY: original-vs-port cpu-scaling
+original-vs-port: $(LIBCOMMON) $(BUILD)/image_diff
+	@mkdir -p data/results/$(MACHINE) && PNG_LIBS="$(PNG_LIBS)" IMAGE_DIFF=$(BUILD)/image_diff \
+	  OUT=data/results/$(MACHINE)/original-vs-port.txt tools/original_vs_port.sh
+
+# How this machine's cores scale on work that shares nothing (ch03's and ch07's yardstick).
+cpu-scaling: $(BUILD)/cpu_scaling
+	@mkdir -p data/results/$(MACHINE) && $(BUILD)/cpu_scaling > data/results/$(MACHINE)/cpu-scaling.txt.tmp && \
+	  mv data/results/$(MACHINE)/cpu-scaling.txt.tmp data/results/$(MACHINE)/cpu-scaling.txt && \
+	  cat data/results/$(MACHINE)/cpu-scaling.txt
 
 book: ch02-asm ch07-ptx $(BUILD)/ppm2png
 	@PPM2PNG=$(BUILD)/ppm2png tools/book.sh

@@ -3,7 +3,8 @@
  *
  *   - sphere-list and bounding-box change no pixel: on the CPU each image is
  *     byte-identical to the stage before's, and no ray that hits a sphere
- *     misses the box (20000 rays, seed 505); float-only and sphere-algebra
+ *     misses the box (20000 rays, seed 505); letter-boxes likewise, with
+ *     fewer sphere tests, and each hit lies in its letter's box; float-only and sphere-algebra
  *     move pixels only by rounding (PSNR >= 40 dB against the stage before);
  *   - x^99 and x^4 by squaring stay within their error bounds of pow() in
  *     double, and keep the sign of a negative base (x in [-1, 1], seed 506).
@@ -13,6 +14,10 @@
  *   - GPU: every stage's kernel, in every build (plain, -use_fast_math, and
  *     each of its flags alone), against the CPU at odd sizes (PSNR >= 35 dB),
  *     and no NaN/Inf;
+ *   - lanes: one lane is the one-thread-per-pixel image bit for bit; the
+ *     butterfly gives every lane the same sum; 4 lanes render the same
+ *     picture up to noise; GPU: every lane count against the CPU at odd
+ *     sizes, with fewer samples than lanes;
  *   - GPU: the trap ch05 avoids is real: the float-only kernel (powf) built
  *     with -use_fast_math, where powf becomes __powf, gives NaN pixels
  *     (__powf of a negative base is NaN).
@@ -27,11 +32,16 @@
 #include <math.h>
 #include <string.h>
 
-static void cpu_image(int flags, int w, int h, int spp, unsigned char *rgb)
+static void cpu_image_lanes(int flags, int lanes, int w, int h, int spp, unsigned char *rgb)
 {
     for (int row = 0; row < h; row++)
         for (int col = 0; col < w; col++)
-            ck_assert(cpu_render_picture_pixel(flags, col, row, w, h, spp, rgb + 3 * (row * w + col)));
+            ck_assert(cpu_render_picture_pixel(flags, lanes, col, row, w, h, spp, rgb + 3 * (row * w + col)));
+}
+
+static void cpu_image(int flags, int w, int h, int spp, unsigned char *rgb)
+{
+    cpu_image_lanes(flags, 1, w, h, spp, rgb);
 }
 
 static double psnr(const unsigned char *a, const unsigned char *b, size_t n)
@@ -51,6 +61,15 @@ START_TEST(less_scanning_and_the_box_keep_the_image_byte_identical)
     ck_assert_mem_eq(scan, list, sizeof scan);
     cpu_image(SET_BOUNDING_BOX, W, H, SPP, box);
     ck_assert_mem_eq(list, box, sizeof list);
+    static unsigned char letters[W * H * 3];
+    unsigned long long before = cpu_sphere_tests();
+    cpu_image(SET_BOUNDING_BOX, W, H, SPP, box);
+    unsigned long long box_tests = cpu_sphere_tests() - before;
+    cpu_image(SET_LETTER_BOXES, W, H, SPP, letters);
+    unsigned long long letter_tests = cpu_sphere_tests() - before - box_tests;
+    ck_assert_mem_eq(list, letters, sizeof list);
+    ck_assert_msg(letter_tests < box_tests, "letter boxes: %llu sphere tests, the big box %llu", letter_tests,
+                  box_tests);
     static unsigned char algebra[W * H * 3], algebra_box[W * H * 3];
     cpu_image(SET_SPHERE_ALGEBRA, W, H, SPP, algebra);
     cpu_image(SET_ALGEBRA_BOX, W, H, SPP, algebra_box);
@@ -61,7 +80,7 @@ END_TEST
 START_TEST(no_sphere_hit_outside_the_box)
 {
     test_rng r = {505};
-    int hits = 0;
+    int hits = 0, letter_hits[3] = {0, 0, 0};
     for (int i = 0; i < 20000; i++) {
         vec o = vec_make((float)test_rng_uniform(&r, -5, 25), (float)test_rng_uniform(&r, -8, 20),
                          (float)test_rng_uniform(&r, 0.1, 16));
@@ -72,9 +91,19 @@ START_TEST(no_sphere_hit_outside_the_box)
         if (trace<SET_POW_SQUARING>(o, d, &t, &n) == HIT_SPHERE) {
             hits++;
             ck_assert_msg(meets_sphere_box(o, d), "ray %d hits a sphere but misses the box", i);
+            /* The letter boxes: the nearest hit (its sphere's centre x = k) lies in its letter's box. */
+            vec p = vec_add(o, vec_scale(d, t));
+            int k = (int)lroundf(p.x - n.x), letter = k >= 14 ? 0 : k >= 7 ? 1 : 2;
+            const float box[3][4] = {{12.99f, 19.01f, 2.99f, 11.01f}, {5.99f, 12.01f, 2.99f, 11.01f},
+                                     {-1.01f, 5.01f, 2.99f, 13.01f}};
+            letter_hits[letter]++;
+            ck_assert_msg(meets_box(o, d, box[letter][0], box[letter][1], box[letter][2], box[letter][3]),
+                          "ray %d hits letter %d (sphere x = %d) but misses its box", i, letter, k);
         }
     }
     ck_assert_int_gt(hits, 200);
+    for (int l = 0; l < 3; l++)
+        ck_assert_msg(letter_hits[l] > 20, "letter %d: only %d hits", l, letter_hits[l]);
 }
 END_TEST
 
@@ -89,6 +118,35 @@ START_TEST(box_warp_counts_are_consistent)
     ck_assert_msg(rays > 0 && rays < 1 && warps <= rays, "rays %g, warps %g", rays, warps);
     cpu_primary_box_misses(33, 31, 1, 1, &rays1, &warps1);
     ck_assert_msg(rays1 == warps1 && rays1 > 0 && rays1 < 1, "1x1 blocks: rays %g, warps %g", rays1, warps1);
+}
+END_TEST
+
+/* Lanes: one lane is the one-thread-per-pixel image, bit for bit; the lanes'
+ * butterfly sum gives every lane the same bits (checked on one pixel's
+ * lanes); and 4 lanes with their own streams render the same picture up to
+ * noise (PSNR against one lane, at enough samples for the noise to be small). */
+START_TEST(lanes_share_the_samples)
+{
+    enum { W = 24, H = 20, SPP = 32 };
+    static unsigned char one[W * H * 3], lanes1[W * H * 3], four[W * H * 3];
+    cpu_image(SET_BOUNDING_BOX, W, H, SPP, one);
+    camera cam = make_camera(W, H);
+    for (int row = 0; row < H; row++)
+        for (int col = 0; col < W; col++) {
+            vec c = lane_samples<SET_BOUNDING_BOX>(&cam, W - 1 - col, H - 1 - row, SPP, 0, 1);
+            ck_assert(store_colour(c, lanes1 + 3 * (row * W + col)));
+        }
+    ck_assert_mem_eq(one, lanes1, sizeof one);
+    vec part[8];
+    for (int l = 0; l < 8; l++)
+        part[l] = lane_samples<SET_BOUNDING_BOX>(&cam, 5, 7, 3, l, 8); /* 3 samples: lanes 3..7 draw none */
+    ck_assert(part[5].x == 0 && part[5].y == 0 && part[5].z == 0 && part[0].x >= 13);
+    add_lanes(part, 8);
+    for (int l = 1; l < 8; l++)
+        ck_assert(memcmp(&part[l], &part[0], sizeof part[0]) == 0);
+    cpu_image_lanes(SET_BOUNDING_BOX, 4, W, H, SPP, four);
+    double db = psnr(one, four, sizeof one);
+    ck_assert_msg(db >= 30 && db < INFINITY, "4 lanes vs 1: %.1f dB", db);
 }
 END_TEST
 
@@ -142,7 +200,7 @@ START_TEST(gpu_stages_match_cpu_at_odd_sizes)
                 continue; /* plain powf under fast math is the trap tested below */
             CUDA_CHECK(cudaMemset(d_bad, 0, sizeof(int)));
             CUDA_CHECK(cudaMemset(d_rgb, 0xEE, bytes));
-            builds[fast](gpu_flags[f], d_rgb, d_bad, w, h, spp, fast ? 8 : 16, fast ? 8 : 16, NULL);
+            builds[fast](gpu_flags[f], 1, d_rgb, d_bad, w, h, spp, fast ? 8 : 16, fast ? 8 : 16, NULL);
             CUDA_CHECK(cudaDeviceSynchronize());
             CUDA_CHECK(cudaMemcpy(gpu, d_rgb, bytes, cudaMemcpyDeviceToHost));
             CUDA_CHECK(cudaMemcpy(&bad, d_bad, sizeof bad, cudaMemcpyDeviceToHost));
@@ -158,6 +216,35 @@ START_TEST(gpu_stages_match_cpu_at_odd_sizes)
 }
 END_TEST
 
+/* Every lane count, at odd sizes and with fewer samples than lanes: the GPU's
+ * shuffles against the CPU's add_lanes (same streams, same order of sums). */
+START_TEST(gpu_lanes_match_cpu_at_odd_sizes)
+{
+    int w = gpu_sizes[_i][0], h = gpu_sizes[_i][1], spp = gpu_sizes[_i][2] + 1;
+    size_t bytes = (size_t)w * h * 3;
+    unsigned char *d_rgb, *gpu = (unsigned char *)malloc(bytes), *cpu = (unsigned char *)malloc(bytes);
+    int *d_bad, bad;
+    CUDA_CHECK(cudaMalloc(&d_rgb, bytes));
+    CUDA_CHECK(cudaMalloc(&d_bad, sizeof(int)));
+    for (int lanes = 2; lanes <= 32; lanes *= 2) {
+        CUDA_CHECK(cudaMemset(d_bad, 0, sizeof(int)));
+        CUDA_CHECK(cudaMemset(d_rgb, 0xEE, bytes));
+        gpu_render_fast(SET_LETTER_BOXES, lanes, d_rgb, d_bad, w, h, spp, 32 / lanes, 8, NULL);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        CUDA_CHECK(cudaMemcpy(gpu, d_rgb, bytes, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(&bad, d_bad, sizeof bad, cudaMemcpyDeviceToHost));
+        cpu_image_lanes(SET_LETTER_BOXES, lanes, w, h, spp, cpu);
+        ck_assert_msg(bad == 0, "%d lanes: %d NaN/Inf pixels", lanes, bad);
+        double db = psnr(cpu, gpu, bytes);
+        ck_assert_msg(db >= 35, "%dx%d, %d spp, %d lanes: %.1f dB", w, h, spp, lanes, db);
+    }
+    CUDA_CHECK(cudaFree(d_rgb));
+    CUDA_CHECK(cudaFree(d_bad));
+    free(gpu);
+    free(cpu);
+}
+END_TEST
+
 START_TEST(fast_math_powf_of_a_negative_base_is_nan)
 {
     enum { W = 64, H = 48, SPP = 4 };
@@ -166,7 +253,7 @@ START_TEST(fast_math_powf_of_a_negative_base_is_nan)
     CUDA_CHECK(cudaMalloc(&d_rgb, W * H * 3));
     CUDA_CHECK(cudaMalloc(&d_bad, sizeof(int)));
     CUDA_CHECK(cudaMemset(d_bad, 0, sizeof(int)));
-    gpu_render_fast(SET_FLOAT_ONLY, d_rgb, d_bad, W, H, SPP, 16, 16, NULL);
+    gpu_render_fast(SET_FLOAT_ONLY, 1, d_rgb, d_bad, W, H, SPP, 16, 16, NULL);
     CUDA_CHECK(cudaDeviceSynchronize());
     CUDA_CHECK(cudaMemcpy(&bad, d_bad, sizeof bad, cudaMemcpyDeviceToHost));
     ck_assert_msg(bad > 0, "no NaN pixel: did -use_fast_math stop turning powf into __powf?");
@@ -185,7 +272,9 @@ int main(void)
     tcase_add_test(tc, power_by_squaring_matches_pow);
     tcase_add_test(tc, box_warp_counts_are_consistent);
     tcase_add_test(tc, float_only_and_algebra_move_the_picture_only_by_rounding);
+    tcase_add_test(tc, lanes_share_the_samples);
     int skipped = harness_add_gpu_test(tc, gpu_stages_match_cpu_at_odd_sizes, sizeof gpu_sizes / sizeof gpu_sizes[0]);
+    skipped += harness_add_gpu_test(tc, gpu_lanes_match_cpu_at_odd_sizes, sizeof gpu_sizes / sizeof gpu_sizes[0]);
     skipped += harness_add_gpu_test(tc, fast_math_powf_of_a_negative_base_is_nan, 1);
     suite_add_tcase(s, tc);
     return harness_run_gpu(s, "ch05", skipped);

@@ -25,7 +25,10 @@
  *                 rounding: pixels may move by the PSNR checks' margins;
  *   BOUNDING_BOX  test the 49 spheres only when the ray meets the box around
  *                 them. The box is exact and only skips rays that miss it, so
- *                 the pixels stay the same: less work, same picture.
+ *                 the pixels stay the same: less work, same picture;
+ *   LETTER_BOXES  one box per letter of the sphere list instead: a ray that
+ *                 meets the big box usually meets one or two letters, and only
+ *                 their spheres are tested; same order, so the same hits.
  * On the CPU (CI's tests, the program's spot checks) the intrinsics fall back
  * to their precise forms: __powf and friends exist only on the GPU.
  * recursion is gone: the loop from ch04 is the only sampler.
@@ -137,17 +140,23 @@ HD float divide(float a, float b)
     return a / b;
 }
 
-/* Does the ray enter the box [-1, 19] x [-1, 1] x [3, 13] around every sphere
- * (centres (k, 0, j + 4), radius 1)? Slab test; rays parallel to a slab give
- * +-inf, which the comparisons handle. A margin of 0.01 keeps it conservative. */
-HD int meets_sphere_box(vec o, vec d)
+/* Does the ray enter the box [x0, x1] x [-1, 1] x [z0, z1]? Slab test; rays
+ * parallel to a slab give +-inf, which the comparisons handle. */
+HD int meets_box(vec o, vec d, float x0, float x1, float z0, float z1)
 {
-    float tx1 = (-1.01f - o.x) / d.x, tx2 = (19.01f - o.x) / d.x;
+    float tx1 = (x0 - o.x) / d.x, tx2 = (x1 - o.x) / d.x;
     float ty1 = (-1.01f - o.y) / d.y, ty2 = (1.01f - o.y) / d.y;
-    float tz1 = (2.99f - o.z) / d.z, tz2 = (13.01f - o.z) / d.z;
+    float tz1 = (z0 - o.z) / d.z, tz2 = (z1 - o.z) / d.z;
     float near = fmaxf(fmaxf(fminf(tx1, tx2), fminf(ty1, ty2)), fminf(tz1, tz2));
     float far = fminf(fminf(fmaxf(tx1, tx2), fmaxf(ty1, ty2)), fmaxf(tz1, tz2));
     return near <= far && far > 0;
+}
+
+/* The box [-1, 19] x [-1, 1] x [3, 13] around every sphere (centres
+ * (k, 0, j + 4), radius 1), widened by 0.01 to stay conservative. */
+HD int meets_sphere_box(vec o, vec d)
+{
+    return meets_box(o, d, -1.01f, 19.01f, 2.99f, 13.01f);
 }
 
 /* The near-hit threshold: a double in the original, a float from FLOAT_ONLY on. */
@@ -159,11 +168,21 @@ HD int beyond_epsilon(float t)
     return t > .01;
 }
 
+/* Calls of trace() on the CPU, for the program's flop estimate (see main.c),
+ * of those the ones the bounding box let skip the spheres, and calls of
+ * test_sphere; the GPU code does not count. Inline variables (C++17): one
+ * counter for the whole program, though every file that includes this one
+ * may instantiate the templates that count. */
+inline unsigned long long host_trace_calls, host_box_skips, host_sphere_tests;
+
 /* The unit sphere at (k, 0, j + 4): solve |p + t dir|^2 = 1, p = origin - centre;
  * if it is hit nearer than *distance, record it. Returns the hit kind so far. */
 template <int F>
 HD int test_sphere(vec origin, vec dir, int k, int j, float *distance, vec *normal, int hit)
 {
+#ifndef __CUDA_ARCH__
+    host_sphere_tests++;
+#endif
     vec p = vec_add(origin, vec_make(-k, 0, -j - 4));
     float b = vec_dot(p, dir);
     float c = vec_dot(p, p) - 1;
@@ -201,11 +220,6 @@ HD int test_sphere_expanded(vec origin, vec dir, float od, float oo, int k, int 
     return hit;
 }
 
-/* Calls of trace() on the CPU, for the program's flop estimate (see main.c),
- * and of those the ones the bounding box let skip the spheres; the GPU code
- * does not count. */
-static unsigned long long host_trace_calls, host_box_skips;
-
 template <int F>
 HD int trace(vec origin, vec dir, float *distance, vec *normal)
 {
@@ -226,7 +240,32 @@ HD int trace(vec origin, vec dir, float *distance, vec *normal)
 #endif
         return hit;
     }
-    if constexpr ((F & SPHERE_LIST) != 0) {
+    if constexpr ((F & LETTER_BOXES) != 0) {
+        /* The list of SPHERE_LIST cut into its three letters (k = 18..14, 11..7,
+         * 4..0), each behind its own box: same spheres, same order, fewer tested. */
+        const short spheres[49] = {290, 289, 278, 275, 272, 262, 259, 256, 246, 243, 240, 229, 228,
+                                   227, 226, 225, 224, 181, 180, 179, 178, 177, 166, 163, 160, 150,
+                                   147, 144, 134, 131, 128, 117, 116, 115, 72,  71,  70,  69,  68,
+                                   67,  66,  65,  64,  50,  35,  33,  20,  16,  5};
+        if (meets_box(origin, dir, 12.99f, 19.01f, 2.99f, 11.01f))
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+            for (int s = 0; s < 17; s++)
+                hit = test_sphere<F>(origin, dir, spheres[s] >> 4, spheres[s] & 15, distance, normal, hit);
+        if (meets_box(origin, dir, 5.99f, 12.01f, 2.99f, 11.01f))
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+            for (int s = 17; s < 34; s++)
+                hit = test_sphere<F>(origin, dir, spheres[s] >> 4, spheres[s] & 15, distance, normal, hit);
+        if (meets_box(origin, dir, -1.01f, 5.01f, 2.99f, 13.01f))
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+            for (int s = 34; s < 49; s++)
+                hit = test_sphere<F>(origin, dir, spheres[s] >> 4, spheres[s] & 15, distance, normal, hit);
+    } else if constexpr ((F & SPHERE_LIST) != 0) {
         /* The set bits of the bitmap in scan order, as k * 16 + j. */
         const short spheres[49] = {290, 289, 278, 275, 272, 262, 259, 256, 246, 243, 240, 229, 228,
                                    227, 226, 225, 224, 181, 180, 179, 178, 177, 166, 163, 160, 150,
@@ -355,13 +394,12 @@ static inline camera make_camera(int width, int height)
     return cam;
 }
 
-/* One pixel's colour, before it is cut to 8 bits. x, y are the camera's
- * coordinates (they count against the picture's columns and rows). */
+/* The sum of `samples` samples of one pixel, times 3.5, drawn from the
+ * generator seeded with `seed`. x, y are the camera's coordinates (they count
+ * against the picture's columns and rows). */
 template <int F>
-HD vec render_pixel(const camera *cam, int x, int y, int samples)
+HD vec pixel_samples(const camera *cam, int x, int y, int samples, uint32_t rng, vec colour)
 {
-    uint32_t rng = pixel_seed(x, y, cam->width);
-    vec colour = vec_make(13, 13, 13);
     for (int s = samples; s--;) {
         float lens_up = random_unit(&rng);
         float lens_right = random_unit(&rng);
@@ -380,16 +418,56 @@ HD vec render_pixel(const camera *cam, int x, int y, int samples)
     return colour;
 }
 
-/* Picture pixel (col, row), row 0 at the top, as 8-bit RGB (wrapping like the
- * original's %c). Returns 0 if the colour was NaN or infinite. */
+/* One pixel's colour, before it is cut to 8 bits: 13 plus its samples. */
 template <int F>
-HD int render_picture_pixel(const camera *cam, int col, int row, int samples, unsigned char *out)
+HD vec render_pixel(const camera *cam, int x, int y, int samples)
 {
-    vec c = render_pixel<F>(cam, cam->width - 1 - col, cam->height - 1 - row, samples);
+    return pixel_samples<F>(cam, x, y, samples, pixel_seed(x, y, cam->width), vec_make(13, 13, 13));
+}
+
+/* With `lanes` threads per pixel, lane l's share of the pixel's colour: its
+ * samples (l, l + lanes, ...) from its own generator, seeded as pixel
+ * (x, y + l * height) would be; lane 0 also carries the 13 every pixel starts
+ * from, so with one lane this is render_pixel, bit for bit. */
+template <int F>
+HD vec lane_samples(const camera *cam, int x, int y, int samples, int lane, int lanes)
+{
+    int mine = samples / lanes + (lane < samples % lanes);
+    uint32_t seed = pixel_seed(x, y + lane * cam->height, cam->width);
+    float start = lane == 0 ? 13 : 0;
+    return pixel_samples<F>(cam, x, y, mine, seed, vec_make(start, start, start));
+}
+
+/* The lanes' sums added as the GPU's butterfly adds them: in step `step`,
+ * lane l adds lane l ^ step's running sum, so after log2(lanes) steps every
+ * lane holds the same total (float addition commutes, so each pair's two
+ * sums are the same bits). part[] is overwritten; lanes is a power of 2. */
+HD vec add_lanes(vec *part, int lanes)
+{
+    for (int step = 1; step < lanes; step *= 2)
+        for (int l = 0; l < lanes; l++)
+            if (l < (l ^ step)) {
+                vec sum = vec_add(part[l], part[l ^ step]);
+                part[l] = part[l ^ step] = sum;
+            }
+    return part[0];
+}
+
+/* A colour as 8-bit RGB (wrapping like the original's %c). Returns 0 if it
+ * was NaN or infinite. */
+HD int store_colour(vec c, unsigned char *out)
+{
     out[0] = (unsigned char)(int)c.x;
     out[1] = (unsigned char)(int)c.y;
     out[2] = (unsigned char)(int)c.z;
     return isfinite(c.x) && isfinite(c.y) && isfinite(c.z);
+}
+
+/* Picture pixel (col, row), row 0 at the top. */
+template <int F>
+HD int render_picture_pixel(const camera *cam, int col, int row, int samples, unsigned char *out)
+{
+    return store_colour(render_pixel<F>(cam, cam->width - 1 - col, cam->height - 1 - row, samples), out);
 }
 
 #endif

@@ -2,7 +2,7 @@
 CHAPTERS += ch05
 ch05_DIR := chapters/ch05_intrinsics
 ch05_TITLE := intrinsics
-ch05_SUMMARY := FP64-free code, `__powf` and its negative-base trap, pow by squaring, a sphere list, fast math and an ablation of its flags, block shape, work not done, start-up cost
+ch05_SUMMARY := FP64-free code, `__powf` and its negative-base trap, pow by squaring, a sphere list, fast math and an ablation of its flags, block shape, work not done, samples shared across a warp, start-up cost
 ch05_GPU := all
 ch05_RAYTRACER := yes
 ch05_SMALL := --width 9 --height 7 --spp 1
@@ -16,7 +16,7 @@ CH05_RENDER_OBJ := $(BUILD)/ch05/render.o $(CH05_BUILDS:%=$(BUILD)/ch05/render_%
 ch05_TEST_OBJ := $(CH05_RENDER_OBJ)
 ch05_DIFFS := ch05-loop ch05-float-only diff-ch05-float-only;ch05-sphere-list ch05-fast-math diff-ch05-fast-math
 ch05_BENCH_EXTRA := $(ch05_DIR)/bench_extra.sh
-ch05_PROFILE_KERNEL := regex:render_kernel
+ch05_PROFILE_KERNEL := regex:render_(lanes_)?kernel
 ch05_EXERCISES := ch05
 ex_ch05_WHAT := find every hidden double in a shading function and remove it, to float accuracy
 ex_ch05_ON := CPU (values; zero FP64 instructions in the PTX from `nvcc -ptx`)

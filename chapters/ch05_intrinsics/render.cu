@@ -29,10 +29,33 @@ __global__ void render_kernel(unsigned char *rgb, int *bad, camera cam, int spp)
 }
 
 /* One kernel per set of changes in render.h's list. */
-static const void *kernel_for(int flags)
+/* lanes threads per pixel, side by side in a warp: thread x of the block is
+ * lane x % lanes of pixel x / lanes. Every thread reaches the shuffles (a
+ * thread past the picture's edge adds zeros), which add the lanes' sums in a
+ * fixed order, the one add_lanes() follows on the CPU. */
+template <int F>
+__global__ void render_lanes_kernel(unsigned char *rgb, int *bad, camera cam, int spp, int lanes)
+{
+    int lane = threadIdx.x % lanes;
+    int col = blockIdx.x * (blockDim.x / lanes) + threadIdx.x / lanes;
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    int inside = col < cam.width && row < cam.height;
+    vec c = vec_make(0, 0, 0);
+    if (inside)
+        c = lane_samples<F>(&cam, cam.width - 1 - col, cam.height - 1 - row, spp, lane, lanes);
+    for (int step = 1; step < lanes; step *= 2) {
+        c.x += __shfl_xor_sync(0xffffffffu, c.x, step);
+        c.y += __shfl_xor_sync(0xffffffffu, c.y, step);
+        c.z += __shfl_xor_sync(0xffffffffu, c.z, step);
+    }
+    if (inside && lane == 0 && !store_colour(c, rgb + 3 * ((size_t)row * cam.width + col)))
+        atomicAdd(bad, 1);
+}
+
+static const void *kernel_for(int flags, int lanes)
 {
 #define KERNEL_CASE(name, value) \
-    case name: return (const void *)render_kernel<name>;
+    case name: return lanes > 1 ? (const void *)render_lanes_kernel<name> : (const void *)render_kernel<name>;
     switch (flags) { CH05_FLAG_SETS(KERNEL_CASE) }
 #undef KERNEL_CASE
     fprintf(stderr, "%s:%d: no kernel for stage flags %d\n", __FILE__, __LINE__, flags);
@@ -53,25 +76,46 @@ static void describe_kernel(const void *k, int block_x, int block_y, kernel_info
     out->occupancy = (double)blocks * block_x * block_y / max_threads;
 }
 
+#ifndef BUILD_SUFFIX
+/* The CPU's pixel with `lanes` lanes (1, 2, 4 ... 32). */
+template <int F>
+static int cpu_lanes_pixel(const camera *cam, int lanes, int col, int row, int spp, unsigned char *out)
+{
+    if (lanes == 1)
+        return render_picture_pixel<F>(cam, col, row, spp, out);
+    vec part[32];
+    for (int l = 0; l < lanes; l++)
+        part[l] = lane_samples<F>(cam, cam->width - 1 - col, cam->height - 1 - row, spp, l, lanes);
+    return store_colour(add_lanes(part, lanes), out);
+}
+
+#endif
+
 extern "C" {
 
-void NAMED(gpu_render)(int flags, unsigned char *d_rgb, int *d_bad, int width, int height, int spp, int block_x,
-                       int block_y, kernel_info *info)
+void NAMED(gpu_render)(int flags, int lanes, unsigned char *d_rgb, int *d_bad, int width, int height, int spp,
+                       int block_x, int block_y, kernel_info *info)
 {
+    if (lanes < 1 || lanes > 32 || (lanes & (lanes - 1)) || (lanes > 1 && block_x * lanes % 32)) {
+        fprintf(stderr, "%s:%d: %d lanes per pixel in blocks %d wide: lanes must be a power of 2 up to 32 and "
+                "fill whole warps\n", __FILE__, __LINE__, lanes, block_x);
+        exit(EXIT_CHECK_FAIL);
+    }
     camera cam = make_camera(width, height);
-    dim3 block(block_x, block_y), grid((width + block_x - 1) / block_x, (height + block_y - 1) / block_y);
-    void *args[] = {&d_rgb, &d_bad, &cam, &spp};
-    CUDA_CHECK(cudaLaunchKernel(kernel_for(flags), grid, block, args, 0, 0));
+    dim3 block(block_x * lanes, block_y), grid((width + block_x - 1) / block_x, (height + block_y - 1) / block_y);
+    void *args[] = {&d_rgb, &d_bad, &cam, &spp, &lanes};
+    CUDA_CHECK(cudaLaunchKernel(kernel_for(flags, lanes), grid, block, args, 0, 0));
     if (info)
-        describe_kernel(kernel_for(flags), block_x, block_y, info);
+        describe_kernel(kernel_for(flags, lanes), block_x * lanes, block_y, info);
 }
 
 #ifndef BUILD_SUFFIX /* the CPU side once, in the plain build */
-int cpu_render_picture_pixel(int flags, int col, int row, int width, int height, int spp, unsigned char *out)
+int cpu_render_picture_pixel(int flags, int lanes, int col, int row, int width, int height, int spp,
+                             unsigned char *out)
 {
     camera cam = make_camera(width, height);
 #define CPU_CASE(name, value) \
-    case name: return render_picture_pixel<name>(&cam, col, row, spp, out);
+    case name: return cpu_lanes_pixel<name>(&cam, lanes, col, row, spp, out);
     switch (flags) { CH05_FLAG_SETS(CPU_CASE) }
 #undef CPU_CASE
     fprintf(stderr, "%s:%d: no CPU render for stage flags %d\n", __FILE__, __LINE__, flags);
@@ -86,6 +130,11 @@ unsigned long long cpu_trace_calls(void)
 unsigned long long cpu_box_skips(void)
 {
     return host_box_skips;
+}
+
+unsigned long long cpu_sphere_tests(void)
+{
+    return host_sphere_tests;
 }
 
 void cpu_primary_box_misses(int width, int height, int block_x, int block_y, double *ray_share, double *warp_share)

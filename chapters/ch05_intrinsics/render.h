@@ -10,7 +10,8 @@ extern "C" {
 #endif
 
 /* The changes a stage can make (card.h says what each does and why). */
-enum { FLOAT_ONLY = 1, INTRINSICS = 2, POW_SQUARING = 4, BOUNDING_BOX = 8, SPHERE_LIST = 16, SPHERE_ALGEBRA = 32 };
+enum { FLOAT_ONLY = 1, INTRINSICS = 2, POW_SQUARING = 4, BOUNDING_BOX = 8, SPHERE_LIST = 16, SPHERE_ALGEBRA = 32,
+       LETTER_BOXES = 64 };
 
 /* Every set of changes a stage (or a test) uses, each named after the stage
  * that adds its last change. One list: it generates these names, the GPU
@@ -23,7 +24,8 @@ enum { FLOAT_ONLY = 1, INTRINSICS = 2, POW_SQUARING = 4, BOUNDING_BOX = 8, SPHER
     X(SET_SPHERE_LIST, SET_POW_SQUARING | SPHERE_LIST)                                                         \
     X(SET_SPHERE_ALGEBRA, SET_SPHERE_LIST | SPHERE_ALGEBRA)                                                    \
     X(SET_BOUNDING_BOX, SET_SPHERE_LIST | BOUNDING_BOX)                                                        \
-    X(SET_ALGEBRA_BOX, SET_SPHERE_ALGEBRA | BOUNDING_BOX)
+    X(SET_ALGEBRA_BOX, SET_SPHERE_ALGEBRA | BOUNDING_BOX)                                                      \
+    X(SET_LETTER_BOXES, SET_BOUNDING_BOX | LETTER_BOXES)
 #define CH05_DEFINE_SET(name, value) name = (value),
 enum { CH05_FLAG_SETS(CH05_DEFINE_SET) };
 
@@ -33,19 +35,24 @@ typedef struct {
 } kernel_info;
 
 /* Renders into d_rgb (device, width*height*3 bytes) and counts NaN/Inf pixels
- * into *d_bad (device int, added to). Asynchronous. If info is not NULL, also
- * fills it for this kernel at this block shape. */
-typedef void render_fn(int flags, unsigned char *d_rgb, int *d_bad, int width, int height, int spp, int block_x,
-                       int block_y, kernel_info *info);
+ * into *d_bad (device int, added to). Asynchronous. lanes threads per pixel
+ * (1, 2, 4 ... 32), each with its share of the samples (card.h's
+ * lane_samples); blocks of block_x x block_y pixels, block_x * lanes x block_y
+ * threads. If info is not NULL, also fills it for this kernel and block. */
+typedef void render_fn(int flags, int lanes, unsigned char *d_rgb, int *d_bad, int width, int height, int spp,
+                       int block_x, int block_y, kernel_info *info);
 render_fn gpu_render, gpu_render_fast, gpu_render_ftz, gpu_render_approx_div, gpu_render_approx_sqrt;
 
-/* The same code on the CPU for one picture pixel; returns 0 on NaN/Inf. */
-int cpu_render_picture_pixel(int flags, int col, int row, int width, int height, int spp, unsigned char *out);
+/* The same code on the CPU for one picture pixel, the lanes' sums added in
+ * the GPU's order; returns 0 on NaN/Inf. */
+int cpu_render_picture_pixel(int flags, int lanes, int col, int row, int width, int height, int spp,
+                             unsigned char *out);
 
 /* trace() calls the CPU has made so far (for the flop estimate), and of
  * those, the ones that skipped the spheres because the ray missed their box. */
 unsigned long long cpu_trace_calls(void);
 unsigned long long cpu_box_skips(void);
+unsigned long long cpu_sphere_tests(void); /* test_sphere calls, the CPU's so far */
 
 /* Of the first sample's camera rays, the share that miss the spheres' box, and
  * of the warps (32 consecutive threads of a block_x x block_y block), the

@@ -2,7 +2,7 @@
 CHAPTERS += ch07
 ch07_DIR := chapters/ch07_nbody
 ch07_TITLE := N-body
-ch07_SUMMARY := scalar, AVX2 and threaded CPU; naive, tiled, float4, rsqrt, unrolled and flush-to-zero GPU kernels against FP32 peak; symmetric forces, naive and fair; several GPUs
+ch07_SUMMARY := scalar, AVX2 and threaded CPU; naive, tiled, float4, rsqrt, unrolled, flush-to-zero, softening-in-FMA and two-bodies-per-thread GPU kernels against FP32 peak; symmetric forces, naive and fair; several GPUs
 ch07_GPU := some
 ch07_RAYTRACER := no
 ch07_SMALL := --n 1025 --steps 1
@@ -14,6 +14,7 @@ ch07_PROFILE_KERNEL := regex:%_kernel
 # (ncu matches the demangled name: "void tiled_float4_kernel<(int)3>(...)"; '.' stands for ( ) and the space)
 ch07_PROFILE_OVERRIDES := gpu-tiled-float4=regex:tiled_float4_kernel<.int.0> gpu-tiled-rsqrt=regex:tiled_float4_kernel<.int.1> \
     gpu-tiled-unrolled=regex:tiled_float4_kernel<.int.3> gpu-tiled-ftz=regex:tiled_float4_kernel<.int.7> \
+    gpu-softening-fma=regex:tiled_float4_kernel<.int.15> gpu-two-bodies=regex:several_bodies_kernel \
     gpu-atomic-symmetric=regex:symmetric_kernel<.bool.0,..bool.0> gpu-symmetric-staggered=regex:symmetric_kernel<.bool.1,..bool.0> \
     gpu-symmetric-balanced=regex:symmetric_kernel<.bool.1,..bool.1>
 ch07_CHART := lines-n

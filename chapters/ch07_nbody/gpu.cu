@@ -71,8 +71,9 @@ static __device__ __forceinline__ float rsqrt_ftz(float x)
 }
 
 /* The tiled stages after gpu-tiled differ by one change each, as bits of V:
- * the tile as float4 (all of them), then RSQRT, then UNROLL, then FTZ. */
-enum { RSQRT = 1, UNROLL = 2, FTZ = 4 };
+ * the tile as float4 (all of them), then RSQRT, then UNROLL, then FTZ, then
+ * SOFT_FMA. */
+enum { RSQRT = 1, UNROLL = 2, FTZ = 4, SOFT_FMA = 8 };
 
 /* 1/sqrt(d2): a square root and a division; with RSQRT the GPU's reciprocal
  * square root, one special-function instruction; with FTZ its flush-to-zero
@@ -87,11 +88,22 @@ static __device__ __forceinline__ float inverse_sqrt(float d2)
     return 1.0f / sqrtf(d2);
 }
 
+/* With SOFT_FMA, r.r + eps^2 is summed from eps^2 up, so every term is one
+ * multiply-add (3 instructions); written r.r + eps^2, it is a multiply, two
+ * multiply-adds and an add (4). */
+template <int V>
+static __device__ __forceinline__ float distance2(float rx, float ry, float rz)
+{
+    if (V & SOFT_FMA)
+        return fmaf(rz, rz, fmaf(ry, ry, fmaf(rx, rx, SOFTENING2)));
+    return rx * rx + ry * ry + rz * rz + SOFTENING2;
+}
+
 template <int V>
 static __device__ __forceinline__ void body_body_accel_float4(vec3 *a, body bi, float4 bj)
 {
     float rx = bj.x - bi.x, ry = bj.y - bi.y, rz = bj.z - bi.z;
-    float d2 = rx * rx + ry * ry + rz * rz + SOFTENING2;
+    float d2 = distance2<V>(rx, ry, rz);
     float inv = inverse_sqrt<V>(d2);
     float s = bj.w * inv * inv * inv;
     a->x += rx * s;
@@ -131,6 +143,61 @@ __global__ void tiled_float4_kernel(const body *b, vec3 *a, int n, int i_begin, 
     }
     if (i < i_end)
         a[i] = acc;
+}
+
+/* ---- gpu-two-bodies: gpu-softening-fma with B = 2 bodies per thread, so
+ * each body j read from shared memory serves two interactions (12 FP32
+ * instructions and the rsqrt each, and half a shared load instead of a whole
+ * one). Alone that halves the threads, and 2^17 bodies would leave too few
+ * warps to hide latency; so the bodies j are split too, into Q = 2 slices
+ * (threadIdx.y): slice y takes tiles y, y + Q, ..., and the Q partial sums of
+ * each body are added at the end, in slice order. */
+template <int B, int Q, int BLOCK>
+__global__ void __launch_bounds__(BLOCK * Q) several_bodies_kernel(const body *b, vec3 *a, int n)
+{
+    const int V = RSQRT | UNROLL | FTZ | SOFT_FMA;
+    __shared__ float4 tile[Q][BLOCK];
+    __shared__ vec3 part[Q][B * BLOCK];
+    int i0 = blockIdx.x * B * BLOCK + threadIdx.x, y = threadIdx.y;
+    body bi[B];
+    vec3 acc[B];
+#pragma unroll
+    for (int k = 0; k < B; k++) {
+        int i = i0 + k * BLOCK;
+        bi[k] = i < n ? b[i] : body{0, 0, 0, 0};
+        acc[k] = vec3{0, 0, 0};
+    }
+    int tiles = (n + BLOCK - 1) / BLOCK;
+    for (int t0 = 0; t0 < tiles; t0 += Q) {
+        int j = (t0 + y) * BLOCK + threadIdx.x;
+        tile[y][threadIdx.x] = j < n ? __ldg(reinterpret_cast<const float4 *>(b) + j) : make_float4(0, 0, 0, 0);
+        __syncthreads();
+#pragma unroll 8
+        for (int jj = 0; jj < BLOCK; jj++) {
+            float4 bj = tile[y][jj];
+#pragma unroll
+            for (int k = 0; k < B; k++)
+                body_body_accel_float4<V>(&acc[k], bi[k], bj);
+        }
+        __syncthreads();
+    }
+#pragma unroll
+    for (int k = 0; k < B; k++)
+        part[y][k * BLOCK + threadIdx.x] = acc[k];
+    __syncthreads();
+    if (y == 0)
+#pragma unroll
+        for (int k = 0; k < B; k++) {
+            vec3 sum = part[0][k * BLOCK + threadIdx.x];
+            for (int q = 1; q < Q; q++) {
+                vec3 p = part[q][k * BLOCK + threadIdx.x];
+                sum.x += p.x;
+                sum.y += p.y;
+                sum.z += p.z;
+            }
+            if (i0 + k * BLOCK < n)
+                a[i0 + k * BLOCK] = sum;
+        }
 }
 
 /* ---- gpu-atomic-symmetric (STAGGERED = BALANCED = false): f_ji = -f_ij, so
@@ -250,6 +317,19 @@ void gpu_tiled_unrolled_forces(const body *d_b, vec3 *d_a, int n, int)
 void gpu_tiled_ftz_forces(const body *d_b, vec3 *d_a, int n, int)
 {
     launch_tiled_float4<RSQRT | UNROLL | FTZ>(d_b, d_a, n);
+}
+
+void gpu_softening_fma_forces(const body *d_b, vec3 *d_a, int n, int)
+{
+    launch_tiled_float4<RSQRT | UNROLL | FTZ | SOFT_FMA>(d_b, d_a, n);
+}
+
+void gpu_two_bodies_forces(const body *d_b, vec3 *d_a, int n, int)
+{
+    enum { B = 2, Q = 2, BLOCK = 256 };
+    if (n > 0)
+        several_bodies_kernel<B, Q, BLOCK><<<(unsigned)((n + B * BLOCK - 1) / (B * BLOCK)), dim3(BLOCK, Q)>>>(d_b, d_a, n);
+    CUDA_CHECK_LAUNCH();
 }
 
 template <bool STAGGERED, bool BALANCED>

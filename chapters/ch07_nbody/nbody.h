@@ -74,7 +74,8 @@ void nbody_integrate_cpu(body *b, vec3 *v, const vec3 *a, int n, float dt);
 typedef void forces_fn(const body *b, vec3 *a, int n, int threads);
 forces_fn cpu_scalar_forces, cpu_simd_forces, cpu_simd_threads_forces;
 forces_fn gpu_naive_forces, gpu_tiled_forces, gpu_tiled_float4_forces, gpu_tiled_rsqrt_forces,
-    gpu_tiled_unrolled_forces, gpu_tiled_ftz_forces, gpu_atomic_symmetric_forces, gpu_symmetric_staggered_forces,
+    gpu_tiled_unrolled_forces, gpu_tiled_ftz_forces, gpu_softening_fma_forces, gpu_two_bodies_forces,
+    gpu_atomic_symmetric_forces, gpu_symmetric_staggered_forces,
     gpu_symmetric_balanced_forces;
 int cpu_simd_supported(void); /* AVX2 and FMA at run time */
 void gpu_integrate(body *d_b, vec3 *d_v, const vec3 *d_a, int n, float dt);

@@ -17,6 +17,10 @@ static const stage stages[] = {
      gpu_tiled_rsqrt_forces, ON_GPU},
     {"gpu-tiled-unrolled", "+ the inner loop unrolled 16 times", gpu_tiled_unrolled_forces, ON_GPU},
     {"gpu-tiled-ftz", "+ the flush-to-zero rsqrt: no subnormal guard (d^2 >= eps^2)", gpu_tiled_ftz_forces, ON_GPU},
+    {"gpu-softening-fma", "+ r.r + eps^2 summed from eps^2: three multiply-adds, no separate add",
+     gpu_softening_fma_forces, ON_GPU},
+    {"gpu-two-bodies", "+ two bodies per thread, the other bodies split between two halves of the block: each "
+     "shared load serves two interactions", gpu_two_bodies_forces, ON_GPU},
     {"gpu-atomic-symmetric", "each pair once, the reaction subtracted with float atomics (f_ji = -f_ij), all lanes "
      "on one address", gpu_atomic_symmetric_forces, ON_GPU},
     {"gpu-symmetric-staggered", "+ each lane visits the tile rotated by its index: every atomic on its own address",

@@ -164,7 +164,7 @@ static double psnr_vs_cpu(run *r, int flags, int *bad)
         x = x * 6364136223846793005ULL + 1442695040888963407ULL;
         int col = (int)((x >> 33) % (unsigned long long)r->width), row = (int)((x >> 13) % (unsigned long long)r->height);
         unsigned char cpu[3];
-        *bad += !cpu_render_picture_pixel(flags, col, row, r->width, r->height, r->spp, cpu);
+        *bad += !cpu_render_picture_pixel(flags, 1, col, row, r->width, r->height, r->spp, cpu);
         const unsigned char *gpu = r->host.rgb + 3 * ((size_t)row * r->width + col);
         for (int c = 0; c < 3; c++, n++)
             sq += (double)(cpu[c] - gpu[c]) * (cpu[c] - gpu[c]);
@@ -175,7 +175,7 @@ static double psnr_vs_cpu(run *r, int flags, int *bad)
 static void launch_render(void *p)
 {
     const launch *l = p;
-    l->s->render(l->s->flags, l->r->d_rgb, l->r->d_bad, l->r->width, l->r->height, l->r->spp, BLOCK, BLOCK, NULL);
+    l->s->render(l->s->flags, 1, l->r->d_rgb, l->r->d_bad, l->r->width, l->r->height, l->r->spp, BLOCK, BLOCK, NULL);
     CUDA_CHECK_LAUNCH();
 }
 
