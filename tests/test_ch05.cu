@@ -94,11 +94,12 @@ START_TEST(no_sphere_hit_outside_the_box)
             /* The letter boxes: the nearest hit (its sphere's centre x = k) lies in its letter's box. */
             vec p = vec_add(o, vec_scale(d, t));
             int k = (int)lroundf(p.x - n.x), letter = k >= 14 ? 0 : k >= 7 ? 1 : 2;
-            const float box[3][4] = {{12.99f, 19.01f, 2.99f, 11.01f}, {5.99f, 12.01f, 2.99f, 11.01f},
-                                     {-1.01f, 5.01f, 2.99f, 13.01f}};
+            sphere_letter L = letter_of_list(letter);
             letter_hits[letter]++;
-            ck_assert_msg(meets_box(o, d, box[letter][0], box[letter][1], box[letter][2], box[letter][3]),
-                          "ray %d hits letter %d (sphere x = %d) but misses its box", i, letter, k);
+            ck_assert_msg(sphere_code(L.first) >> 4 >= k && k >= sphere_code(L.last - 1) >> 4,
+                          "sphere x = %d is not in letter %d's part of the list", k, letter);
+            ck_assert_msg(meets_box(o, d, L.x0, L.x1, L.z0, L.z1), "ray %d hits letter %d (sphere x = %d) but misses its box",
+                          i, letter, k);
         }
     }
     ck_assert_int_gt(hits, 200);

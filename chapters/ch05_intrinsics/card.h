@@ -168,6 +168,36 @@ HD int beyond_epsilon(float t)
     return t > .01;
 }
 
+/* The set bits of the bitmap in scan order, as k * 16 + j (SPHERE_LIST).
+ * Inlined with a constant s, each becomes an immediate. */
+HD int sphere_code(int s)
+{
+    const short spheres[49] = {290, 289, 278, 275, 272, 262, 259, 256, 246, 243, 240, 229, 228,
+                               227, 226, 225, 224, 181, 180, 179, 178, 177, 166, 163, 160, 150,
+                               147, 144, 134, 131, 128, 117, 116, 115, 72,  71,  70,  69,  68,
+                               67,  66,  65,  64,  50,  35,  33,  20,  16,  5};
+    return spheres[s];
+}
+
+/* One letter of the list (LETTER_BOXES): list entries [first, last) and the
+ * box [x0, x1] x [-1, 1] x [z0, z1] around its spheres, widened by 0.01. */
+typedef struct {
+    int first, last;
+    float x0, x1, z0, z1;
+} sphere_letter;
+
+/* The three letters (k = 18..14, 11..7, 4..0; centres at z = j + 4).
+ * constexpr, so a kernel's loop over a letter has compile-time bounds and
+ * unrolls into immediates (with the bounds read at run time, the same loops
+ * ran about nine times slower on the H100). */
+__host__ __device__ constexpr sphere_letter letter_of_list(int l)
+{
+    const sphere_letter letters[3] = {{0, 17, 12.99f, 19.01f, 2.99f, 11.01f},
+                                      {17, 34, 5.99f, 12.01f, 2.99f, 11.01f},
+                                      {34, 49, -1.01f, 5.01f, 2.99f, 13.01f}};
+    return letters[l];
+}
+
 /* Calls of trace() on the CPU, for the program's flop estimate (see main.c),
  * of those the ones the bounding box let skip the spheres, and calls of
  * test_sphere; the GPU code does not count. Inline variables (C++17): one
@@ -220,6 +250,20 @@ HD int test_sphere_expanded(vec origin, vec dir, float od, float oo, int k, int 
     return hit;
 }
 
+/* Letter L's spheres, if the ray meets its box (LETTER_BOXES). */
+template <int F, int L>
+HD int test_letter(vec origin, vec dir, float *distance, vec *normal, int hit)
+{
+    constexpr sphere_letter letter = letter_of_list(L);
+    if (meets_box(origin, dir, letter.x0, letter.x1, letter.z0, letter.z1))
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+        for (int s = letter.first; s < letter.last; s++)
+            hit = test_sphere<F>(origin, dir, sphere_code(s) >> 4, sphere_code(s) & 15, distance, normal, hit);
+    return hit;
+}
+
 template <int F>
 HD int trace(vec origin, vec dir, float *distance, vec *normal)
 {
@@ -241,44 +285,21 @@ HD int trace(vec origin, vec dir, float *distance, vec *normal)
         return hit;
     }
     if constexpr ((F & LETTER_BOXES) != 0) {
-        /* The list of SPHERE_LIST cut into its three letters (k = 18..14, 11..7,
-         * 4..0), each behind its own box: same spheres, same order, fewer tested. */
-        const short spheres[49] = {290, 289, 278, 275, 272, 262, 259, 256, 246, 243, 240, 229, 228,
-                                   227, 226, 225, 224, 181, 180, 179, 178, 177, 166, 163, 160, 150,
-                                   147, 144, 134, 131, 128, 117, 116, 115, 72,  71,  70,  69,  68,
-                                   67,  66,  65,  64,  50,  35,  33,  20,  16,  5};
-        if (meets_box(origin, dir, 12.99f, 19.01f, 2.99f, 11.01f))
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-            for (int s = 0; s < 17; s++)
-                hit = test_sphere<F>(origin, dir, spheres[s] >> 4, spheres[s] & 15, distance, normal, hit);
-        if (meets_box(origin, dir, 5.99f, 12.01f, 2.99f, 11.01f))
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-            for (int s = 17; s < 34; s++)
-                hit = test_sphere<F>(origin, dir, spheres[s] >> 4, spheres[s] & 15, distance, normal, hit);
-        if (meets_box(origin, dir, -1.01f, 5.01f, 2.99f, 13.01f))
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-            for (int s = 34; s < 49; s++)
-                hit = test_sphere<F>(origin, dir, spheres[s] >> 4, spheres[s] & 15, distance, normal, hit);
+        /* The list cut into its three letters (k = 18..14, 11..7, 4..0), each
+         * behind its own box: same spheres, same order, fewer tested. */
+        hit = test_letter<F, 0>(origin, dir, distance, normal, hit);
+        hit = test_letter<F, 1>(origin, dir, distance, normal, hit);
+        hit = test_letter<F, 2>(origin, dir, distance, normal, hit);
     } else if constexpr ((F & SPHERE_LIST) != 0) {
-        /* The set bits of the bitmap in scan order, as k * 16 + j. */
-        const short spheres[49] = {290, 289, 278, 275, 272, 262, 259, 256, 246, 243, 240, 229, 228,
-                                   227, 226, 225, 224, 181, 180, 179, 178, 177, 166, 163, 160, 150,
-                                   147, 144, 134, 131, 128, 117, 116, 115, 72,  71,  70,  69,  68,
-                                   67,  66,  65,  64,  50,  35,  33,  20,  16,  5};
         float od = vec_dot(origin, dir), oo = vec_dot(origin, origin) - 1; /* for SPHERE_ALGEBRA */
 #ifdef __CUDA_ARCH__ /* g++, compiling the CPU side, does not know this pragma */
 #pragma unroll
 #endif
         for (int s = 0; s < 49; s++)
             hit = F & SPHERE_ALGEBRA
-                      ? test_sphere_expanded<F>(origin, dir, od, oo, spheres[s] >> 4, spheres[s] & 15, distance, normal, hit)
-                      : test_sphere<F>(origin, dir, spheres[s] >> 4, spheres[s] & 15, distance, normal, hit);
+                      ? test_sphere_expanded<F>(origin, dir, od, oo, sphere_code(s) >> 4, sphere_code(s) & 15, distance,
+                                                normal, hit)
+                      : test_sphere<F>(origin, dir, sphere_code(s) >> 4, sphere_code(s) & 15, distance, normal, hit);
     } else {
         for (int k = 19; k--;)
             for (int j = 9; j--;)
