@@ -21,6 +21,7 @@
  * Median of --repeat runs per point.
  */
 #define _GNU_SOURCE
+#include "../common/cli.h"
 #include "../common/timer.h"
 
 #include <pthread.h>
@@ -137,34 +138,25 @@ static double run_once(int kind, int threads, const int *cpus)
     return seconds;
 }
 
-static int compare_doubles(const void *a, const void *b)
+static run_times median_run(int kind, int threads, const int *cpus, int repeat)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_run(int kind, int threads, const int *cpus, int repeat, double *low, double *high)
-{
-    double t[16];
+    double t[15];
     for (int r = 0; r < repeat; r++)
         t[r] = run_once(kind, threads, cpus);
-    qsort(t, (size_t)repeat, sizeof t[0], compare_doubles);
-    *low = t[0];
-    *high = t[repeat - 1];
-    return t[repeat / 2];
+    return summarize_runs(t, repeat);
 }
 
 /* CPU 0 with each other CPU in turn, both running the fma loop: a CPU that
  * shares CPU 0's core (its other hardware thread) halves both. */
 static void pairs(long cpus, int repeat)
 {
-    double low, high, alone = median_run(KIND_FMA, 1, (int[]){0}, repeat, &low, &high);
+    double alone = median_run(KIND_FMA, 1, (int[]){0}, repeat).median;
     printf("# pairs: the fma loop on CPU 0 and CPU k at once; efficiency = time(CPU 0 alone) / time(pair); median of %d\n",
            repeat);
     printf("%-6s %8s %12s %22s %11s\n", "pair", "cpu k", "time (s)", "spread (s)", "efficiency");
     for (int k = 1; k < cpus && k < MAX_THREADS; k++) {
-        double s = median_run(KIND_FMA, 2, (int[]){0, k}, repeat, &low, &high);
-        printf("%-6s %8d %12.3f %10.3f-%-11.3f %10.0f%%\n", "0+k", k, s, low, high, 100 * alone / s);
+        run_times s = median_run(KIND_FMA, 2, (int[]){0, k}, repeat);
+        printf("%-6s %8d %12.3f %10.3f-%-11.3f %10.0f%%\n", "0+k", k, s.median, s.lo, s.hi, 100 * alone / s.median);
         fflush(stdout);
     }
 }
@@ -186,9 +178,8 @@ static int parse_threads(const char *list, int *points)
     if (!copy)
         return -1;
     for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        char *end;
-        long v = strtol(tok, &end, 10);
-        if (*end || v < 1 || v > MAX_THREADS || n == MAX_POINTS) {
+        long long v;
+        if (cli_parse_long(tok, 1, MAX_THREADS, &v) != NULL || n == MAX_POINTS) {
             free(copy);
             return -1;
         }
@@ -215,11 +206,12 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[i], "--pairs")) {
             want_pairs = 1;
         } else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) {
-            repeat = atoi(argv[++i]);
-            if (repeat < 1 || repeat > 15) {
+            long long r;
+            if (cli_parse_long(argv[++i], 1, 15, &r) != NULL) {
                 fprintf(stderr, "cpu_scaling: --repeat wants 1..15\n");
                 return 2;
             }
+            repeat = (int)r;
         } else {
             usage(stderr);
             return 2;
@@ -240,11 +232,11 @@ int main(int argc, char **argv)
         }
         double base = 0; /* the first point's time: every point does the same work per thread */
         for (int p = 0; p < count; p++) {
-            double low, high, s = median_run(kind, points[p], NULL, repeat, &low, &high);
+            run_times s = median_run(kind, points[p], NULL, repeat);
             if (p == 0)
-                base = s;
-            printf("%-6s %8d %12.3f %10.3f-%-11.3f %10.0f%%\n", kind_names[kind], points[p], s, low, high,
-                   100 * base / s);
+                base = s.median;
+            printf("%-6s %8d %12.3f %10.3f-%-11.3f %10.0f%%\n", kind_names[kind], points[p], s.median, s.lo, s.hi,
+                   100 * base / s.median);
             fflush(stdout);
         }
     }

@@ -58,7 +58,7 @@ wall_ms() {
 # stats: median min max of the numbers on stdin
 stats() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)], v[1], v[NR]}'; }
 
-out=$(mktemp)
+out=$work/table.txt
 {
     echo "# original-vs-port: 512x512 at $spp spp, each program alone, $rounds rounds alternating; $(uname -m), $(g++ --version | head -n1)"
     echo "# both images byte-identical at every level (checked before timing)"
@@ -84,6 +84,4 @@ for level in $levels; do
 done
 if [ -n "${OUT:-}" ]; then
     mv "$out" "$OUT.tmp" && mv "$OUT.tmp" "$OUT" && echo "original-vs-port: written to $OUT"
-else
-    rm -f "$out"
 fi
