@@ -17,12 +17,11 @@ NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),/usr/local/cuda/bin/nvcc)
 CLANG := $(shell command -v clang 2>/dev/null)
 
 # CUDA_COMPILER=clang: the chapters' .cu files compiled by clang (CLANG_CUDA,
-# default clang++-22) instead of nvcc, into build-clang/; nvcc still links.
+# chosen below) instead of nvcc, into build-clang/; nvcc still links.
 CUDA_COMPILER ?= nvcc
 ifeq ($(filter nvcc clang,$(CUDA_COMPILER)),)
 $(error CUDA_COMPILER=$(CUDA_COMPILER): must be nvcc or clang)
 endif
-CLANG_CUDA ?= $(or $(shell command -v clang++-22 2>/dev/null),$(shell command -v clang++ 2>/dev/null))
 BUILD := $(if $(filter clang,$(CUDA_COMPILER)),build-clang,build)
 CFLAGS_COMMON := -std=c11 -g -Wall -Wextra -D_POSIX_C_SOURCE=200809L
 CFLAGS ?= -O2
@@ -71,6 +70,28 @@ CUDA_HOME := $(abspath $(or $(shell $(NVCC) -v --dryrun -x cu -c /dev/null -o /d
 #   CUDA_FTZ, CUDA_APPROX_DIV, CUDA_APPROX_SQRT   each of those effects alone
 CLANG_CUDA_FLAGS = -x cuda --cuda-gpu-arch=$(CUDA_ARCH) --cuda-path=$(CUDA_HOME) -I$(CUDA_HOME)/include/cccl \
                    -Wno-unknown-cuda-version -O3 -std=c++17 -gline-tables-only -Wall -Wextra
+# Which clang compiles CUDA (ch09's second half, CUDA_COMPILER=clang): the
+# first of clang++-22 and clang++ that passes a trial compile of a small kernel
+# for CUDA_ARCH (tools/clang_cuda_probe.sh, cached in build/.probe). Debian 12's
+# own clang 14 does not (it knows neither sm_90 nor CUDA 13's headers), so there
+# ch09 builds its nvcc half alone and says why. CLANG_CUDA=path asks for one
+# compiler and is refused at once if it cannot; CLANG_CUDA= (empty) asks for none.
+CLANG_CUDA_ASKED := $(if $(filter undefined,$(origin CLANG_CUDA)),,$(strip $(CLANG_CUDA)))
+CLANG_CANDIDATES := $(if $(filter undefined,$(origin CLANG_CUDA)),clang++-22 clang++,$(CLANG_CUDA_ASKED))
+CLANG_PROBE := $(if $(CLANG_CANDIDATES),$(shell CLANG_CUDA_FLAGS='$(CLANG_CUDA_FLAGS)' tools/clang_cuda_probe.sh build/.probe $(CLANG_CANDIDATES)),no CLANG_CUDA is empty)
+override CLANG_CUDA := $(if $(filter ok,$(firstword $(CLANG_PROBE))),$(word 2,$(CLANG_PROBE)))
+CLANG_CUDA_WHY := $(if $(CLANG_CUDA),,$(wordlist 2,1000,$(CLANG_PROBE)))
+CLANG_CUDA_PROVIDER := the Debian package clang-22 can (apt-get install clang-22)
+ifneq ($(filter-out clean,$(or $(MAKECMDGOALS),help)),)
+ifneq ($(CLANG_CUDA_ASKED),)
+ifeq ($(CLANG_CUDA),)
+$(error CLANG_CUDA=$(CLANG_CUDA_ASKED) cannot compile CUDA for $(CUDA_ARCH): $(CLANG_CUDA_WHY). $(CLANG_CUDA_PROVIDER); or CLANG_CUDA= for none)
+endif
+endif
+ifeq ($(CUDA_COMPILER)$(CLANG_CUDA),clang)
+$(error CUDA_COMPILER=clang: no clang here compiles CUDA for $(CUDA_ARCH) ($(CLANG_CUDA_WHY)). $(CLANG_CUDA_PROVIDER))
+endif
+endif
 CLANG_FTZ := -fgpu-flush-denormals-to-zero
 CLANG_APPROX_DIV := -mllvm -nvptx-prec-divf32=1
 CLANG_APPROX_SQRT := -mllvm -nvptx-prec-sqrtf32=0
@@ -103,6 +124,16 @@ REFERENCE_DEF := -DREFERENCE_DIR='"$(CURDIR)/data/reference"'
 # Results, plots and generated evidence are kept per machine: <gpu>_<cpu>.
 MACHINE := $(shell tools/machine.sh)
 
+# The compiler choices, as files: every object or test whose compiled code
+# depends on one lists it, so changing CUDA_ARCH, NVCC or its flags, or the
+# clang chosen (CLANG_CUDA), rebuilds exactly those and never links a stale one.
+#   NVCC_CONFIG    what nvcc builds (and links) with
+#   CLANG_CONFIG   which clang compiles CUDA, with what flags, or why none
+#   CUDA_CONFIG    what this build's CUDA objects depend on (both, for CUDA_COMPILER=clang)
+NVCC_CONFIG := $(BUILD)/nvcc-config.txt
+CLANG_CONFIG := $(BUILD)/clang-config.txt
+CUDA_CONFIG := $(NVCC_CONFIG) $(if $(filter clang,$(CUDA_COMPILER)),$(CLANG_CONFIG))
+
 # ---------------------------------------------------------------- the chapter registry
 # chapters/chNN_*/chapter.mk says, once, everything the tools need to know:
 #   CHAPTERS += chNN           the chapter's name (its program is ./chNN)
@@ -118,6 +149,7 @@ MACHINE := $(shell tools/machine.sh)
 #   chNN_SAN_SRC, chNN_SAN_ARGS, chNN_TSAN_STAGES   its ASan/UBSan (and TSan) build and run
 #                              (a SAN_SRC without main.c: only tests/test_chNN.c is built with it)
 #   chNN_TEST_OBJ, chNN_TEST_FLAGS, chNN_TEST_LIBS, chNN_SAN_TEST_SRC   what tests/test_chNN.{c,cu} links
+#   chNN_TEST_DEPS             what else a CPU suite's build depends on (e.g. $(CLANG_CONFIG))
 #   chNN_DIFFS                 difference images for the book: "A B NAME;..."
 #   chNN_BENCH_EXTRA           a script bench.sh runs after the chapter (extra runs, images)
 #   chNN_PROFILE_KERNEL, chNN_PROFILE_OVERRIDES, chNN_PROFILE_ARGS   make profile's kernel
@@ -129,6 +161,10 @@ MACHINE := $(shell tools/machine.sh)
 # and the rules that build ./chNN. tests/test_chNN.c (CPU) or .cu (GPU) is its
 # suite; tests/test_ex_NAME.{c,cu} each exercise's.
 comma := ,
+define newline
+
+
+endef
 CHAPTERS :=
 include $(sort $(wildcard chapters/*/chapter.mk))
 
@@ -155,6 +191,14 @@ define REGISTRY_H
 $(foreach c,$(CHAPTERS),CHAPTER("$(c)", "$($(c)_GPU)", $(if $(filter yes,$($(c)_RAYTRACER)),1,0), $(call c_quote,$($(c)_SMALL)), $(call c_quote,$($(c)_BAD)))
 )
 endef
+
+# The compiler-choice files (NVCC_CONFIG, CLANG_CONFIG: see above), rewritten only when they change.
+$(NVCC_CONFIG): FORCE | $(BUILD)/.dir
+	$(file >$@.new,$(NVCC) $(NVCCFLAGS) $(NVCC_ARCH))
+	@cmp -s $@.new $@ && rm -f $@.new || mv $@.new $@
+$(CLANG_CONFIG): FORCE | $(BUILD)/.dir
+	$(file >$@.new,$(CLANG_CUDA) $(CLANG_CUDA_FLAGS)$(newline)$(CLANG_CUDA_WHY))
+	@cmp -s $@.new $@ && rm -f $@.new || mv $@.new $@
 
 $(BUILD)/registry.sh: FORCE | $(BUILD)/.dir
 	$(file >$@.new,$(REGISTRY_SH))
@@ -228,7 +272,7 @@ $(BUILD)/tests/test_common: tests/test_common.c tests/harness.h $(LIBCOMMON) | $
 
 # The CUDA helper compiles in CI (no GPU): this test includes it and skips its
 # device checks when there is no device.
-$(BUILD)/tests/test_cuda_util: tests/test_cuda_util.cu tests/harness.h common/cuda_util.h $(LIBCOMMON) | $(BUILD)/tests/.dir
+$(BUILD)/tests/test_cuda_util: tests/test_cuda_util.cu tests/harness.h common/cuda_util.h $(LIBCOMMON) $(CUDA_CONFIG) | $(BUILD)/tests/.dir
 	$(NVCC_TEST) -DPROGRAM_DIR='"$(CURDIR)"' $< $(LIBCOMMON) -o $@ $(NVCC_TEST_LIBS)
 
 # Command-line behaviour of every chapter program (the registry's list).
@@ -240,12 +284,12 @@ $(BUILD)/tests/test_cli_programs: tests/test_cli_programs.c tests/harness.h $(BU
 # device; run with CK_FORK=no).
 define CHAPTER_TEST_RULES
 ifneq ($(wildcard tests/test_$(1).c),)
-$(BUILD)/tests/test_$(1): tests/test_$(1).c tests/harness.h $(wildcard $($(1)_DIR)/*.h) $($(1)_TEST_OBJ) $(LIBCOMMON) | $(BUILD)/tests/.dir
-	$(CC) $(TEST_CFLAGS) -I$($(1)_DIR) $(REFERENCE_DEF) $$< $($(1)_TEST_OBJ) $(LIBCOMMON) -o $$@ $(TEST_LIBS) $($(1)_TEST_LIBS)
+$(BUILD)/tests/test_$(1): tests/test_$(1).c tests/harness.h $(wildcard $($(1)_DIR)/*.h) $($(1)_TEST_OBJ) $(LIBCOMMON) $($(1)_TEST_DEPS) | $(BUILD)/tests/.dir
+	$(CC) $(TEST_CFLAGS) $($(1)_TEST_FLAGS) -I$($(1)_DIR) $(REFERENCE_DEF) $$< $($(1)_TEST_OBJ) $(LIBCOMMON) -o $$@ $(TEST_LIBS) $($(1)_TEST_LIBS)
 CPU_TESTS += $(BUILD)/tests/test_$(1)
 endif
 ifneq ($(wildcard tests/test_$(1).cu),)
-$(BUILD)/tests/test_$(1): tests/test_$(1).cu tests/harness.h $(wildcard $($(1)_DIR)/*.h) $($(1)_TEST_OBJ) $(LIBCOMMON) | $(BUILD)/tests/.dir
+$(BUILD)/tests/test_$(1): tests/test_$(1).cu tests/harness.h $(wildcard $($(1)_DIR)/*.h) $($(1)_TEST_OBJ) $(LIBCOMMON) $(CUDA_CONFIG) | $(BUILD)/tests/.dir
 	$(NVCC_TEST) $($(1)_TEST_FLAGS) -I$($(1)_DIR) $$< $($(1)_TEST_OBJ) $(LIBCOMMON) -o $$@ $(NVCC_TEST_LIBS)
 GPU_TESTS += $(BUILD)/tests/test_$(1)
 endif
@@ -263,7 +307,7 @@ $(foreach c,$(CHAPTERS),$(eval $(call CHAPTER_TEST_RULES,$(c))))
 ex_defs = -DEX_DIR='"$(abspath $(3)/$(call ex_dir,$(1)))"' -DPROJECT_DIR='"$(CURDIR)"' -DNVCC='"$(NVCC)"' -DCC_NAME='"$(CC)"' \
           -DCUDA_ARCH='"$(CUDA_ARCH)"'
 define EXERCISE_RULES
-$(BUILD)/tests/ex_$(1)_$(2): tests/test_ex_$(1).$(if $(filter cuda,$(call ex_lang,$(1))),cu,c) tests/harness.h $(wildcard $(3)/$(call ex_dir,$(1))/*) $(LIBCOMMON) | $(BUILD)/tests/.dir
+$(BUILD)/tests/ex_$(1)_$(2): tests/test_ex_$(1).$(if $(filter cuda,$(call ex_lang,$(1))),cu,c) tests/harness.h $(wildcard $(3)/$(call ex_dir,$(1))/*) $(LIBCOMMON) $(CUDA_CONFIG) | $(BUILD)/tests/.dir
 ifeq ($(call ex_lang,$(1)),cuda)
 	$(NVCC_TEST) $(call ex_defs,$(1),$(2),$(3)) -I$(3)/$(call ex_dir,$(1)) $(ex_$(1)_INCLUDE) $$< $(LIBCOMMON) -o $$@ $(NVCC_TEST_LIBS)
 else
@@ -299,15 +343,15 @@ check-exercises: check-deps $(SOLUTION_TESTS)
 	@tools/run_tests.sh --suites $(filter-out $(GPU_SOLUTION_TESTS),$(SOLUTION_TESTS)) --gpu-suites $(GPU_SOLUTION_TESTS) \
 	  --must-fail $(STUB_TESTS)
 
-# The student's command: EX=ch03 grades one exercise.
-GRADE := $(or $(EX),$(EXERCISES))
+# The student's commands: EX=ch03 grades one exercise (EX="ch03 ch05" two).
+# EX reaches the scripts as its literal text, quoted (never as make or shell
+# code), and they check each name against the registry's list before anything else.
+EX_TEXT := $(call sh_quote,$(value EX))
 grade: check-deps
-	@for e in $(GRADE); do case " $(EXERCISES) " in *" $$e "*) ;; *) echo "grade: no exercise '$$e' (exercises: $(EXERCISES))"; exit 2;; esac; done
-	@$(MAKE) --no-print-directory -k $(foreach e,$(GRADE),$(BUILD)/tests/ex_$(e)_exercise) 2>&1 | grep -E 'error|Error' | head -n 20; true
-	@tools/grade.sh $(GRADE)
+	@BUILD=$(BUILD) tools/grade.sh $(EX_TEXT) $(EXERCISES)
 
 hint:
-	@tools/hint.sh "$(EX)" $(EXERCISES)
+	@tools/hint.sh $(EX_TEXT) $(EXERCISES)
 
 # ---------------------------------------------------------------- bench, book
 bench: all $(BUILD)/image_diff

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -178,7 +179,13 @@ const char *cli_check_writable(const char *path)
     struct stat st;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
         return "is a folder";
-    char dir[4096];
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return "is not a regular file (a FIFO or a device would block or be replaced)";
+    if (strlen(path) >= PATH_MAX) {
+        snprintf(reason, sizeof reason, "cannot be written: the path is longer than %d bytes", PATH_MAX - 1);
+        return reason;
+    }
+    char dir[PATH_MAX];
     const char *slash = strrchr(path, '/');
     if (!slash)
         snprintf(dir, sizeof dir, ".");
@@ -192,6 +199,13 @@ const char *cli_check_writable(const char *path)
     }
     if (access(dir, W_OK | X_OK) != 0) {
         snprintf(reason, sizeof reason, "cannot be written: folder '%.200s': %s", dir, strerror(errno));
+        return reason;
+    }
+    long name_max = pathconf(dir, _PC_NAME_MAX);
+    size_t name_len = strlen(slash ? slash + 1 : path);
+    if (name_max > 0 && name_len > (size_t)name_max) {
+        snprintf(reason, sizeof reason, "cannot be written: its name is %zu bytes, over the folder's limit of %ld",
+                 name_len, name_max);
         return reason;
     }
     return NULL;
@@ -329,6 +343,18 @@ static void refuse_option(const cli_spec *spec, const struct option *longopts, c
     cli_usage_error(spec, "unknown option '%.*s'", (int)len + 2, arg);
 }
 
+/* At exit: the results table is the program's output, so a standard output
+ * that could not take all of it (a full disk, /dev/full) fails the run. */
+static void check_stdout(void)
+{
+    int failed_before = ferror(stdout);
+    if (fflush(stdout) != 0 || fclose(stdout) != 0 || failed_before) {
+        fprintf(stderr, "%s: the results could not be written to standard output: %s\n", program_name,
+                failed_before ? "a write failed" : strerror(errno));
+        _exit(EXIT_CHECK_FAIL);
+    }
+}
+
 void cli_parse(const cli_spec *spec, cli_options *opt, int argc, char **argv)
 {
     struct option longopts[OPTION_COUNT + 2];
@@ -341,6 +367,12 @@ void cli_parse(const cli_spec *spec, cli_options *opt, int argc, char **argv)
     longopts[k] = (struct option){NULL, 0, NULL, 0};
 
     program_name = spec->program;
+    atexit(check_stdout);
+    /* A file size limit (ulimit -f) must be a write error every write checks
+     * (EFBIG, exit 1, outputs rolled back), not death by SIGXFSZ. */
+    struct sigaction xfsz;
+    if (sigaction(SIGXFSZ, NULL, &xfsz) == 0 && xfsz.sa_handler == SIG_DFL)
+        signal(SIGXFSZ, SIG_IGN);
     opterr = 0;
     optind = 0; /* glibc: 0 re-initialises, so tests may call this more than once */
     int c, at = 1;

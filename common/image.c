@@ -77,31 +77,55 @@ int image_write(const image *img, const char *path, char *err, size_t errlen)
 static char pending_name[PATH_MAX + 32];
 static volatile sig_atomic_t pending;
 
-static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP};
-static struct sigaction previous[sizeof cleanup_signals / sizeof cleanup_signals[0]];
+/* The signals whose default action ends the process: each would leave the
+ * temporary file behind. */
+static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE, SIGVTALRM};
+#define CLEANUP_COUNT (sizeof cleanup_signals / sizeof cleanup_signals[0])
+static struct sigaction previous[CLEANUP_COUNT];
 
 /* Removes the temporary file, then lets the signal do what it did before. */
 static void remove_pending_and_die(int sig)
 {
     if (pending)
         unlink(pending_name); /* async-signal-safe */
-    for (size_t i = 0; i < sizeof cleanup_signals / sizeof cleanup_signals[0]; i++)
+    for (size_t i = 0; i < CLEANUP_COUNT; i++)
         if (cleanup_signals[i] == sig)
             sigaction(sig, &previous[i], NULL);
     raise(sig);
 }
 
 /* Before each write: our handler on each signal, unless it is there already
- * (the program, or a forked child, may have changed the actions since). */
+ * (the program, or a forked child, may have changed the actions since), and
+ * never on a signal the program ignores (under nohup, HUP; in a script's
+ * background job, INT and QUIT): the write must go on through those. A file
+ * size limit (ulimit -f) must be a write error, not death by SIGXFSZ: with
+ * SIGXFSZ ignored the write fails with EFBIG, and the temporary file goes. */
 static void install_cleanup(void)
 {
     struct sigaction sa, now;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = remove_pending_and_die;
     sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < sizeof cleanup_signals / sizeof cleanup_signals[0]; i++)
-        if (sigaction(cleanup_signals[i], NULL, &now) == 0 && now.sa_handler != remove_pending_and_die)
+    for (size_t i = 0; i < CLEANUP_COUNT; i++)
+        if (sigaction(cleanup_signals[i], NULL, &now) == 0 && now.sa_handler != remove_pending_and_die &&
+            now.sa_handler != SIG_IGN)
             sigaction(cleanup_signals[i], &sa, &previous[i]);
+    if (sigaction(SIGXFSZ, NULL, &now) == 0 && now.sa_handler == SIG_DFL)
+        signal(SIGXFSZ, SIG_IGN);
+}
+
+/* Holds the cleanup signals back while the temporary file and `pending`
+ * disagree (created but not yet marked, or renamed but still marked). */
+static void hold_signals(int hold, sigset_t *saved)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    for (size_t i = 0; i < CLEANUP_COUNT; i++)
+        sigaddset(&set, cleanup_signals[i]);
+    if (hold)
+        sigprocmask(SIG_BLOCK, &set, saved);
+    else
+        sigprocmask(SIG_SETMASK, saved, NULL);
 }
 
 /* Creates the temporary file beside path (mkstemp, short name), with the
@@ -115,12 +139,16 @@ static FILE *open_temp(const char *path, char *err, size_t errlen)
         return NULL;
     }
     install_cleanup();
+    sigset_t saved;
+    hold_signals(1, &saved);
     int fd = mkstemp(pending_name);
+    int mkstemp_errno = errno;
+    pending = fd >= 0;
+    hold_signals(0, &saved);
     if (fd < 0) {
-        fail(err, errlen, "%s: cannot create a file in its folder: %s", path, strerror(errno));
+        fail(err, errlen, "%s: cannot create a file in its folder: %s", path, strerror(mkstemp_errno));
         return NULL;
     }
-    pending = 1;
     mode_t mask = umask(0);
     umask(mask);
     FILE *f = fchmod(fd, 0666 & ~mask) == 0 ? fdopen(fd, "wb") : NULL;
@@ -146,6 +174,8 @@ static int finish_temp(FILE *f, int ok, const char *path, char *err, size_t errl
         ok = 0;
         saved = errno;
     }
+    sigset_t held;
+    hold_signals(1, &held);
     if (ok && rename(pending_name, path) != 0) {
         ok = 0;
         saved = errno;
@@ -153,6 +183,7 @@ static int finish_temp(FILE *f, int ok, const char *path, char *err, size_t errl
     if (!ok)
         unlink(pending_name);
     pending = 0;
+    hold_signals(0, &held);
     if (!ok)
         return fail(err, errlen, "%s: write failed: %s", path, strerror(saved));
     return 0;
@@ -254,17 +285,51 @@ static int read_ppm_header(FILE *f, int *w, int *h)
            (long)*w * *h <= IMAGE_READ_MAX_PIXELS;
 }
 
+FILE *open_regular_file(const char *path, const char **why)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK); /* a FIFO with no writer would block a plain open */
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        *why = strerror(errno);
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    int flags = fcntl(fd, F_GETFL);
+    FILE *f = S_ISREG(st.st_mode) && flags != -1 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 ? fdopen(fd, "rb")
+                                                                                                : NULL;
+    if (!f) {
+        *why = S_ISREG(st.st_mode) ? strerror(errno) : "not a regular file";
+        close(fd);
+    }
+    return f;
+}
+
+/* Opens path for reading (open_regular_file), or NULL with the reason in err. */
+static FILE *open_input(const char *path, char *err, size_t errlen)
+{
+    const char *why = NULL;
+    FILE *f = open_regular_file(path, &why);
+    if (!f)
+        fail(err, errlen, "%s: %s", path, why);
+    return f;
+}
+
 int image_read_ppm(image *img, const char *path, char *err, size_t errlen)
 {
     img->rgb = NULL;
-    FILE *f = fopen(path, "rb");
+    FILE *f = open_input(path, err, errlen);
     if (!f)
-        return fail(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
     int w, h;
-    if (!read_ppm_header(f, &w, &h) || image_alloc(img, w, h) != 0) {
+    if (!read_ppm_header(f, &w, &h)) {
         fclose(f);
         return fail(err, errlen, "%s: not a P6 PPM with maxval 255 and at most %ld pixels", path,
                     IMAGE_READ_MAX_PIXELS);
+    }
+    if (image_alloc(img, w, h) != 0) {
+        fclose(f);
+        return fail(err, errlen, "%s: out of memory (a %dx%d image)", path, w, h);
     }
     int ok;
     ok = fread(img->rgb, 1, image_bytes(img), f) == image_bytes(img);
@@ -277,13 +342,18 @@ int image_read_ppm(image *img, const char *path, char *err, size_t errlen)
 }
 
 #ifdef HAVE_PNG
-/* Opens a PNG and reads its header (libpng's simplified API); 0 or -1. */
-static int png_begin(png_image *p, const char *path, char *err, size_t errlen)
+/* Opens a PNG and reads its header (libpng's simplified API); 0 with the
+ * file in *f (the caller closes it after png_image_free), or -1. */
+static int png_begin(png_image *p, FILE **f, const char *path, char *err, size_t errlen)
 {
     memset(p, 0, sizeof *p);
     p->version = PNG_IMAGE_VERSION;
-    if (!png_image_begin_read_from_file(p, path))
+    if (!(*f = open_input(path, err, errlen)))
+        return -1;
+    if (!png_image_begin_read_from_stdio(p, *f)) {
+        fclose(*f);
         return fail(err, errlen, "%s: %s", path, p->message);
+    }
     return 0;
 }
 #endif
@@ -292,19 +362,26 @@ int image_read_png(image *img, const char *path, char *err, size_t errlen)
 {
 #ifdef HAVE_PNG
     png_image p;
-    if (png_begin(&p, path, err, errlen) != 0)
+    FILE *f;
+    if (png_begin(&p, &f, path, err, errlen) != 0)
         return -1;
     p.format = PNG_FORMAT_RGB;
-    if ((long)p.width * (long)p.height > IMAGE_READ_MAX_PIXELS || image_alloc(img, (int)p.width, (int)p.height) != 0) {
+    int too_big = (long)p.width * (long)p.height > IMAGE_READ_MAX_PIXELS;
+    if (too_big || image_alloc(img, (int)p.width, (int)p.height) != 0) {
         png_image_free(&p);
-        return fail(err, errlen, "%s: a PNG of %ux%u pixels (at most %ld are read)", path, p.width, p.height,
-                    IMAGE_READ_MAX_PIXELS);
+        fclose(f);
+        if (too_big)
+            return fail(err, errlen, "%s: a PNG of %ux%u pixels (at most %ld are read)", path, p.width, p.height,
+                        IMAGE_READ_MAX_PIXELS);
+        return fail(err, errlen, "%s: out of memory (a %ux%u image)", path, p.width, p.height);
     }
     if (!png_image_finish_read(&p, NULL, img->rgb, 0, NULL)) {
         image_free(img);
         png_image_free(&p);
+        fclose(f);
         return fail(err, errlen, "%s: %s", path, p.message);
     }
+    fclose(f);
     return 0;
 #else
     (void)img;
@@ -317,19 +394,21 @@ int image_read_size(const char *path, int *width, int *height, char *err, size_t
     if (ends_with(path, ".png")) {
 #ifdef HAVE_PNG
         png_image p;
-        if (png_begin(&p, path, err, errlen) != 0)
+        FILE *f;
+        if (png_begin(&p, &f, path, err, errlen) != 0)
             return -1;
         *width = (int)(p.width < INT_MAX ? p.width : INT_MAX);
         *height = (int)(p.height < INT_MAX ? p.height : INT_MAX);
         png_image_free(&p);
+        fclose(f);
         return 0;
 #else
         return fail(err, errlen, "%s: PNG input is not available (built without libpng)", path);
 #endif
     }
-    FILE *f = fopen(path, "rb");
+    FILE *f = open_input(path, err, errlen);
     if (!f)
-        return fail(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
     int ok = read_ppm_header(f, width, height);
     fclose(f);
     return ok ? 0 : fail(err, errlen, "%s: not a P6 PPM with maxval 255 and at most %ld pixels", path,

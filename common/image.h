@@ -13,6 +13,7 @@
 #define COMMON_IMAGE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -42,6 +43,12 @@ int image_write(const image *img, const char *path, char *err, size_t errlen);
 int image_write_ppm(const image *img, const char *path, char *err, size_t errlen);
 int image_write_png(const image *img, const char *path, char *err, size_t errlen);
 int image_png_supported(void);
+
+/* Opens path for reading if it is a regular file, without ever blocking (a
+ * FIFO or a device is refused, not waited on): the stream, or NULL with the
+ * reason in *why ("not a regular file", or strerror's). Every input file of
+ * the course (images, CSV, ch08's scenes) is opened this way. */
+FILE *open_regular_file(const char *path, const char **why);
 
 /* The size a PPM or PNG file declares, from its header alone (no pixels
  * decoded). Returns 0, or -1 and a message in err. */

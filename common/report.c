@@ -61,46 +61,66 @@ static const char *header_problem(int fd)
 
 const char *report_check_csv(const char *path)
 {
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        return errno == ENOENT ? NULL : "cannot be read";
     struct stat st;
-    const char *why = fstat(fd, &st) == 0 && !S_ISREG(st.st_mode) ? NULL : header_problem(fd); /* /dev/full: no header */
-    close(fd);
+    if (stat(path, &st) != 0)
+        return errno == ENOENT ? NULL : "cannot be read";
+    const char *why = NULL;
+    FILE *f = open_regular_file(path, &why);
+    if (!f)
+        return strcmp(why, "not a regular file") == 0 ? "is not a regular file" : "cannot be read";
+    why = header_problem(fileno(f));
+    fclose(f);
     return why;
 }
 
-/* Writes all of text with one write() (O_APPEND: it lands whole at the end). */
+/* Writes all of text (O_APPEND: each write lands at the end). 0, or -1 with
+ * errno saying why: a short write is retried, so the error is the device's
+ * own (ENOSPC, EFBIG), never a stale errno. */
 static int write_whole(int fd, const char *text)
 {
     size_t len = strlen(text);
-    return write(fd, text, len) == (ssize_t)len ? 0 : -1;
+    while (len > 0) {
+        ssize_t n = write(fd, text, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (n == 0)
+                errno = EIO;
+            return -1;
+        }
+        text += n, len -= (size_t)n;
+    }
+    return 0;
 }
 
 /* Appends one row under an exclusive lock: the header first if the file is
  * new (two processes creating it at once write one header), a newline first
- * if the last row was cut short. Any failure: one line, exit 1. */
+ * if the last row was cut short. A write that fails part way is rolled back
+ * to the file's length before it, so no half row stays. Any failure: one
+ * line with the reason, exit 1. */
 static void append_csv(const report *r, const char *line)
 {
-    int fd = open(r->csv_path, O_WRONLY | O_APPEND | O_CREAT, 0644);
+    int fd = open(r->csv_path, O_RDWR | O_APPEND | O_CREAT | O_NONBLOCK, 0644);
     const char *why = NULL;
-    if (fd < 0 || flock(fd, LOCK_EX) != 0) {
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || flock(fd, LOCK_EX) != 0 || fstat(fd, &st) != 0) {
         why = strerror(errno);
+    } else if (!S_ISREG(st.st_mode)) {
+        why = "not a regular file";
     } else {
-        int rfd = open(r->csv_path, O_RDONLY);
-        struct stat st;
         char last = '\n';
-        if (rfd < 0 || fstat(rfd, &st) != 0)
+        int failed = 0;
+        if (st.st_size == 0)
+            failed = write_whole(fd, REPORT_CSV_HEADER "\n") != 0;
+        else if ((why = header_problem(fd)) == NULL && pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n')
+            failed = write_whole(fd, "\n") != 0;
+        if (!why && !failed)
+            failed = write_whole(fd, line) != 0;
+        if (failed) {
             why = strerror(errno);
-        else if (st.st_size == 0 && write_whole(fd, REPORT_CSV_HEADER "\n") != 0)
-            why = strerror(errno ? errno : EIO);
-        else if (st.st_size > 0 && (why = header_problem(rfd)) == NULL && pread(rfd, &last, 1, st.st_size - 1) == 1 &&
-                 last != '\n' && write_whole(fd, "\n") != 0)
-            why = strerror(errno ? errno : EIO);
-        if (!why && write_whole(fd, line) != 0)
-            why = errno == ENOSPC ? "no space left on the device" : strerror(errno ? errno : EIO);
-        if (rfd >= 0)
-            close(rfd);
+            if (ftruncate(fd, st.st_size) != 0)
+                why = "the row was cut short and could not be taken back";
+        }
     }
     if (fd >= 0 && close(fd) != 0 && !why)
         why = strerror(errno);
@@ -166,6 +186,27 @@ int report_all_ok(const report *r)
     return 1;
 }
 
+int report_finish_image(const report *r, int ok, const char *program, const image *img, const char *out, int quiet)
+{
+    char err[IMAGE_ERROR_SIZE];
+    if (!ok || !report_all_ok(r)) {
+        fprintf(stderr, "%s: a check failed: %s not written\n", program, out);
+        return EXIT_CHECK_FAIL;
+    }
+    if (!img) {
+        if (!quiet)
+            fprintf(stderr, "%s: no stage asked for rendered an image here: %s not written\n", program, out);
+        return EXIT_OK;
+    }
+    if (image_write(img, out, err, sizeof err) != 0) {
+        fprintf(stderr, "%s: %s\n", program, err);
+        return EXIT_CHECK_FAIL;
+    }
+    if (!quiet)
+        fprintf(stderr, "%s: wrote %s\n", program, out);
+    return EXIT_OK;
+}
+
 const char *host_cpu_name(void)
 {
     static char name[128];
@@ -191,11 +232,6 @@ const char *host_cpu_name(void)
     return name;
 }
 
-void progress_set_costs(progress *p, const double *cumulative_cost)
-{
-    p->cumulative_cost = cumulative_cost;
-}
-
 static double *row_times; /* the small render's finish time of each row */
 
 static void time_row(void *context, int rows_done, int rows_total)
@@ -205,7 +241,8 @@ static void time_row(void *context, int rows_done, int rows_total)
         row_times[rows_done] = now_seconds();
 }
 
-int progress_row_costs(progress_render_fn *render, int width, int height, int spp, double *cumulative)
+int progress_row_costs(progress_render_fn *render, int width, int height, int spp, double *cumulative,
+                       double *expected_seconds)
 {
     image small;
     int w = width / 8 > 0 ? width / 8 : 1, h = height / 8 > 0 ? height / 8 : 1;
@@ -224,6 +261,7 @@ int progress_row_costs(progress_render_fn *render, int width, int height, int sp
         double cost = row_times[r] - row_times[r - 1];
         cumulative[k + 1] = cumulative[k] + (cost > 0 ? cost : 1e-9);
     }
+    *expected_seconds = (row_times[h] - row_times[0]) * ((double)width * height) / ((double)w * h);
     free(row_times);
     row_times = NULL;
     image_free(&small);
@@ -240,6 +278,15 @@ void progress_begin(progress *p, const char *label, long total, int quiet)
     p->last_draw = p->start;
     p->last_step = 0;
     p->cumulative_cost = NULL;
+    p->expected = 0;
+}
+
+void progress_set_costs(progress *p, const double *cumulative_cost, double expected_seconds)
+{
+    p->cumulative_cost = cumulative_cost;
+    p->expected = expected_seconds;
+    if (p->enabled && expected_seconds > PROGRESS_MIN_SECONDS)
+        fprintf(stderr, "  %s: about %.0f s (timed on a 1/64-size render first)\n", p->label, expected_seconds);
 }
 
 void progress_update(progress *p, long done)
@@ -250,13 +297,16 @@ void progress_update(progress *p, long done)
     done = done < 0 ? 0 : done > p->total ? p->total : done;
     double frac = p->cumulative_cost ? p->cumulative_cost[done] / p->cumulative_cost[p->total]
                                      : (double)done / (double)p->total;
+    double elapsed = t - p->start;
+    double whole = p->expected > 0 ? p->expected : frac > 0 ? elapsed / frac : 0;
+    if (elapsed < 1 || whole <= PROGRESS_MIN_SECONDS) /* short runs stay silent */
+        return;
     long step = (long)(frac * 10); /* tenths of the work done */
     if (p->terminal ? t - p->last_draw < 0.1 && done < p->total
                     : t - p->last_draw < 10 && step == p->last_step)
         return;
     p->last_draw = t;
     p->last_step = step;
-    double elapsed = t - p->start;
     double left = frac > 0 ? elapsed * (1 - frac) / frac : 0;
     if (p->terminal)
         fprintf(stderr, "\r  %-28s %5.1f%%  %6.1f s elapsed, ~%.0f s left   ", p->label, 100 * frac, elapsed, left);
@@ -266,6 +316,6 @@ void progress_update(progress *p, long done)
 
 void progress_end(progress *p)
 {
-    if (p->enabled && p->terminal)
+    if (p->enabled && p->terminal && p->last_draw > p->start) /* a line was drawn: wipe it */
         fprintf(stderr, "\r%*s\r", 80, "");
 }

@@ -83,25 +83,38 @@ void report_print(const report *r, FILE *f);
 /* 1 unless some row FAILed its check. */
 int report_all_ok(const report *r);
 
+/* A program's last step with its picture: writes img to out (atomically) only
+ * when every row passed its check and `ok` is set, then says "wrote OUT"
+ * unless quiet, or says why nothing was written. img NULL: no requested stage
+ * rendered anything, so nothing is written (said unless quiet). Returns the
+ * exit status: EXIT_OK, or EXIT_CHECK_FAIL after a failed check or write. */
+int report_finish_image(const report *r, int ok, const char *program, const image *img, const char *out, int quiet);
+
 /* "AMD EPYC 9654 96-Core Processor" from /proc/cpuinfo, or "unknown CPU". */
 const char *host_cpu_name(void);
 
-/* Progress on stderr unless quiet: on a terminal one line redrawn at most 10
- * times a second; otherwise (a log, make check) a line every 10 s or 10%.
+/* Progress on stderr unless quiet, only for runs expected to last more than
+ * PROGRESS_MIN_SECONDS (nothing is drawn in the first second, nor when the
+ * work done so far says the whole will be shorter): on a terminal one line
+ * redrawn at most 10 times a second; otherwise (a log, make check) a line
+ * every 10 s or 10%.
  * The time left is extrapolated from the share of the work done: of the steps,
  * or, after progress_set_costs, of their measured relative costs (the card's
  * rows through the letters cost far more than its sky rows, so counting rows
  * would promise the end too early). */
+#define PROGRESS_MIN_SECONDS 2.0
 typedef struct {
     int enabled, terminal;
     const char *label;
     long total, last_step;
-    double last_draw, start;
+    double last_draw, start, expected; /* expected: seconds, or 0 when unknown */
     const double *cumulative_cost; /* NULL, or cost of steps [0, k) for k = 0..total */
 } progress;
 
 void progress_begin(progress *p, const char *label, long total, int quiet);
-void progress_set_costs(progress *p, const double *cumulative_cost);
+/* Costs from progress_row_costs, and the time the whole is expected to take;
+ * when that is over PROGRESS_MIN_SECONDS it is said at once, at the start. */
+void progress_set_costs(progress *p, const double *cumulative_cost, double expected_seconds);
 
 /* A render that reports each finished row: render(img, spp, row_done, context)
  * with row_done(context, rows_done, rows_total) (ch01's card_render). */
@@ -110,9 +123,11 @@ typedef void progress_render_fn(image *img, int spp, progress_row_fn *row_done, 
 
 /* Times every row of a small render of the same scene (width / 8 x height / 8
  * at the same spp: 1/64 of the work) and writes the cumulative relative cost
- * of the first k of `height` full-size rows into cumulative[k], k = 0..height.
+ * of the first k of `height` full-size rows into cumulative[k], k = 0..height,
+ * and into *expected_seconds the full render's time scaled from the small one's.
  * Returns 0, or -1 if the small image could not be made. */
-int progress_row_costs(progress_render_fn *render, int width, int height, int spp, double *cumulative);
+int progress_row_costs(progress_render_fn *render, int width, int height, int spp, double *cumulative,
+                       double *expected_seconds);
 void progress_update(progress *p, long done);
 void progress_end(progress *p);
 

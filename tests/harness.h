@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Runs suite s; `skipped` counts tests that were not added because this
  * machine cannot run them (no GPU). fork: run each test in a child (Check's
@@ -93,6 +94,31 @@ static inline char *harness_read_file(const char *path)
         text[n] = '\0';
     fclose(f);
     return text;
+}
+
+/* A scratch folder for a whole test program: made at the first call (the
+ * same path after that), removed when the process that made it exits, even
+ * after a failed test (Check's forked children exit without returning, so a
+ * test's own clean-up would be skipped, and they must not remove it). */
+static char harness_scratch_dir[64];
+static pid_t harness_scratch_owner;
+static inline void harness_scratch_remove(void)
+{
+    if (getpid() == harness_scratch_owner)
+        harness_shell("rm -rf %s", harness_scratch_dir);
+}
+static inline const char *harness_scratch(const char *name)
+{
+    if (!harness_scratch_dir[0]) {
+        snprintf(harness_scratch_dir, sizeof harness_scratch_dir, "/tmp/%s.XXXXXX", name);
+        if (!mkdtemp(harness_scratch_dir)) {
+            perror("harness_scratch: mkdtemp");
+            exit(1);
+        }
+        harness_scratch_owner = getpid();
+        atexit(harness_scratch_remove);
+    }
+    return harness_scratch_dir;
 }
 
 /* Compiles the CUDA file src with nvcc and `flags` (include paths and the

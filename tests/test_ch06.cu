@@ -39,7 +39,7 @@ START_TEST(cpu_stages_exact)
     for (size_t s = 0; s < STAGE_COUNT; s++)
         if (stages[s].where == ON_CPU)
             for (int threads = 1; threads <= 7; threads += 3) {
-                reduce_ctx ctx = {.threads = threads};
+                reduce_ctx ctx = {threads, NULL, 0};
                 long long got = 0x5A5A5A5A;
                 stages[s].run(in, n, &got, &ctx);
                 ck_assert_msg(got == expected, "%s, n=%zu, %d threads", stages[s].name, n, threads);
@@ -54,7 +54,7 @@ START_TEST(gpu_stages_exact)
     long long expected, got;
     int *in = make_input(n, &expected), *d_in;
     long long *d_sum;
-    reduce_ctx ctx = {.scratch_bytes = reduce_scratch_bytes(n)};
+    reduce_ctx ctx = {0, NULL, reduce_scratch_bytes(n)};
     CUDA_CHECK(cudaMalloc(&d_in, n ? n * sizeof(int) : 1));
     CUDA_CHECK(cudaMalloc(&d_sum, sizeof(long long)));
     CUDA_CHECK(cudaMalloc(&ctx.scratch, ctx.scratch_bytes ? ctx.scratch_bytes : 1));

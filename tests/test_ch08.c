@@ -8,10 +8,13 @@
 
 #include "image.h"
 
+#include <libgen.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #ifndef REFERENCE_DIR
 #define REFERENCE_DIR "data/reference"
@@ -101,10 +104,11 @@ static const struct {
     {"sphere 1 2 3\n", "t:1:13: ", "11 fields"},
     {"sphere 1 0 0 0 0 0 0 .5 .5 .5 diffuse extra\n", "t:1:39: ", "11 fields"},
     {"spere 1 0 0 0 0 0 0 .5 .5 .5 diffuse\n", "t:1:1: ", "expected 'sphere'"},
-    {"\n  sphere 1x 0 0 0 0 0 0 .5 .5 .5 diffuse\n", "t:2:10: ", "radius: '1x' is not a number"},
-    {"sphere 1 0 0 0 0 0 0 .5 .5 .5 diffuse\nsphere 1 nan 0 0 0 0 0 .5 .5 .5 glass\n", "t:2:10: ", "not a finite"},
-    {"sphere 1 0 0 inf 0 0 0 .5 .5 .5 mirror\n", "t:1:14: ", "centre z: 'inf' is not a finite"},
-    {"sphere 1e999 0 0 0 0 0 0 .5 .5 .5 mirror\n", "t:1:8: ", "not a finite"},
+    {"\n  sphere 1x 0 0 0 0 0 0 .5 .5 .5 diffuse\n", "t:2:10: ", "radius: '1x' is not a decimal number"},
+    {"sphere 1 0 0 0 0 0 0 .5 .5 .5 diffuse\nsphere 1 nan 0 0 0 0 0 .5 .5 .5 glass\n", "t:2:10: ", "not a decimal"},
+    {"sphere 1 0 0 inf 0 0 0 .5 .5 .5 mirror\n", "t:1:14: ", "centre z: 'inf' is not a decimal number"},
+    {"sphere 1e999 0 0 0 0 0 0 .5 .5 .5 mirror\n", "t:1:8: ", "'1e999' is too large for a double"},
+    {"sphere 0x1.08p4 0 0 0 0 0 0 .5 .5 .5 mirror\n", "t:1:8: ", "'0x1.08p4' is not a decimal number"},
     {"sphere 0 0 0 0 0 0 0 .5 .5 .5 diffuse\n", "t:1:8: ", "greater than 0"},
     {"sphere -2 0 0 0 0 0 0 .5 .5 .5 diffuse\n", "t:1:8: ", "greater than 0"},
     {"sphere 1 0 0 0 0 -1 0 .5 .5 .5 diffuse\n", "t:1:18: ", "emission green"},
@@ -124,6 +128,18 @@ START_TEST(bad_scene_names_line_and_column)
     ck_assert_msg(strncmp(err, bad_scenes[_i].where, strlen(bad_scenes[_i].where)) == 0, "%s: want %s", err,
                   bad_scenes[_i].where);
     ck_assert_msg(strstr(err, bad_scenes[_i].says), "%s: want '%s'", err, bad_scenes[_i].says);
+}
+END_TEST
+
+/* The format's numbers are decimal, and every finite one is taken: a value
+ * that rounds to a subnormal (1e-310) or to 0 (1e-400) is a number, not an error. */
+START_TEST(tiny_decimal_numbers_are_numbers)
+{
+    scene s;
+    char err[SCENE_ERROR_SIZE];
+    const char text[] = "sphere 1 1e-310 1e-400 -2.5E-3 0 0 0 .5 .5 .5 diffuse\n";
+    ck_assert_msg(scene_parse(text, strlen(text), "t", &s, err, sizeof err) == 0, "%s", err);
+    ck_assert(s.spheres[0].centre[0] == 1e-310 && s.spheres[0].centre[1] == 0 && s.spheres[0].centre[2] == -2.5e-3);
 }
 END_TEST
 
@@ -158,7 +174,16 @@ START_TEST(files_that_cannot_be_scenes)
     ck_assert_int_eq(scene_load("/nonexistent/x.txt", &s, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "/nonexistent/x.txt: cannot open"), "%s", err);
     ck_assert_int_eq(scene_load("/tmp", &s, err, sizeof err), -1);
-    ck_assert_msg(strstr(err, "/tmp: cannot read"), "%s", err);
+    ck_assert_msg(strstr(err, "/tmp: cannot open: not a regular file"), "%s", err);
+    char fifo[] = "/tmp/test_ch08_fifo.XXXXXX"; /* a FIFO with no writer: refused, not waited on */
+    ck_assert_ptr_nonnull(mkdtemp(fifo));
+    strcat(fifo, "/f");
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    int loaded = scene_load(fifo, &s, err, sizeof err);
+    unlink(fifo);
+    rmdir(dirname(fifo));
+    ck_assert_int_eq(loaded, -1);
+    ck_assert_msg(strstr(err, "not a regular file"), "%s", err);
     char path[] = "/tmp/test_ch08_big.XXXXXX";
     int fd = mkstemp(path);
     ck_assert_int_ge(fd, 0);
@@ -379,6 +404,7 @@ int main(void)
     tcase_add_test(tc, light_cap_rim_lies_on_the_ceiling);
     tcase_add_loop_test(tc, bad_scene_names_line_and_column, 0, sizeof bad_scenes / sizeof bad_scenes[0]);
     tcase_add_test(tc, too_many_spheres_long_lines_and_nul_bytes);
+    tcase_add_test(tc, tiny_decimal_numbers_are_numbers);
     tcase_add_test(tc, files_that_cannot_be_scenes);
     tcase_add_test(tc, fuzzed_scenes_parse_or_fail_cleanly);
     tcase_add_loop_test(tc, furnace_gives_le_over_one_minus_albedo, 0, KERNELS * FURNACES);

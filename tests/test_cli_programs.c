@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "harness.h"
+#include "report.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,7 @@
 
 typedef struct {
     const char *program;
-    char args[MAX_ARGS][64];
+    char *args[MAX_ARGS]; /* strdup'ed: some are long on purpose */
     int argc;
     char expect[64]; /* must appear in the first stderr line */
 } bad_vector;
@@ -113,7 +114,11 @@ static bad_vector *add_vector(const char *program, const char *expect)
 
 static void push(bad_vector *v, const char *arg)
 {
-    snprintf(v->args[v->argc++], sizeof v->args[0], "%s", arg);
+    v->args[v->argc] = strdup(arg);
+    if (!v->args[v->argc++]) {
+        fprintf(stderr, "test_cli_programs: out of memory\n");
+        exit(1);
+    }
 }
 
 /* Random printable junk with at least one character that is not a digit. */
@@ -124,6 +129,26 @@ static void random_junk(test_rng *r, char *out, size_t len)
         out[i] = (char)(33 + test_rng_next(r) % 94);
     out[test_rng_next(r) % n] = 'q';
     out[n] = '\0';
+}
+
+/* Paths that pass for names but must be refused before any work: a FIFO
+ * (open() would block), a device, a file name over NAME_MAX, a path over
+ * PATH_MAX. Made in main(). */
+static char fifo_path[128], long_name[320], long_path[4200];
+
+static void make_odd_paths(void)
+{
+    snprintf(fifo_path, sizeof fifo_path, "%s/fifo", harness_scratch("test_cli_fifo"));
+    if (mkfifo(fifo_path, 0600) != 0) {
+        perror("mkfifo");
+        exit(1);
+    }
+    memset(long_name, 'a', 300);
+    strcpy(long_name + 300, ".ppm");
+    memset(long_path, 'b', 4100);
+    for (int i = 100; i < 4100; i += 100)
+        long_path[i] = '/';
+    strcpy(long_path + 4100, ".ppm");
 }
 
 static void build_vectors(void)
@@ -169,6 +194,13 @@ static void build_vectors(void)
             {"--out", "", "--out"},
             {"--out", "/etc/hostname/x.ppm", "/etc/hostname"},
             {"--out", "/tmp", "folder"},
+            {"--out", long_name, "its name is 304 bytes"},
+            {"--out", long_path, "the path is longer than"},
+            {"--out", "/dev/null", "not a regular file"},
+            {"--out", fifo_path, "not a regular file"},
+            {"--csv", "/dev/full", "not a regular file"},
+            {"--csv", fifo_path, "not a regular file"},
+            {"--scene", fifo_path, "not a regular file"},
             {"--csv", "/no/such/folder/r.csv", "/no/such/folder"},
             {"--csv", "", "--csv"},
             {"--images", "/no/such/folder", "/no/such/folder"},
@@ -351,19 +383,81 @@ START_TEST(unwritable_default_output_is_refused_first)
 END_TEST
 
 /* A CSV that is not the course's is refused (exit 2) and left as it was; a
- * CSV that cannot be written (/dev/full) is a run-time error (exit 1) and the
- * image is then not written either. */
+ * CSV whose row cannot be written whole (a file size limit: ulimit -f 1, the
+ * file already 1024 bytes) is a run-time error (exit 1) that names the real
+ * reason, leaves the file as it was (no half row) and writes no image. */
 START_TEST(csv_foreign_header_refused_and_full_disk_fails)
 {
     const program_info *p = runnable[_i];
-    char script[1000];
+    char script[1600];
     snprintf(script, sizeof script,
              "printf 'a,b\\n1,2\\n' > r.csv && $P/%s %s --quiet --csv r.csv --out x.ppm 2> err; "
              "[ $? -eq 2 ] && grep -q 'header' err && [ \"$(cat r.csv)\" = \"$(printf 'a,b\\n1,2')\" ] && [ ! -e x.ppm ] "
-             "|| exit 7; $P/%s %s --quiet --csv /dev/full --out x.ppm > /dev/null 2> err; rc=$?; "
-             "grep -q '/dev/full' err || exit 6; [ ! -e x.ppm ] || exit 5; exit $rc",
-             p->name, p->small, p->name, p->small);
+             "|| exit 7; { echo '%s'; head -c $((1023 - %zu)) /dev/zero | tr '\\0' '#'; echo; } > full.csv; "
+             "[ $(stat -c %%s full.csv) -eq 1024 ] || exit 4; cp full.csv before.csv; "
+             "(ulimit -f 1; $P/%s %s --quiet --csv full.csv --out x.ppm > /dev/null 2> err); rc=$?; "
+             "grep -q 'full.csv: File too large' err || { cat err; exit 6; }; [ ! -e x.ppm ] || exit 5; "
+             "cmp -s full.csv before.csv || exit 3; exit $rc",
+             p->name, p->small, REPORT_CSV_HEADER, sizeof REPORT_CSV_HEADER, p->name, p->small);
     ck_assert_int_eq(in_temp_folder(script), 1);
+}
+END_TEST
+
+/* The results table is the output: a standard output that cannot take it
+ * (/dev/full) is exit 1 with a message, never a silent 0. */
+START_TEST(full_stdout_is_an_error)
+{
+    const program_info *p = runnable[_i];
+    char script[800];
+    snprintf(script, sizeof script,
+             "$P/%s %s --quiet --out x.ppm > /dev/full 2> err; rc=$?; grep -q 'standard output' err || exit 9; exit $rc",
+             p->name, p->small);
+    ck_assert_int_eq(in_temp_folder(script), 1);
+}
+END_TEST
+
+/* A file size limit while the image is written: exit 1 with the reason, no
+ * temporary file left, no signal (SIGXFSZ) death. */
+START_TEST(file_size_limit_on_the_image_is_a_write_error)
+{
+    const char *script = "(ulimit -f 16; $P/ch01 --width 128 --height 128 --spp 1 --quiet --out x.ppm > /dev/null "
+                         "2> err); rc=$?; grep -q 'File too large' err || exit 9; [ -z \"$(ls -A | grep -v '^err$')\" ] "
+                         "|| exit 8; exit $rc";
+    ck_assert_int_eq(in_temp_folder(script), 1);
+}
+END_TEST
+
+/* make grade and make hint take EX as data: shell or make code in it is never
+ * run, a name that is not an exercise is refused (exit 2, the list named),
+ * surrounding blanks are fine for both, and hint takes one name. */
+START_TEST(exercise_names_are_data)
+{
+    char script[1600];
+    snprintf(script, sizeof script,
+             "T=$PWD; cd $P || exit 1; export MAKEFLAGS=; "
+             "for ex in '$(true)' \"ch01 \\$(touch $T/F1)\" 'ch01 `touch '$T'/F2`' 'x\"; touch '$T'/F3; echo \"' '*'; do "
+             "make -s grade EX=\"$ex\" > $T/out 2>&1; [ $? -eq 2 ] || { echo \"grade $ex\"; exit 3; }; "
+             "grep -q \"no exercise\" $T/out || { cat $T/out; exit 4; }; "
+             "make -s hint EX=\"$ex\" > $T/out 2>&1; [ $? -eq 2 ] || { echo \"hint $ex\"; exit 5; }; done; "
+             "make -s hint EX='ch01 ch02' > $T/out 2>&1; [ $? -eq 2 ] || exit 6; "
+             "HINTS_DIR=$T/hints make -s hint EX=' ch01 ' > $T/out 2>&1 || { cat $T/out; exit 7; }; "
+             "ls $T/F* 2> /dev/null && exit 8; exit 0");
+    ck_assert_msg(in_temp_folder(script) == 0, "make grade/hint ran or accepted EX's text (script exit shows which)");
+}
+END_TEST
+
+/* ch10 asked for a GPU stage on a machine without a GPU: nothing rendered,
+ * nothing written (not the CPU's picture), exit 3, at once. And NVRTC is
+ * loaded only to compile a kernel: under a 400 MB address-space limit the CPU
+ * stage still runs (exit 3: no GPU), where loading NVRTC at start died in the
+ * loader (exit 127). */
+START_TEST(ch10_gpu_stage_without_gpu_writes_nothing)
+{
+    const char *script = "$P/ch10 --stage gpu-generated --width 33 --height 31 --quiet --out x.ppm > /dev/null 2> err; "
+                         "rc=$?; [ ! -e x.ppm ] || exit 9; [ $rc -eq 3 ] || exit $rc; "
+                         "(ulimit -v 400000; $P/ch10 --width 33 --height 31 --quiet --out y.ppm > /dev/null 2> err); "
+                         "rc=$?; [ -e y.ppm ] || exit 8; exit $rc";
+    ck_assert_int_eq(in_temp_folder(script), 3);
 }
 END_TEST
 
@@ -455,6 +549,7 @@ END_TEST
 
 int main(void)
 {
+    make_odd_paths();
     for (size_t p = 0; p < PROGRAM_COUNT; p++)
         learn_options(&programs[p]);
     find_runnable();
@@ -478,7 +573,14 @@ int main(void)
     tcase_add_loop_test(tc, unwritable_default_output_is_refused_first, 0, runnable_count);
     tcase_add_loop_test(tc, csv_foreign_header_refused_and_full_disk_fails, 0, runnable_count);
     tcase_add_loop_test(tc, out_of_memory_is_reported_not_a_crash, 0, runnable_count);
-    int skipped = 4 * skipped_for_gpu;
+    tcase_add_loop_test(tc, full_stdout_is_an_error, 0, runnable_count);
+    int skipped = 5 * skipped_for_gpu;
+    tcase_add_test(tc, file_size_limit_on_the_image_is_a_write_error);
+    tcase_add_test(tc, exercise_names_are_data);
+    if (system("nvidia-smi -L > /dev/null 2>&1") != 0)
+        tcase_add_test(tc, ch10_gpu_stage_without_gpu_writes_nothing);
+    else
+        skipped++; /* with a GPU the stage runs: make check's GPU runs cover it */
     tcase_add_test(tc, image_diff_scales_and_clips);
     tcase_add_loop_test(tc, ch03_check_holds_at_small_sizes, 0, sizeof ch03_small_runs / sizeof ch03_small_runs[0]);
     suite_add_tcase(s, tc);

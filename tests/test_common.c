@@ -13,6 +13,7 @@
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -532,14 +533,19 @@ START_TEST(long_names_write_and_failures_keep_the_old_file)
 }
 END_TEST
 
-/* SIGTERM or SIGINT while an image is being written: the process dies of the
- * signal and no temporary file is left, only (at most) complete images. */
+/* A signal whose default action ends the process, while an image is being
+ * written: the process dies of the signal and no temporary file is left, only
+ * (at most) complete images. */
+static const int signals_to_test[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGALRM, SIGPIPE};
+
 static void write_forever(const char *dir)
 {
     /* Start as a chapter program does: default signal actions, own group
-     * (not the test runner's handlers, which end the whole test). */
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGINT, SIG_DFL);
+     * (not the test runner's handlers, which end the whole test); no core
+     * file from SIGQUIT. */
+    for (size_t i = 0; i < sizeof signals_to_test / sizeof signals_to_test[0]; i++)
+        signal(signals_to_test[i], SIG_DFL);
+    setrlimit(RLIMIT_CORE, &(struct rlimit){0, 0});
     setpgid(0, 0);
     image big;
     if (image_alloc(&big, 4096, 4096) != 0)
@@ -550,8 +556,6 @@ static void write_forever(const char *dir)
         if (image_write(&big, path, err, sizeof err) != 0)
             _exit(4);
 }
-
-static const int signals_to_test[] = {SIGTERM, SIGINT};
 
 static int temporary_file_in(const char *dir)
 {
@@ -580,6 +584,70 @@ START_TEST(signal_during_write_leaves_no_temporary_file)
     int status;
     waitpid(pid, &status, 0);
     ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == signals_to_test[_i], "did not die of the signal");
+    ck_assert_msg(!temporary_file_in(tmpdir), "a temporary file was left behind");
+    remove_tmpdir();
+}
+END_TEST
+
+/* A signal the caller ignores (HUP under nohup) arriving during the write:
+ * ignored, as asked, and the image is written whole. */
+START_TEST(ignored_signal_during_write_loses_nothing)
+{
+    make_tmpdir();
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        signal(SIGHUP, SIG_IGN);
+        image big;
+        char path[300], err[IMAGE_ERROR_SIZE];
+        snprintf(path, sizeof path, "%s/big.ppm", tmpdir);
+        if (image_alloc(&big, 4096, 4096) != 0)
+            _exit(3);
+        for (int i = 0; i < 20; i++)
+            if (image_write(&big, path, err, sizeof err) != 0) {
+                fprintf(stderr, "%s\n", err);
+                _exit(4);
+            }
+        _exit(0);
+    }
+    ck_assert_int_gt(pid, 0);
+    int status = 0, sent = 0;
+    while (waitpid(pid, &status, WNOHANG) == 0) {
+        if (temporary_file_in(tmpdir))
+            sent += kill(pid, SIGHUP) == 0;
+        usleep(500);
+    }
+    ck_assert_msg(sent > 0, "no HUP was sent during a write");
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the writer failed (status %d) after %d HUPs",
+                  status, sent);
+    ck_assert_msg(!temporary_file_in(tmpdir), "a temporary file was left behind");
+    remove_tmpdir();
+}
+END_TEST
+
+/* A file size limit (ulimit -f) is a write error, not death by SIGXFSZ: the
+ * write fails with its reason and the temporary file is removed. */
+START_TEST(file_size_limit_is_a_write_error)
+{
+    make_tmpdir();
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        signal(SIGXFSZ, SIG_DFL);
+        setrlimit(RLIMIT_FSIZE, &(struct rlimit){16384, 16384});
+        image img;
+        char path[300], err[IMAGE_ERROR_SIZE];
+        snprintf(path, sizeof path, "%s/big.ppm", tmpdir);
+        if (image_alloc(&img, 512, 512) != 0)
+            _exit(3);
+        int rc = image_write(&img, path, err, sizeof err);
+        _exit(rc != 0 && strstr(err, "File too large") ? 0 : 5);
+    }
+    ck_assert_int_gt(pid, 0);
+    int status;
+    waitpid(pid, &status, 0);
+    ck_assert_msg(WIFEXITED(status), "the writer was killed by signal %d", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    ck_assert_msg(WEXITSTATUS(status) == 0, "no 'File too large' error (exit %d)", WEXITSTATUS(status));
     ck_assert_msg(!temporary_file_in(tmpdir), "a temporary file was left behind");
     remove_tmpdir();
 }
@@ -618,6 +686,8 @@ int main(void)
     tcase_add_test(tc, csv_header_checked_and_rows_never_glued);
     tcase_add_test(tc, concurrent_writers_write_one_header);
     tcase_add_test(tc, long_names_write_and_failures_keep_the_old_file);
+    tcase_add_test(tc, ignored_signal_during_write_loses_nothing);
+    tcase_add_test(tc, file_size_limit_is_a_write_error);
     tcase_add_loop_test(tc, signal_during_write_leaves_no_temporary_file, 0,
                         sizeof signals_to_test / sizeof signals_to_test[0]);
     suite_add_tcase(s, tc);

@@ -14,13 +14,7 @@
 
 #include <unistd.h>
 
-static char work[64];
-
-static void make_work(void)
-{
-    snprintf(work, sizeof work, "/tmp/test_ex_ch02.XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(work));
-}
+static const char *work; /* the suite's scratch folder, made in main() */
 
 /* Builds the driver with card.c from `dir` at `level`; renders to out. */
 static void render_with(const char *dir, const char *level, const char *out)
@@ -51,7 +45,6 @@ static char *function_body(const char *asm_text, const char *name)
 
 START_TEST(o1_inlines_the_vector_helpers)
 {
-    make_work();
     ck_assert_msg(harness_shell("gcc -std=c11 -O1 -S -fno-asynchronous-unwind-tables -I%s/common -I%s %s/card.c "
                                 "-o %s/card.s",
                                 PROJECT_DIR, EX_DIR, EX_DIR, work) == 0,
@@ -72,13 +65,11 @@ START_TEST(o1_inlines_the_vector_helpers)
         free(body);
     }
     free(text);
-    harness_shell("rm -rf %s", work);
 }
 END_TEST
 
 START_TEST(picture_unchanged_at_o0_and_o1)
 {
-    make_work();
     render_with(PROJECT_DIR "/chapters/ch01_baseline", "-O0", "ref.ppm");
     render_with(EX_DIR, "-O0", "o0.ppm");
     render_with(EX_DIR, "-O1", "o1.ppm");
@@ -86,12 +77,12 @@ START_TEST(picture_unchanged_at_o0_and_o1)
                   "64x48x4 at -O0: your card.c's image differs from ch01's (want: byte-identical)");
     ck_assert_msg(harness_shell("cmp -s %s/ref.ppm %s/o1.ppm", work, work) == 0,
                   "64x48x4 at -O1: your card.c's image differs from ch01's at -O0 (want: byte-identical)");
-    harness_shell("rm -rf %s", work);
 }
 END_TEST
 
 int main(void)
 {
+    work = harness_scratch("test_ex_ch02");
     Suite *s = suite_create("exercise ch02");
     TCase *tc = tcase_create("inline");
     tcase_set_timeout(tc, 120);

@@ -4,7 +4,8 @@
 #   <!-- generated:quality_chNN --> ...                  time to MSE < 52 per stage (rows in unit "MSE")
 #   <!-- results:summary --> ... <!-- end results:summary -->  first vs best stage per chapter
 #   <!-- include:PATH --> ... <!-- end include:PATH -->   the file PATH, verbatim
-#   <!-- generated:NAME --> ... <!-- end generated:NAME -->  build/book/NAME.md (e.g. profile_summary)
+#   <!-- generated:NAME --> ... <!-- end generated:NAME -->  build/book/NAME.md (e.g. profile_summary;
+#                                                          toc: the contents, from book.md's headings)
 # and draws the charts into data/plots (gnuplot, SVG) when gnuplot is installed.
 # Nothing between the markers is typed by hand: this script overwrites it.
 # Which chapters exist, which are raytracers and which chart each wants come
@@ -379,6 +380,22 @@ GP
 else
     charts="charts NOT redrawn: gnuplot is not installed (apt-get install gnuplot-nox)"
 fi
+
+# The book's table of contents: a link to each chapter (##) and section (###),
+# outside code fences, with the anchors Markdown renderers give headings
+# (lower case, punctuation dropped, spaces as dashes, -1, -2 ... on repeats).
+awk '
+/^```/ { fence = !fence; next }
+fence || !/^###? / || $0 == "## Contents" { next }
+{
+    level = index($0, " ") - 1
+    title = substr($0, level + 2)
+    slug = tolower(title)
+    gsub(/[^a-z0-9 _-]/, "", slug)
+    gsub(/ /, "-", slug)
+    n = seen[slug]++
+    printf "%s- [%s](#%s%s)\n", level == 3 ? "  " : "", title, slug, n ? "-" n : ""
+}' book.md > "$gen/toc.md"
 
 # Splice generated text between the markers.
 splice() {

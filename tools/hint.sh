@@ -2,18 +2,24 @@
 # make hint EX=chNN: the next of an exercise's three hints (where to look; the
 # idea; nearly the code), from exercises/<folder>/hints.txt, whose hints are
 # separated by lines of "---". Which hint comes next is remembered in
-# build/hints/<exercise>; `rm -r build/hints` starts over.
+# build/hints/<exercise> (or $HINTS_DIR); `rm -r build/hints` starts over.
+# Usage: hint.sh EX-TEXT EXERCISE...
 set -u
-ex=${1:-}
+tool=hint
+. "$(dirname "$0")/exercise_names.sh"
+text=$1
 shift
-if [ -z "$ex" ]; then echo "usage: make hint EX=<exercise>   (exercises: $*)" >&2; exit 2; fi
-case " $* " in *" $ex "*) ;; *) echo "hint: no exercise '$ex' (exercises: $*)" >&2; exit 2 ;; esac
+read -r -d '' -a words <<< "$text"
+if [ ${#words[@]} -ne 1 ]; then echo "usage: make hint EX=<one exercise>   (exercises: $*)" >&2; exit 2; fi
+exercise_names "$text" "$@"
+ex=${names[0]}
 eval "$(make -s print-registry)" || exit 2
 dvar=ex_${ex}_DIR
 file=exercises/${!dvar}/hints.txt
 [ -f "$file" ] || { echo "hint: $file is missing" >&2; exit 1; }
-mkdir -p build/hints
-given=$(cat "build/hints/$ex" 2>/dev/null || echo 0)
+state=${HINTS_DIR:-build/hints}
+mkdir -p "$state"
+given=$(cat "$state/$ex" 2>/dev/null || echo 0)
 total=$(awk '/^---$/ {n++} END {print n + 1}' "$file")
 if [ "$given" -ge "$total" ]; then
     echo "hint: all $total hints for $ex given. The model answer is in solutions/${!dvar}/ (rm -r build/hints to see the hints again)."
@@ -22,4 +28,4 @@ fi
 next=$((given + 1))
 echo "hint $next of $total for $ex:"
 awk -v k="$next" '/^---$/ {n++; next} n + 1 == k' "$file" | sed 's/^/  /'
-echo "$next" > "build/hints/$ex"
+echo "$next" > "$state/$ex"

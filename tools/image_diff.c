@@ -4,8 +4,9 @@
  * difference |a - b| multiplied by GAIN (default 16) and clipped at 255, so
  * black means identical and a difference of 16 levels or more is full colour.
  * Prints PSNR, the share of bytes that differ, and the largest difference.
- * Reads both headers before any pixel: images of different sizes (or larger
- * than IMAGE_READ_MAX_PIXELS) are refused without decoding.
+ * Checks OUT can be written, then reads both headers, before any pixel:
+ * images of different sizes (or larger than IMAGE_READ_MAX_PIXELS) are
+ * refused without decoding; inputs that are not regular files (a FIFO) too.
  * `make bench` uses it for the book's difference images.
  */
 #include "../common/cli.h"
@@ -32,6 +33,12 @@ int main(int argc, char **argv)
     image_diff stats;
     char err[IMAGE_ERROR_SIZE];
     int wa, ha, wb, hb, status = EXIT_CHECK_FAIL;
+    /* The output first: no image is decoded for a difference that cannot be written. */
+    const char *why = cli_check_writable(argv[3]);
+    if (why) {
+        fprintf(stderr, "image_diff: %s %s\n", argv[3], why);
+        return CLI_EXIT_USAGE;
+    }
     /* The headers first: two sizes that differ need no pixel decoded. */
     if (image_read_size(argv[1], &wa, &ha, err, sizeof err) != 0 || image_read_size(argv[2], &wb, &hb, err, sizeof err) != 0) {
         fprintf(stderr, "image_diff: %s\n", err);

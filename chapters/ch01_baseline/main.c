@@ -81,12 +81,14 @@ static run_times time_stage(const stage *s, image *img, const cli_options *opt)
     /* The rows' relative costs from a tiny render first, so the time left is
      * estimated from the work done, not from the rows done. */
     double *row_costs = cli_alloc(((size_t)img->height + 1) * sizeof *row_costs, "the progress estimate");
-    int have_costs = !opt->quiet && progress_row_costs(s->run, img->width, img->height, (int)opt->spp, row_costs) == 0;
+    double expected = 0;
+    int have_costs = !opt->quiet &&
+                     progress_row_costs(s->run, img->width, img->height, (int)opt->spp, row_costs, &expected) == 0;
     for (int r = 0; r < opt->repeat; r++) {
         progress bar;
         progress_begin(&bar, s->name, img->height, opt->quiet);
         if (have_costs)
-            progress_set_costs(&bar, row_costs);
+            progress_set_costs(&bar, row_costs, expected);
         double t0 = now_seconds();
         s->run(img, (int)opt->spp, show_progress, &bar);
         times[r] = 1e3 * (now_seconds() - t0);
@@ -130,16 +132,7 @@ int main(int argc, char **argv)
         snprintf(row->note, sizeof row->note, "%s", note);
     }
 
-    char err[IMAGE_ERROR_SIZE];
-    int status = report_all_ok(&rep) ? EXIT_OK : EXIT_CHECK_FAIL;
-    if (status != EXIT_OK) {
-        fprintf(stderr, "ch01: a check failed: %s not written\n", out);
-    } else if (image_write(&img, out, err, sizeof err) != 0) {
-        fprintf(stderr, "ch01: %s\n", err);
-        status = EXIT_CHECK_FAIL;
-    } else if (!opt.quiet) {
-        fprintf(stderr, "ch01: wrote %s\n", out);
-    }
+    int status = report_finish_image(&rep, 1, "ch01", &img, out, opt.quiet);
     report_print(&rep, stdout);
     image_free(&img);
     return status;

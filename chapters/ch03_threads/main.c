@@ -272,14 +272,7 @@ int main(int argc, char **argv)
             return EXIT_CHECK_FAIL;
     }
 
-    char err[IMAGE_ERROR_SIZE];
-    int status = report_all_ok(&rep) ? EXIT_OK : EXIT_CHECK_FAIL;
-    if (status != EXIT_OK) {
-        fprintf(stderr, "ch03: a check failed: %s not written\n", out);
-    } else if (image_write(&img, out, err, sizeof err) != 0) {
-        fprintf(stderr, "ch03: %s\n", err);
-        status = EXIT_CHECK_FAIL;
-    }
+    int status = report_finish_image(&rep, 1, "ch03", &img, out, opt.quiet);
     report_print(&rep, stdout);
     image_free(&img);
     image_free(&chk.reference);

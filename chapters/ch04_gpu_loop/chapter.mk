@@ -24,7 +24,7 @@ ex_ch04_INCLUDE := -I$(ch04_DIR)
 # ch04's lesson); nvcc 13 says nothing about it in whole-program mode.
 $(BUILD)/ch04/main.o: $(ch04_DIR)/main.c $(ch04_DIR)/render.h common/*.h | $(BUILD)/ch04/.dir
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) $(REFERENCE_DEF) -c $< -o $@
-$(BUILD)/ch04/render.o: $(ch04_DIR)/render.cu $(ch04_DIR)/*.h common/*.h | $(BUILD)/ch04/.dir
+$(BUILD)/ch04/render.o: $(ch04_DIR)/render.cu $(ch04_DIR)/*.h common/*.h $(CUDA_CONFIG) | $(BUILD)/ch04/.dir
 	$(CUDA_CXX) $(CUDA_RDC) -c $< -o $@
 ch04: $(BUILD)/ch04/main.o $(BUILD)/ch04/render.o $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $(CUDA_RDC) $^ -o $@ $(NVCC_LDLIBS)

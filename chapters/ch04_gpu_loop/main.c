@@ -200,13 +200,7 @@ int main(int argc, char **argv)
     if (!opt.quiet)
         fprintf(stderr, "%s: stack limit (cudaLimitStackSize) %d B per thread\n", spec.program, stack);
 
-    int status = report_all_ok(&rep) ? EXIT_OK : EXIT_CHECK_FAIL;
-    if (status != EXIT_OK) {
-        fprintf(stderr, "%s: a check failed: %s not written\n", spec.program, out);
-    } else if (image_write(&r.host, out, err, sizeof err) != 0) {
-        fprintf(stderr, "%s: %s\n", spec.program, err);
-        status = EXIT_CHECK_FAIL;
-    }
+    int status = report_finish_image(&rep, 1, spec.program, &r.host, out, opt.quiet);
     report_print(&rep, stdout);
     CUDA_CHECK(cudaFree(r.d_rgb));
     CUDA_CHECK(cudaFree(r.d_bad));

@@ -25,9 +25,9 @@ ex_ch05_ON := CPU (values; zero FP64 instructions in the PTX from `nvcc -ptx`)
 # and with each flag -use_fast_math implies alone (its functions renamed *_<build>).
 $(BUILD)/ch05/main.o: $(ch05_DIR)/main.c $(ch05_DIR)/render.h common/*.h | $(BUILD)/ch05/.dir
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) $(REFERENCE_DEF) -c $< -o $@
-$(BUILD)/ch05/render.o: $(ch05_DIR)/render.cu $(ch05_DIR)/*.h common/*.h | $(BUILD)/ch05/.dir
+$(BUILD)/ch05/render.o: $(ch05_DIR)/render.cu $(ch05_DIR)/*.h common/*.h $(CUDA_CONFIG) | $(BUILD)/ch05/.dir
 	$(CUDA_CXX) -c $< -o $@
-$(BUILD)/ch05/render_%.o: $(ch05_DIR)/render.cu $(ch05_DIR)/*.h common/*.h | $(BUILD)/ch05/.dir
+$(BUILD)/ch05/render_%.o: $(ch05_DIR)/render.cu $(ch05_DIR)/*.h common/*.h $(CUDA_CONFIG) | $(BUILD)/ch05/.dir
 	$(CUDA_CXX) $(CH05_FLAGS_$*) -DBUILD_SUFFIX=_$* -c $< -o $@
 ch05: $(BUILD)/ch05/main.o $(CH05_RENDER_OBJ) $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)

@@ -310,13 +310,7 @@ int main(int argc, char **argv)
     launch_copy(&r); /* warm-up */
     double copy_ms = cuda_median_ms(launch_copy, &r, 5);
 
-    int status = report_all_ok(&rep) ? EXIT_OK : EXIT_CHECK_FAIL;
-    if (status != EXIT_OK) {
-        fprintf(stderr, "%s: a check failed: %s not written\n", spec.program, out);
-    } else if (image_write(&r.host, out, err, sizeof err) != 0) {
-        fprintf(stderr, "%s: %s\n", spec.program, err);
-        status = EXIT_CHECK_FAIL;
-    }
+    int status = report_finish_image(&rep, 1, spec.program, &r.host, out, opt.quiet);
     /* Where the time of a run goes, reported apart from the stages (no check: references). */
     double process_ms = 1e3 * (now_seconds() - process_start);
     report_entry start_up[] = {

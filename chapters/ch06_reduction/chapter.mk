@@ -22,7 +22,7 @@ ex_ch06_ON := CPU (the PTX must synchronise the lanes); GPU (exact sums, SKIP wi
 
 $(BUILD)/ch06/%.o: $(ch06_DIR)/%.c $(ch06_DIR)/*.h common/*.h | $(BUILD)/ch06/.dir
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) -c $< -o $@
-$(BUILD)/ch06/%.o: $(ch06_DIR)/%.cu $(ch06_DIR)/*.h common/*.h | $(BUILD)/ch06/.dir
+$(BUILD)/ch06/%.o: $(ch06_DIR)/%.cu $(ch06_DIR)/*.h common/*.h $(CUDA_CONFIG) | $(BUILD)/ch06/.dir
 	$(CUDA_CXX) -c $< -o $@
 ch06: $(BUILD)/ch06/main.o $(BUILD)/ch06/reduce_cpu.o $(BUILD)/ch06/reduce_gpu.o $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)

@@ -29,14 +29,14 @@ ex_ch07_ON := CPU
 
 $(BUILD)/ch07/%.o: $(ch07_DIR)/%.c $(ch07_DIR)/*.h common/*.h | $(BUILD)/ch07/.dir
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) -c $< -o $@
-$(BUILD)/ch07/%.o: $(ch07_DIR)/%.cu $(ch07_DIR)/*.h common/*.h | $(BUILD)/ch07/.dir
+$(BUILD)/ch07/%.o: $(ch07_DIR)/%.cu $(ch07_DIR)/*.h common/*.h $(CUDA_CONFIG) | $(BUILD)/ch07/.dir
 	$(CUDA_CXX) -c $< -o $@
 ch07: $(BUILD)/ch07/main.o $(BUILD)/ch07/check.o $(BUILD)/ch07/cpu.o $(BUILD)/ch07/gpu.o $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)
 
 # Instructions per body-body interaction in the unrolled tile loop, read from
 # the PTX (nvcc alone: no GPU, no cuobjdump needed).
-$(BUILD)/ch07/gpu.ptx: $(ch07_DIR)/gpu.cu $(ch07_DIR)/nbody.h common/*.h | $(BUILD)/ch07/.dir
+$(BUILD)/ch07/gpu.ptx: $(ch07_DIR)/gpu.cu $(ch07_DIR)/nbody.h common/*.h $(CUDA_CONFIG) | $(BUILD)/ch07/.dir
 	$(NVCC) -O3 -std=c++17 -arch=$(CUDA_ARCH) -ptx $< -o $@
 .PHONY: ch07-ptx
 ch07-ptx: $(BUILD)/ch07/gpu.ptx

@@ -375,14 +375,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: no CUDA device found (%s): %d GPU stage%s not run (exit status %d)\n", spec.program, why,
                 skipped, skipped == 1 ? "" : "s", EXIT_NO_GPU);
 
-    int status = report_all_ok(&rep) ? EXIT_OK : EXIT_CHECK_FAIL;
-    char err[IMAGE_ERROR_SIZE];
-    if (status != EXIT_OK) {
-        fprintf(stderr, "%s: a check failed: %s not written\n", spec.program, out);
-    } else if (rendered && image_write(&r.a, out, err, sizeof err) != 0) {
-        fprintf(stderr, "%s: %s\n", spec.program, err);
-        status = EXIT_CHECK_FAIL;
-    }
+    int status = report_finish_image(&rep, 1, spec.program, rendered ? &r.a : NULL, out, opt.quiet);
     report_print(&rep, stdout);
     if (gpu) {
         CUDA_CHECK(cudaFree(r.d_rgb));

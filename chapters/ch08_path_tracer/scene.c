@@ -2,6 +2,8 @@
  * and the visible cap of each light. */
 #include "scene.h"
 
+#include "../../common/image.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -70,11 +72,14 @@ static int parse_number(const char *line, const tokens *t, int k, const where *w
     text[t->length[k]] = '\0';
     char *end;
     errno = 0;
+    /* Decimal only, as the format says: strtod alone would also take hex
+     * (0x1.08p4), inf and nan. */
+    int decimal = strspn(text, "0123456789+-.eE") == strlen(text);
     double v = strtod(text, &end);
-    if (end == text || *end != '\0')
-        return fail(w, col, "%s: '%s' is not a number", field_names[k - 1], text);
-    if (errno == ERANGE || !isfinite(v))
-        return fail(w, col, "%s: '%s' is not a finite number", field_names[k - 1], text);
+    if (!decimal || end == text || *end != '\0')
+        return fail(w, col, "%s: '%s' is not a decimal number", field_names[k - 1], text);
+    if (errno == ERANGE && isinf(v)) /* ERANGE also flags a tiny value rounded to a subnormal or 0: that is kept */
+        return fail(w, col, "%s: '%s' is too large for a double", field_names[k - 1], text);
     *out = v;
     return 0;
 }
@@ -171,9 +176,10 @@ int scene_parse(const char *text, size_t length, const char *name, scene *out, c
 
 int scene_load(const char *path, scene *out, char *err, size_t err_size)
 {
-    FILE *f = fopen(path, "rb");
+    const char *why = NULL;
+    FILE *f = open_regular_file(path, &why); /* a FIFO is refused, not waited on */
     if (!f) {
-        snprintf(err, err_size, "%s: cannot open: %s", path, strerror(errno));
+        snprintf(err, err_size, "%s: cannot open: %s", path, why);
         return -1;
     }
     char *text = malloc(SCENE_MAX_BYTES + 1);

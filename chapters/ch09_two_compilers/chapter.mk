@@ -8,6 +8,9 @@ ch09_RAYTRACER := no
 ch09_SMALL := --repeat 1 --n 100003 --width 33 --height 31 --spp 2
 ch09_SANITIZE := --n 4097 --width 33 --height 31 --spp 2
 ch09_TEST_OBJ :=
+# test_ch09 asks the clang the build chose (none: its clang checks are skipped).
+ch09_TEST_FLAGS = -DCH09_CLANG='"$(CLANG_CUDA)"'
+ch09_TEST_DEPS = $(CLANG_CONFIG)
 ch09_EXERCISES := ch09
 ex_ch09_WHAT := a NaN and infinity check that survives -ffast-math (gcc and clang), from the float's bits
 ex_ch09_ON := CPU (the test compiles your header with -O2 -ffast-math and feeds it NaN, infinities, subnormals)
@@ -35,6 +38,8 @@ CH09_KEEP_nvcc_ch05 := cpu_render_picture_pixel
 CH09_KEEP_nvcc_ch06 := reduce_scratch_bytes
 CH09_CXX_nvcc = $(NVCC) $(NVCCFLAGS)
 CH09_CXX_clang = $(CLANG_CUDA) $(CLANG_CUDA_FLAGS)
+CH09_CONFIG_nvcc = $(NVCC_CONFIG)
+CH09_CONFIG_clang = $(CLANG_CONFIG)
 
 # Each source is compiled inside a namespace of its own (a wrapper that
 # includes it, after the system headers it uses), so the two compilers'
@@ -48,7 +53,7 @@ define CH09_OBJECT_RULES
 $(BUILD)/ch09/$(1)-$(2).cu: $(ch09_DIR)/chapter.mk | $(BUILD)/ch09/.dir
 	@{ printf '#include <%s>\n' $(CH09_SYSTEM_HEADERS) $(CH09_SYSTEM_HEADERS_$(1)); \
 	   printf 'namespace ch09_$(1)_$(2) {\n#include "$(abspath $(CH09_SRC_$(1)))"\n}\n'; } > $$@
-$(BUILD)/ch09/$(1)-$(2).o: $(BUILD)/ch09/$(1)-$(2).cu $(CH09_SRC_$(1)) $(wildcard $(dir $(CH09_SRC_$(1)))*.h) common/*.h tools/ch09_rename.sh
+$(BUILD)/ch09/$(1)-$(2).o: $(BUILD)/ch09/$(1)-$(2).cu $(CH09_SRC_$(1)) $(wildcard $(dir $(CH09_SRC_$(1)))*.h) common/*.h tools/ch09_rename.sh $$(CH09_CONFIG_$(2))
 	@start=$$$$(date +%s%N); $(CH09_CXX_$(2)) $(CH09_FLAGS_$(1)_$(2)) $(CH09_DEFS_$(1)) -I$(dir $(CH09_SRC_$(1))) -c $$< -o $$@.raw && \
 	  echo "$(1) $(2) $$$$((($$$$(date +%s%N) - start) / 1000000))" > $(BUILD)/ch09/$(1)-$(2).ms && \
 	  echo "$(2) $(CH09_FLAGS_$(1)_$(2)) -c $(CH09_SRC_$(1)) -> $$@ ($$$$(cut -d' ' -f3 $(BUILD)/ch09/$(1)-$(2).ms) ms)"
@@ -58,15 +63,18 @@ endef
 $(foreach p,$(CH09_PARTS),$(foreach c,$(CH09_COMPILERS),$(eval $(call CH09_OBJECT_RULES,$(p),$(c)))))
 CH09_OBJ := $(foreach p,$(CH09_PARTS),$(foreach c,$(CH09_COMPILERS),$(BUILD)/ch09/$(p)-$(c).o))
 
-$(BUILD)/ch09/main.o: $(ch09_DIR)/main.c $(ch05_DIR)/render.h $(ch06_DIR)/reduce.h $(ch07_DIR)/nbody.h common/*.h | $(BUILD)/ch09/.dir
+$(BUILD)/ch09/main.o: $(ch09_DIR)/main.c $(ch05_DIR)/render.h $(ch06_DIR)/reduce.h $(ch07_DIR)/nbody.h common/*.h $(NVCC_CONFIG) $(CLANG_CONFIG) | $(BUILD)/ch09/.dir
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) $(REFERENCE_DEF) -DCH09_HAVE_CLANG=$(if $(CLANG_CUDA),1,0) \
-	  -DCH09_CLANG='"$(CLANG_CUDA)"' -c $< -o $@
+	  -DCH09_CLANG='"$(CLANG_CUDA)"' -DCH09_NO_CLANG_WHY='"$(CH09_NO_CLANG)"' -c $< -o $@
 $(BUILD)/ch09/%.o: $(ch07_DIR)/%.c $(ch07_DIR)/*.h common/*.h | $(BUILD)/ch09/.dir
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) -c $< -o $@
 $(BUILD)/ch09/reduce_cpu.o: $(ch06_DIR)/reduce_cpu.c $(ch06_DIR)/*.h | $(BUILD)/ch09/.dir
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
+# Without a clang that compiles CUDA: the nvcc half, and one line saying why.
+CH09_NO_CLANG = $(if $(CLANG_CUDA),,no clang half: $(subst ",,$(subst ',,$(CLANG_CUDA_WHY))); $(CLANG_CUDA_PROVIDER))
 ch09: $(BUILD)/ch09/main.o $(CH09_OBJ) $(BUILD)/ch09/check.o $(BUILD)/ch09/cpu.o $(BUILD)/ch09/reduce_cpu.o $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)
+	$(if $(CLANG_CUDA),,@echo 'ch09: $(CH09_NO_CLANG)')
 
 # The evidence: per kernel and compiler, the PTX's instruction mix and the
 # registers ptxas gives it, and each object's compile time (tools/ch09_ptx.sh).

@@ -8,7 +8,8 @@
  * reduce_gpu.cu and ch07's gpu.cu once with each compiler, keeps each
  * object's C functions and renames them <function>_<compiler> (objcopy), so
  * stage "<kernel>-nvcc" and stage "<kernel>-clang" run the same source.
- * Without clang (clang++-22 or CLANG_CUDA=) only the nvcc half is built.
+ * Without a clang that compiles CUDA for the GPU (the Makefile tries
+ * clang++-22, then clang++) only the nvcc half is built, and it says why.
  *
  * Each stage is checked as in its own chapter, before and after timing:
  *   ch05  512x512 at 64 spp (--width --height --spp), 16x16 blocks for both
@@ -61,6 +62,9 @@
 #endif
 #ifndef CH09_HAVE_CLANG
 #define CH09_HAVE_CLANG 0
+#endif
+#ifndef CH09_NO_CLANG_WHY
+#define CH09_NO_CLANG_WHY "no clang half"
 #endif
 #ifndef CH09_CLANG
 #define CH09_CLANG "clang"
@@ -329,8 +333,7 @@ int main(int argc, char **argv)
         cli_usage_error(&spec, "--n %lld: at most 2^31 - 1 values (ch06's stages index with int)", opt.n);
     if (!opt.quiet || CH09_HAVE_CLANG == 0)
         fprintf(stderr, "ch09: %zu stages, built by nvcc%s\n", STAGE_COUNT,
-                CH09_HAVE_CLANG ? " and by clang (" CH09_CLANG ")"
-                                : " only (no clang++-22 when this was built: make CLANG_CUDA=/path/to/clang++ ch09)");
+                CH09_HAVE_CLANG ? " and by clang (" CH09_CLANG ")" : " only (" CH09_NO_CLANG_WHY ")");
     cuda_require_device(spec.program, (int)opt.device);
     cuda_device_info info;
     cuda_describe_device((int)opt.device, &info);

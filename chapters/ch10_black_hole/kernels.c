@@ -3,6 +3,7 @@
 
 #include "../../common/timer.h"
 
+#include <dlfcn.h>
 #include <nvrtc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,62 @@ static struct {
     compiled c;
 } cache[CACHE_SIZE];
 static int cached;
+
+#ifndef NVRTC_LIBRARY
+#define NVRTC_LIBRARY "libnvrtc.so"
+#endif
+
+/* NVRTC, loaded on first use (dlopen) instead of by the loader at start: its
+ * 100 MB are then mapped only when a GPU stage is compiled, so --help,
+ * --print-source and the CPU stage run without it, and a process that cannot
+ * map it (ulimit -v) is told so in one line instead of dying before main(). */
+static struct {
+    __typeof__(&nvrtcCreateProgram) nvrtcCreateProgram;
+    __typeof__(&nvrtcCompileProgram) nvrtcCompileProgram;
+    __typeof__(&nvrtcDestroyProgram) nvrtcDestroyProgram;
+    __typeof__(&nvrtcGetProgramLogSize) nvrtcGetProgramLogSize;
+    __typeof__(&nvrtcGetProgramLog) nvrtcGetProgramLog;
+    __typeof__(&nvrtcGetErrorString) nvrtcGetErrorString;
+    __typeof__(&nvrtcGetPTXSize) nvrtcGetPTXSize;
+    __typeof__(&nvrtcGetPTX) nvrtcGetPTX;
+    __typeof__(&nvrtcGetCUBINSize) nvrtcGetCUBINSize;
+    __typeof__(&nvrtcGetCUBIN) nvrtcGetCUBIN;
+} nv;
+
+static int load_nvrtc(char *err, size_t err_size)
+{
+    static void *library;
+    if (library)
+        return 0;
+    void *h = dlopen(NVRTC_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        snprintf(err, err_size, "%s:%d: cannot load NVRTC (%s): %s", __FILE__, __LINE__, NVRTC_LIBRARY, dlerror());
+        return -1;
+    }
+    const struct {
+        const char *name;
+        void **slot;
+    } symbols[] = {
+        {"nvrtcCreateProgram", (void **)&nv.nvrtcCreateProgram},
+        {"nvrtcCompileProgram", (void **)&nv.nvrtcCompileProgram},
+        {"nvrtcDestroyProgram", (void **)&nv.nvrtcDestroyProgram},
+        {"nvrtcGetProgramLogSize", (void **)&nv.nvrtcGetProgramLogSize},
+        {"nvrtcGetProgramLog", (void **)&nv.nvrtcGetProgramLog},
+        {"nvrtcGetErrorString", (void **)&nv.nvrtcGetErrorString},
+        {"nvrtcGetPTXSize", (void **)&nv.nvrtcGetPTXSize},
+        {"nvrtcGetPTX", (void **)&nv.nvrtcGetPTX},
+        {"nvrtcGetCUBINSize", (void **)&nv.nvrtcGetCUBINSize},
+        {"nvrtcGetCUBIN", (void **)&nv.nvrtcGetCUBIN},
+    };
+    for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++)
+        if (!(*symbols[i].slot = dlsym(h, symbols[i].name))) {
+            snprintf(err, err_size, "%s:%d: %s has no %s", __FILE__, __LINE__, NVRTC_LIBRARY, symbols[i].name);
+            dlclose(h);
+            return -1;
+        }
+    library = h;
+    return 0;
+}
 
 unsigned long long kernel_hash(const char *text)
 {
@@ -49,13 +106,36 @@ static void explain(const char *log, const char *source, const char *name, char 
     }
 }
 
+/* NVRTC's options for a kernel: the target, then the arithmetic (fast math,
+ * or IEEE without contraction), then what every kernel takes. */
+#define KERNEL_OPTIONS(target, fast_math) {(target), (fast_math) ? "--use_fast_math" : "--fmad=false", \
+                                           "-default-device", "--std=c++17"}
+
+static void target_option(int arch, int ptx, char *target, size_t size)
+{
+    if (arch > 0)
+        snprintf(target, size, "--gpu-architecture=%s_%d", ptx ? "compute" : "sm", arch);
+    else
+        snprintf(target, size, "--gpu-architecture=%s_<the device's>", ptx ? "compute" : "sm");
+}
+
+void kernel_options_text(int fast_math, int arch, int ptx, char *text, size_t size)
+{
+    char target[48];
+    target_option(arch, ptx, target, sizeof target);
+    const char *options[] = KERNEL_OPTIONS(target, fast_math);
+    size_t used = 0;
+    text[0] = '\0';
+    for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
+        used += (size_t)snprintf(text + used, used < size ? size - used : 0, "%s%s", i ? " " : "", options[i]);
+}
+
 int kernel_compile(const char *source, const char *name, int fast_math, int arch, int ptx, compiled *out,
                    char *err, size_t err_size)
 {
     char target[48];
-    snprintf(target, sizeof target, "--gpu-architecture=%s_%d", ptx ? "compute" : "sm", arch);
-    const char *options[] = {target, fast_math ? "--use_fast_math" : "--fmad=false", "-default-device",
-                             "--std=c++17"};
+    target_option(arch, ptx, target, sizeof target);
+    const char *options[] = KERNEL_OPTIONS(target, fast_math);
     unsigned long long key = kernel_hash(source) ^ (kernel_hash(target) * 31) ^ (unsigned long long)fast_math;
     for (int i = 0; i < cached; i++)
         if (cache[i].key == key) {
@@ -64,35 +144,37 @@ int kernel_compile(const char *source, const char *name, int fast_math, int arch
             out->from_cache = 1;
             return 0;
         }
+    if (load_nvrtc(err, err_size) != 0)
+        return -1;
     nvrtcProgram prog;
     double t0 = now_seconds();
-    if (nvrtcCreateProgram(&prog, source, name, 0, NULL, NULL) != NVRTC_SUCCESS) {
+    if (nv.nvrtcCreateProgram(&prog, source, name, 0, NULL, NULL) != NVRTC_SUCCESS) {
         snprintf(err, err_size, "%s:%d: nvrtcCreateProgram failed", __FILE__, __LINE__);
         return -1;
     }
-    nvrtcResult rc = nvrtcCompileProgram(prog, (int)(sizeof options / sizeof options[0]), options);
+    nvrtcResult rc = nv.nvrtcCompileProgram(prog, (int)(sizeof options / sizeof options[0]), options);
     if (rc != NVRTC_SUCCESS) {
         size_t log_size = 0;
-        nvrtcGetProgramLogSize(prog, &log_size);
+        nv.nvrtcGetProgramLogSize(prog, &log_size);
         char *log = malloc(log_size + 1);
-        if (log && nvrtcGetProgramLog(prog, log) == NVRTC_SUCCESS)
+        if (log && nv.nvrtcGetProgramLog(prog, log) == NVRTC_SUCCESS)
             explain(log, source, name, err, err_size);
         else
-            snprintf(err, err_size, "NVRTC could not compile %s: %s", name, nvrtcGetErrorString(rc));
+            snprintf(err, err_size, "NVRTC could not compile %s: %s", name, nv.nvrtcGetErrorString(rc));
         free(log);
-        nvrtcDestroyProgram(&prog);
+        nv.nvrtcDestroyProgram(&prog);
         return -1;
     }
     size_t size = 0;
-    rc = ptx ? nvrtcGetPTXSize(prog, &size) : nvrtcGetCUBINSize(prog, &size);
+    rc = ptx ? nv.nvrtcGetPTXSize(prog, &size) : nv.nvrtcGetCUBINSize(prog, &size);
     char *image = rc == NVRTC_SUCCESS ? malloc(size) : NULL;
-    if (!image || (ptx ? nvrtcGetPTX(prog, image) : nvrtcGetCUBIN(prog, image)) != NVRTC_SUCCESS) {
+    if (!image || (ptx ? nv.nvrtcGetPTX(prog, image) : nv.nvrtcGetCUBIN(prog, image)) != NVRTC_SUCCESS) {
         snprintf(err, err_size, "%s:%d: NVRTC gave no %s for %s", __FILE__, __LINE__, ptx ? "PTX" : "cubin", name);
         free(image);
-        nvrtcDestroyProgram(&prog);
+        nv.nvrtcDestroyProgram(&prog);
         return -1;
     }
-    nvrtcDestroyProgram(&prog);
+    nv.nvrtcDestroyProgram(&prog);
     *out = (compiled){image, size, (now_seconds() - t0) * 1e3, 0};
     if (cached < CACHE_SIZE)
         cache[cached].key = key, cache[cached++].c = *out;

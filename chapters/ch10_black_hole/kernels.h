@@ -28,6 +28,10 @@ typedef struct {
 int kernel_compile(const char *source, const char *name, int fast_math, int arch, int ptx, compiled *out,
                    char *err, size_t err_size);
 
+/* The options kernel_compile gives NVRTC, as one line of text; arch 0 writes
+ * the architecture as the device's (sm_<its compute capability>). */
+void kernel_options_text(int fast_math, int arch, int ptx, char *text, size_t size);
+
 /* 64-bit FNV-1a of the text (the cache's key, printed with a source). */
 unsigned long long kernel_hash(const char *text);
 
