@@ -8,7 +8,6 @@
 
 #include "image.h"
 
-#include <libgen.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,13 +174,13 @@ START_TEST(files_that_cannot_be_scenes)
     ck_assert_msg(strstr(err, "/nonexistent/x.txt: cannot open"), "%s", err);
     ck_assert_int_eq(scene_load("/tmp", &s, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "/tmp: cannot open: not a regular file"), "%s", err);
-    char fifo[] = "/tmp/test_ch08_fifo.XXXXXX"; /* a FIFO with no writer: refused, not waited on */
-    ck_assert_ptr_nonnull(mkdtemp(fifo));
-    strcat(fifo, "/f");
+    char dir[] = "/tmp/test_ch08_fifo.XXXXXX", fifo[64]; /* a FIFO with no writer: refused, not waited on */
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(fifo, sizeof fifo, "%s/f", dir);
     ck_assert_int_eq(mkfifo(fifo, 0600), 0);
     int loaded = scene_load(fifo, &s, err, sizeof err);
     unlink(fifo);
-    rmdir(dirname(fifo));
+    rmdir(dir);
     ck_assert_int_eq(loaded, -1);
     ck_assert_msg(strstr(err, "not a regular file"), "%s", err);
     char path[] = "/tmp/test_ch08_big.XXXXXX";

@@ -534,6 +534,11 @@ START_TEST(image_diff_scales_and_clips)
         int want = abs(a[i] - b[i]) * 5;
         ck_assert_int_eq(d[i], want > 255 ? 255 : want);
     }
+    /* an output that cannot be written: refused first (2), before any image is read */
+    snprintf(cmd, sizeof cmd, "%s/build/image_diff %s %s /nonexistent/d.ppm 2> %s/err; rc=$?; "
+             "grep -q '/nonexistent/d.ppm cannot' %s/err || exit 9; exit $rc", PROGRAM_DIR, pa, pb, dir, dir);
+    int rc0 = system(cmd);
+    ck_assert_msg(WIFEXITED(rc0) && WEXITSTATUS(rc0) == 2, "image_diff with an unwritable output: status %d", rc0);
     /* bad gain: usage, 2; an image against a smaller one: 1 */
     snprintf(cmd, sizeof cmd, "%s/build/image_diff %s %s %s 0 2>/dev/null", PROGRAM_DIR, pa, pb, pd);
     int rc = system(cmd);

@@ -427,6 +427,105 @@ START_TEST(csv_write_failures_exit_1)
 }
 END_TEST
 
+START_TEST(a_test_that_fails)
+{
+    char path[200];
+    snprintf(path, sizeof path, "%s/made-by-the-test", harness_scratch("unused"));
+    FILE *f = fopen(path, "w");
+    if (f)
+        fclose(f);
+    ck_abort_msg("failing on purpose");
+}
+END_TEST
+
+/* A row cut short (a file size limit mid-row) is taken back: the file keeps
+ * its old length, and the run exits 1. */
+static void add_one_row_over_the_limit(const char *path)
+{
+    signal(SIGXFSZ, SIG_IGN); /* as cli_parse does: EFBIG, not death */
+    setrlimit(RLIMIT_FSIZE, &(struct rlimit){1024, 1024});
+    add_one_row(path);
+}
+
+START_TEST(csv_short_write_is_rolled_back)
+{
+    make_tmpdir();
+    char path[300];
+    snprintf(path, sizeof path, "%s/full.csv", tmpdir);
+    FILE *f = fopen(path, "w");
+    fprintf(f, "%s\n%*s\n", REPORT_CSV_HEADER, (int)(1020 - sizeof REPORT_CSV_HEADER - 1), "x");
+    fclose(f);
+    struct stat st;
+    ck_assert_int_eq(stat(path, &st), 0);
+    ck_assert_int_eq(st.st_size, 1020); /* a row of ~40 bytes cannot fit under 1024 */
+    ck_assert_int_eq(in_child(add_one_row_over_the_limit, path), 1);
+    ck_assert_int_eq(stat(path, &st), 0);
+    ck_assert_msg(st.st_size == 1020, "the file is %lld bytes after the failed row, want 1020 (no half row)",
+                  (long long)st.st_size);
+    remove_tmpdir();
+}
+END_TEST
+
+#ifndef __SANITIZE_ADDRESS__ /* ASan reserves terabytes of address space: no RLIMIT_AS under it */
+/* An image whose pixels do not fit in memory: "out of memory", not "not a PPM". */
+static void read_under_128_mb(const char *path)
+{
+    setrlimit(RLIMIT_AS, &(struct rlimit){128 << 20, 128 << 20});
+    image img;
+    char err[IMAGE_ERROR_SIZE];
+    int rc = image_read_ppm(&img, path, err, sizeof err);
+    _exit(rc != 0 && strstr(err, "out of memory") ? 0 : 5);
+}
+
+START_TEST(image_too_big_for_memory_says_out_of_memory)
+{
+    make_tmpdir();
+    char path[300];
+    snprintf(path, sizeof path, "%s/big.ppm", tmpdir);
+    FILE *f = fopen(path, "w");
+    fputs("P6\n8192 8192\n255\n", f); /* 201 MB of pixels declared; the read stops at the allocation */
+    fclose(f);
+    ck_assert_msg(in_child(read_under_128_mb, path) == 0, "no 'out of memory' for an 8192x8192 PPM under 128 MB");
+    remove_tmpdir();
+}
+END_TEST
+#endif
+
+/* harness_scratch's folder goes when the test program ends, even after a
+ * failed test (whose forked child exits without cleaning up). */
+START_TEST(scratch_folder_removed_after_a_failed_test)
+{
+    int fds[2];
+    ck_assert_int_eq(pipe(fds), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) { /* a test program of its own: one scratch folder, one failing test */
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 1);
+        dup2(null, 2);
+        const char *dir = harness_scratch("test_scratch");
+        if (write(fds[1], dir, strlen(dir) + 1) < 0)
+            _exit(3);
+        Suite *inner = suite_create("inner");
+        TCase *tc = tcase_create("inner");
+        tcase_add_test(tc, a_test_that_fails);
+        suite_add_tcase(inner, tc);
+        SRunner *sr = srunner_create(inner);
+        srunner_set_fork_status(sr, CK_FORK);
+        srunner_run_all(sr, CK_SILENT);
+        srunner_free(sr);
+        exit(0); /* atexit: the folder goes */
+    }
+    close(fds[1]);
+    char dir[128] = "";
+    ck_assert_int_gt(read(fds[0], dir, sizeof dir - 1), 0);
+    close(fds[0]);
+    int status;
+    waitpid(pid, &status, 0);
+    ck_assert_int_eq(access(dir, F_OK), -1);
+}
+END_TEST
+
 /* A foreign header is refused before any work (report_check_csv, which
  * cli_parse calls for --csv) and the file is left as it was; a file whose last
  * row lost its newline is not glued onto. */
@@ -687,6 +786,11 @@ int main(void)
     tcase_add_test(tc, concurrent_writers_write_one_header);
     tcase_add_test(tc, long_names_write_and_failures_keep_the_old_file);
     tcase_add_test(tc, ignored_signal_during_write_loses_nothing);
+    tcase_add_test(tc, csv_short_write_is_rolled_back);
+    tcase_add_test(tc, scratch_folder_removed_after_a_failed_test);
+#ifndef __SANITIZE_ADDRESS__
+    tcase_add_test(tc, image_too_big_for_memory_says_out_of_memory);
+#endif
     tcase_add_test(tc, file_size_limit_is_a_write_error);
     tcase_add_loop_test(tc, signal_during_write_leaves_no_temporary_file, 0,
                         sizeof signals_to_test / sizeof signals_to_test[0]);
