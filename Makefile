@@ -306,12 +306,16 @@ $(foreach c,$(CHAPTERS),$(eval $(call CHAPTER_TEST_RULES,$(c))))
 # compile it again itself (gcc -S, nvcc -ptx) and grade the machine code.
 ex_defs = -DEX_DIR='"$(abspath $(3)/$(call ex_dir,$(1)))"' -DPROJECT_DIR='"$(CURDIR)"' -DNVCC='"$(NVCC)"' -DCC_NAME='"$(CC)"' \
           -DCUDA_ARCH='"$(CUDA_ARCH)"'
+# The .c files an exercise's test links, in folder $(2): the names the
+# solution has (every folder of the exercise has the same files; a folder made
+# during the build is not yet in make's directory cache, so no wildcard there).
+ex_c_files = $(addprefix $(2)/$(call ex_dir,$(1))/,$(filter-out $(notdir $(ex_$(1)_NOT_LINKED)),$(notdir $(wildcard solutions/$(call ex_dir,$(1))/*.c))))
 define EXERCISE_RULES
 $(BUILD)/tests/ex_$(1)_$(2): tests/test_ex_$(1).$(if $(filter cuda,$(call ex_lang,$(1))),cu,c) tests/harness.h $(wildcard $(3)/$(call ex_dir,$(1))/*) $(LIBCOMMON) $(CUDA_CONFIG) | $(BUILD)/tests/.dir
 ifeq ($(call ex_lang,$(1)),cuda)
 	$(NVCC_TEST) $(call ex_defs,$(1),$(2),$(3)) -I$(3)/$(call ex_dir,$(1)) $(ex_$(1)_INCLUDE) $$< $(LIBCOMMON) -o $$@ $(NVCC_TEST_LIBS)
 else
-	$(CC) $(TEST_CFLAGS) $(call ex_defs,$(1),$(2),$(3)) -I$(3)/$(call ex_dir,$(1)) $(ex_$(1)_INCLUDE) $$< $$(filter-out $(ex_$(1)_NOT_LINKED),$$(wildcard $(3)/$(call ex_dir,$(1))/*.c)) $(LIBCOMMON) -o $$@ $(TEST_LIBS)
+	$(CC) $(TEST_CFLAGS) $(call ex_defs,$(1),$(2),$(3)) -I$(3)/$(call ex_dir,$(1)) $(ex_$(1)_INCLUDE) $$< $(call ex_c_files,$(1),$(3)) $(LIBCOMMON) -o $$@ $(TEST_LIBS)
 endif
 endef
 STUBS := $(BUILD)/committed-stubs
@@ -321,6 +325,25 @@ $(foreach e,$(EXERCISES),$(eval $(call EXERCISE_RULES,$(e),stub,$(STUBS))))
 SOLUTION_TESTS := $(foreach e,$(EXERCISES),$(BUILD)/tests/ex_$(e)_solution)
 EXERCISE_TESTS := $(foreach e,$(EXERCISES),$(BUILD)/tests/ex_$(e)_exercise)
 STUB_TESTS := $(foreach e,$(EXERCISES),$(BUILD)/tests/ex_$(e)_stub)
+
+# Wrong answers: tests/wrong/<exercise>/<case>/ holds the files of one
+# mistake (what it is, said at the top of each), laid over the solution's
+# folder. make check-exercises builds each exercise's test against every case
+# and each must fail: a grader that passes the mistake its lesson is about is broken.
+WRONG_CASES := $(foreach e,$(EXERCISES),$(foreach c,$(notdir $(wildcard tests/wrong/$(e)/*)),$(e)/$(c)))
+wrong_ex = $(firstword $(subst /, ,$(1)))
+wrong_case = $(lastword $(subst /, ,$(1)))
+wrong_root = $(BUILD)/wrong/$(subst /,-,$(1))
+define WRONG_RULES
+$(call wrong_root,$(1))/.laid: $(wildcard solutions/$(call ex_dir,$(call wrong_ex,$(1)))/*) $(wildcard tests/wrong/$(1)/*)
+	rm -rf $$(@D) && mkdir -p $$(@D)/$(call ex_dir,$(call wrong_ex,$(1))) && \
+	  cp solutions/$(call ex_dir,$(call wrong_ex,$(1)))/* $$(@D)/$(call ex_dir,$(call wrong_ex,$(1)))/ && \
+	  cp tests/wrong/$(1)/* $$(@D)/$(call ex_dir,$(call wrong_ex,$(1)))/ && touch $$@
+$(BUILD)/tests/ex_$(call wrong_ex,$(1))_wrong_$(call wrong_case,$(1)): $(call wrong_root,$(1))/.laid
+$(call EXERCISE_RULES,$(call wrong_ex,$(1)),wrong_$(call wrong_case,$(1)),$(call wrong_root,$(1)))
+endef
+$(foreach w,$(WRONG_CASES),$(eval $(call WRONG_RULES,$(w))))
+WRONG_TESTS := $(foreach w,$(WRONG_CASES),$(BUILD)/tests/ex_$(call wrong_ex,$(w))_wrong_$(call wrong_case,$(w)))
 GPU_SOLUTION_TESTS := $(foreach e,$(EXERCISES),$(if $(filter cuda,$(call ex_lang,$(e))),$(BUILD)/tests/ex_$(e)_solution))
 
 check: check-deps all $(CPU_TESTS) $(GPU_TESTS) $(SOLUTION_TESTS)
@@ -336,12 +359,13 @@ check-deps:
 	  else echo "Check (libcheck) is missing: run  sudo apt-get install check pkg-config"; exit 1; fi; fi
 
 # Every exercise stub as committed (git, not the working copy: a student's
-# answers do not matter here) must fail its test; every solution must pass.
+# answers do not matter here) must fail its test, and so must every committed
+# wrong answer (tests/wrong/); every solution must pass.
 check-exercises: check-deps $(SOLUTION_TESTS)
 	@tools/committed_stubs.sh $(STUBS) $(foreach e,$(EXERCISES),exercises/$(call ex_dir,$(e)))
-	@$(MAKE) --no-print-directory $(STUB_TESTS) >/dev/null
+	@$(MAKE) --no-print-directory $(STUB_TESTS) $(WRONG_TESTS) >/dev/null
 	@tools/run_tests.sh --suites $(filter-out $(GPU_SOLUTION_TESTS),$(SOLUTION_TESTS)) --gpu-suites $(GPU_SOLUTION_TESTS) \
-	  --must-fail $(STUB_TESTS)
+	  --must-fail $(STUB_TESTS) $(WRONG_TESTS)
 
 # The student's commands: EX=ch03 grades one exercise (EX="ch03 ch05" two).
 # EX reaches the scripts as its literal text, quoted (never as make or shell

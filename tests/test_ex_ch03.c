@@ -13,6 +13,10 @@
  *   - the image: the same bytes on 1, 3 and 8 threads at 33x31 and 64x17, and
  *     at 64 spp within 30 dB PSNR of the exact picture (computed here on a
  *     32x32 grid of points per pixel);
+ *   - neighbouring rows' streams uncorrelated (|rho| < 0.1 over 4095 pairs);
+ *   - each row rendered exactly once when every read of the row counter is
+ *     followed by another thread's read (tests/ex_ch03_atomics.h);
+ *   - no data race under ThreadSanitizer (tests/ex_ch03_tsan_driver.c);
  *   - the schedule: on 4 threads, thread 0 is held up in the first row it
  *     starts until every row has been started (at most 5 s). With rows handed
  *     out on demand the other threads start them all at once; with a fixed
@@ -188,6 +192,123 @@ START_TEST(rows_are_handed_out_on_demand)
 }
 END_TEST
 
+/* The atomics hook (ex_ch03_atomics.h): while paused, a thread that has just
+ * read an atomic waits until another thread reads one too, or 20 ms. */
+atomic_int ex_atomic_pause;
+static atomic_int loads;
+
+void ex_atomic_after_load(void)
+{
+    if (!atomic_load_explicit(&ex_atomic_pause, memory_order_relaxed))
+        return;
+    int mine = atomic_fetch_add(&loads, 1) + 1;
+    for (int waited = 0; atomic_load_explicit(&loads, memory_order_relaxed) == mine && waited < 200; waited++) {
+        struct timespec nap = {0, 100000};
+        nanosleep(&nap, NULL);
+    }
+}
+
+static atomic_int started_per_row[64];
+
+static void count_row(int thread, int row)
+{
+    (void)thread;
+    if (row >= 0 && row < 64)
+        atomic_fetch_add(&started_per_row[row], 1);
+}
+
+/* Every row rendered exactly once, even when each read of the row counter is
+ * followed by another thread's read before anything else happens (the hook
+ * above): the interleaving a lost update needs, made certain. */
+START_TEST(each_row_taken_once_when_reads_interleave)
+{
+    enum { ROWS = 40, THREADS = 4 };
+    image img;
+    ck_assert_int_eq(image_alloc(&img, 8, ROWS), 0);
+    for (int r = 0; r < ROWS; r++)
+        atomic_store_explicit(&started_per_row[r], 0, memory_order_relaxed);
+    ex_row_started = count_row;
+    atomic_store(&ex_atomic_pause, 1);
+    ex_render(&img, 1, THREADS);
+    atomic_store(&ex_atomic_pause, 0);
+    ex_row_started = NULL;
+    for (int r = 0; r < ROWS; r++) {
+        int n = atomic_load_explicit(&started_per_row[r], memory_order_relaxed);
+        ck_assert_msg(n == 1,
+                      "%d rows on %d threads, each read of the row counter followed by another thread's read: row %d "
+                      "was rendered %d times, want once (a read, then a write of the counter, lets two threads take "
+                      "the same row: take it with one atomic read-modify-write)",
+                      ROWS, THREADS, r, n);
+    }
+    image_free(&img);
+}
+END_TEST
+
+/* Pearson's correlation of x and y over n pairs. */
+static double correlation(const double *x, const double *y, int n)
+{
+    double mx = 0, my = 0, sxy = 0, sxx = 0, syy = 0;
+    for (int i = 0; i < n; i++)
+        mx += x[i] / n, my += y[i] / n;
+    for (int i = 0; i < n; i++) {
+        sxy += (x[i] - mx) * (y[i] - my);
+        sxx += (x[i] - mx) * (x[i] - mx);
+        syy += (y[i] - my) * (y[i] - my);
+    }
+    return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : 1;
+}
+
+/* Neighbouring rows start unrelated streams: over 4095 pairs of rows (r,
+ * r + 1), the correlation of their k-th draws, k = 1..4, stays under 0.1 (for
+ * independent streams it is about 0.016, so 0.1 is 6 standard deviations). A
+ * row number used as the seed fails: LCG streams from seeds one apart draw
+ * nearly the same first numbers. */
+START_TEST(neighbouring_rows_are_uncorrelated)
+{
+    enum { ROWS = 4096, DRAWS = 4 };
+    static double draw[DRAWS][ROWS];
+    for (int r = 0; r < ROWS; r++) {
+        uint32_t state = ex_row_seed(r);
+        for (int k = 0; k < DRAWS; k++)
+            draw[k][r] = ex_random(&state);
+    }
+    for (int k = 0; k < DRAWS; k++) {
+        double rho = correlation(draw[k], draw[k] + 1, ROWS - 1);
+        ck_assert_msg(fabs(rho) < 0.1,
+                      "draw %d of rows r and r + 1, over %d pairs of rows: correlation %.3f, want |%.3f| < 0.1 (the "
+                      "seeds of neighbouring rows start related streams: mix the row number, for example with an "
+                      "integer hash)",
+                      k + 1, ROWS - 1, rho, rho);
+    }
+}
+END_TEST
+
+/* No data race: the student's render.c built with ThreadSanitizer (and a small
+ * driver, tests/ex_ch03_tsan_driver.c) renders on 8 threads without a report.
+ * A generator state shared by threads, or a plain int as the row counter,
+ * is a race TSan names with its lines, whether or not it changed the picture. */
+START_TEST(no_data_race_under_thread_sanitizer)
+{
+    const char *dir = harness_scratch("test_ex_ch03");
+    int built = harness_shell("gcc -std=c11 -O1 -g -fsanitize=thread -D_POSIX_C_SOURCE=200809L -I'%s' -I'%s/common' "
+                              "'%s/tests/ex_ch03_tsan_driver.c' '%s/render.c' '%s/common/image.c' -o '%s/tsan' -lm "
+                              "-pthread 2> '%s/build.txt'",
+                              EX_DIR, PROJECT_DIR, PROJECT_DIR, EX_DIR, PROJECT_DIR, dir, dir);
+    ck_assert_msg(built == 0, "your render.c does not build with -fsanitize=thread (see %s/build.txt)", dir);
+    int rc = harness_shell("TSAN_OPTIONS='halt_on_error=1 exitcode=66' '%s/tsan' > '%s/tsan.txt' 2>&1", dir, dir);
+    if (rc != 0) {
+        char path[300];
+        snprintf(path, sizeof path, "%s/tsan.txt", dir);
+        char *report = harness_read_file(path);
+        char *summary = report ? strstr(report, "SUMMARY:") : NULL;
+        if (summary && strchr(summary, '\n'))
+            *strchr(summary, '\n') = '\0';
+        ck_abort_msg("ThreadSanitizer found a data race on 8 threads (exit %d): %s", rc,
+                     summary ? summary : "(no summary: run the test to see the report)");
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("exercise ch03");
@@ -200,6 +321,9 @@ int main(void)
     tcase_add_test(tc, rows_start_different_streams);
     tcase_add_loop_test(tc, same_bytes_on_1_and_4_threads, 0, sizeof sizes / sizeof sizes[0]);
     tcase_add_test(tc, picture_within_psnr_bound);
+    tcase_add_test(tc, each_row_taken_once_when_reads_interleave);
+    tcase_add_test(tc, neighbouring_rows_are_uncorrelated);
+    tcase_add_test(tc, no_data_race_under_thread_sanitizer);
     suite_add_tcase(s, tc);
     return harness_run(s, "exercise-ch03", 0);
 }

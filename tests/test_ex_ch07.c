@@ -33,8 +33,11 @@ __attribute__((target("avx2,fma"))) static void check_blocks(void)
             double d2 = rx * rx + ry * ry + rz * rz + 1e-4, s = mj / (d2 * sqrt(d2));
             double want[3] = {rx * s, ry * s, rz * s}, size = sqrt(d2 - 1e-4) * s;
             for (int c = 0; c < 3; c++)
-                ck_assert_msg(fabs(out[c][k] - want[c]) <= 1e-5 * size + 1e-30, "block %d lane %d: %g vs %g", block,
-                              k, out[c][k], want[c]);
+                ck_assert_msg(fabs(out[c][k] - want[c]) <= 1e-5 * size + 1e-30,
+                              "body i = (%.6g, %.6g, %.6g) in lane %d, body j = (%.6g, %.6g, %.6g), mass %.6g: the "
+                              "acceleration's %c component: got %.9g, want %.9g within %.2g (double precision, "
+                              "softening^2 = 1e-4)",
+                              xi[k], yi[k], zi[k], k, xj, yj, zj, mj, "xyz"[c], out[c][k], want[c], 1e-5 * size);
         }
     }
 }

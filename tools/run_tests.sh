@@ -4,7 +4,8 @@
 #   --suites A B ...      ordinary suites (Check forks each test)
 #   --gpu-suites A B ...  GPU suites, run with CK_FORK=no (CUDA cannot be used in a
 #                         forked child once the parent touched it)
-#   --must-fail A B ...   exercise stubs: each must FAIL its test; one check per stub
+#   --must-fail A B ...   exercise stubs and wrong answers (ex_*_wrong_CASE): each must
+#                         FAIL its test; one check each
 # A binary that dies without its RESULT line counts as one failure.
 set -u
 passed=0 failed=0 skipped=0 mode=suites
@@ -21,18 +22,19 @@ run_one() { # mode binary
     local result
     result=$(grep '^RESULT ' <<<"$out" | tail -n1)
     if [ "$1" = must-fail ]; then
-        local p f s
+        local p f s what="the untouched stub"
+        case $2 in *_wrong_*) what="the wrong answer '${2##*_wrong_}'" ;; esac
         p=$(sed -n 's/.*passed=\([0-9]*\).*/\1/p' <<<"$result")
         f=$(sed -n 's/.*failed=\([0-9]*\).*/\1/p' <<<"$result")
         s=$(sed -n 's/.*skipped=\([0-9]*\).*/\1/p' <<<"$result")
         if [ -z "$result" ] && [ "$status" -ne 0 ]; then
-            passed=$((passed + 1)); echo "  ok    $2: the untouched stub fails its test (it crashed), as it must"
+            passed=$((passed + 1)); echo "  ok    $2: $what fails its test (it crashed), as it must"
         elif [ -n "$f" ] && [ "$f" -gt 0 ]; then
-            passed=$((passed + 1)); echo "  ok    $2: the untouched stub fails its test ($f failures), as it must"
-        elif [ "${p:-0}" -eq 0 ] && [ "${s:-0}" -gt 0 ]; then
-            skipped=$((skipped + 1)); echo "  skip  $2: its test needs a GPU, so the stub was not checked here"
+            passed=$((passed + 1)); echo "  ok    $2: $what fails its test ($f failures), as it must"
+        elif [ "${s:-0}" -gt 0 ] && { [ "${p:-0}" -eq 0 ] || [[ $2 == *_wrong_* ]]; }; then
+            skipped=$((skipped + 1)); echo "  skip  $2: its test needs a GPU, so $what was not checked here"
         else
-            failed=$((failed + 1)); echo "  FAIL  $2: the untouched stub passes its test: the checker is broken"
+            failed=$((failed + 1)); echo "  FAIL  $2: $what passes its test: the checker is broken"
         fi
         return
     fi

@@ -28,7 +28,7 @@ expect 0 "$san/image_diff" "$d/a.ppm" "$d/b.ppm" "$d/diff.ppm"
 expect 1 "$san/image_diff" "$d/a.ppm" "$d/c.ppm" "$d/diff.ppm"
 expect 1 "$san/image_diff" "$d/a.ppm" "$d/huge.ppm" "$d/diff.ppm"
 expect 1 "$san/image_diff" "$d/a.ppm" "$d/missing.ppm" "$d/diff.ppm"
-expect 1 "$san/image_diff" "$d/a.ppm" "$d/b.ppm" "$d/no/such/diff.ppm"
+expect 2 "$san/image_diff" "$d/a.ppm" "$d/b.ppm" "$d/no/such/diff.ppm" # refused before reading
 expect 2 "$san/image_diff" "$d/a.ppm" "$d/b.ppm"
 expect 1 "$san/ppm2png" "$d/huge.ppm" "$d/x.png"
 expect 1 "$san/ppm2png" "$d/missing.ppm" "$d/x.png"
