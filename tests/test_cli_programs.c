@@ -446,6 +446,24 @@ START_TEST(exercise_names_are_data)
 }
 END_TEST
 
+/* Every exercise has three hints in tests/hints/ (none in its own folder), and
+ * the third ("nearly the code") repeats no line of the solution: it leads, it
+ * does not give the answer. */
+START_TEST(hints_lead_without_giving_the_answer)
+{
+    const char *script =
+        "cd $P && eval \"$(MAKEFLAGS= make -s print-registry)\" || exit 1; for e in $EXERCISES; do "
+        "f=tests/hints/$e.txt; eval \"d=\\$ex_${e}_DIR\"; [ -f $f ] || { echo \"no $f\"; exit 2; }; "
+        "[ $(grep -c '^---$' $f) -eq 2 ] || { echo \"$f: not three hints\"; exit 3; }; "
+        "[ ! -e exercises/$d/hints.txt ] || { echo \"exercises/$d/hints.txt: hints in the exercise folder\"; exit 4; }; "
+        "awk '/^---$/ {n++; next} n == 2' $f | tr -s ' \\t' ' ' | sed 's/^ //; s/ $//' | awk 'length >= 20' > $OLDPWD/h3; "
+        "cat solutions/$d/* | tr -s ' \\t' ' ' | sed 's/^ //; s/ $//' > $OLDPWD/sol; "
+        "if grep -Fxf $OLDPWD/h3 $OLDPWD/sol; then echo \"$f: the third hint gives a line of the solution\"; exit 5; fi; "
+        "done";
+    ck_assert_msg(in_temp_folder(script) == 0, "the hints (the script's output above says which)");
+}
+END_TEST
+
 /* ch10 asked for a GPU stage on a machine without a GPU: nothing rendered,
  * nothing written (not the CPU's picture), exit 3, at once. And NVRTC is
  * loaded only to compile a kernel: under a 400 MB address-space limit the CPU
@@ -582,6 +600,7 @@ int main(void)
     int skipped = 5 * skipped_for_gpu;
     tcase_add_test(tc, file_size_limit_on_the_image_is_a_write_error);
     tcase_add_test(tc, exercise_names_are_data);
+    tcase_add_test(tc, hints_lead_without_giving_the_answer);
     if (system("nvidia-smi -L > /dev/null 2>&1") != 0)
         tcase_add_test(tc, ch10_gpu_stage_without_gpu_writes_nothing);
     else

@@ -4,9 +4,17 @@
  *    with the exercise's last_warp.cuh; the warp step must synchronise its
  *    lanes: bar.warp.sync (__syncwarp) or shfl.sync (__shfl_*_sync). The
  *    racy classic has neither: only volatile loads and stores.
- * 2. On a GPU: block_sums (that kernel) gives exact int64 sums at n = 0, 1,
+ * 2. On the CPU (tests/ex_ch06_warp_cpu.cpp, built with g++): the warp code
+ *    run lane by lane, lanes switched only at __syncwarp and shuffles, in
+ *    ascending and in descending lane order, sums 64 values exactly. A step
+ *    with no synchronisation between one lane's read and another's write, or a
+ *    sum that forgets s[t + 32], is wrong here, on any machine.
+ * 3. On a GPU: block_sums (that kernel) gives exact int64 sums at n = 0, 1,
  *    31, 33, 1023, 1025, 2^20 - 1, 2^20 + 1 (int32 in [-128, 127], seed 6060).
  *    Without a GPU these are counted as skipped.
+ * 4. On a GPU with compute-sanitizer: block_sums (n = 1025) under racecheck
+ *    reports no hazard. A warp step that reads a lane's value while that lane
+ *    writes it is a race even when the sum comes out right on this GPU.
  */
 #include "harness.h"
 
@@ -24,6 +32,34 @@ START_TEST(warp_step_synchronises_its_lanes)
     ck_assert_msg(syncs > 0, "got: no bar.warp.sync and no shfl.sync in the PTX; want: a warp step whose lanes "
                              "synchronise (volatile orders nothing between lanes)");
     free(ptx);
+}
+END_TEST
+
+START_TEST(exact_when_lanes_run_one_after_another)
+{
+    const char *dir = harness_scratch("test_ex_ch06");
+    ck_assert_msg(harness_shell("g++ -std=c++17 -O1 -I'%s' '%s/tests/ex_ch06_warp_cpu.cpp' -o '%s/warp' > '%s/build.txt' "
+                                "2>&1",
+                                EX_DIR, PROJECT_DIR, dir, dir) == 0,
+                  "your last_warp.cuh does not build as host code with the CPU warp (see %s/build.txt)", dir);
+    ck_assert_msg(harness_shell("'%s/warp' > '%s/out.txt'", dir, dir) == 0, "the CPU warp did not finish");
+    char path[300];
+    snprintf(path, sizeof path, "%s/out.txt", dir);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char order[2][16];
+    long long got[2], want[2];
+    for (int o = 0; o < 2; o++)
+        ck_assert_int_eq(fscanf(f, "%15s got %lld want %lld", order[o], &got[o], &want[o]), 3);
+    fclose(f);
+    for (int o = 0; o < 2; o++)
+        ck_assert_msg(got[o] == want[o],
+                      "64 values, lanes run one after another in %s order between synchronisation points: got %lld, "
+                      "want %lld (%s)",
+                      order[o], got[o], want[o],
+                      got[0] == got[1] ? "the same wrong sum in both orders: a term is missing, s[t + 32] perhaps"
+                                       : "the sum depends on the lanes' order: a lane reads a value another lane "
+                                         "writes with no __syncwarp between them");
 }
 END_TEST
 
@@ -54,13 +90,52 @@ START_TEST(exact_sums)
 }
 END_TEST
 
-int main(void)
+/* --launch-once (run by racecheck): block_sums once, then exit. */
+static int launch_once(void)
 {
+    enum { N = 1025 };
+    static int in[N];
+    for (int i = 0; i < N; i++)
+        in[i] = i % 7 - 3;
+    int *d_in;
+    long long *d_sum;
+    CUDA_CHECK(cudaMalloc(&d_in, sizeof in));
+    CUDA_CHECK(cudaMalloc(&d_sum, sizeof(long long)));
+    CUDA_CHECK(cudaMemcpy(d_in, in, sizeof in, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(d_sum, 0, sizeof(long long)));
+    block_sums<<<4, EX_BLOCK>>>(d_in, N, d_sum);
+    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaFree(d_in));
+    CUDA_CHECK(cudaFree(d_sum));
+    return 0;
+}
+
+START_TEST(no_race_under_racecheck)
+{
+    char why[400];
+    int rc = harness_racecheck(NVCC, why, sizeof why);
+    ck_assert_msg(rc == 0, "compute-sanitizer racecheck on block_sums with your last warp (n = 1025): %s (a lane must "
+                           "not read a value another lane is writing in the same step: order them with __syncwarp "
+                           "between the read and the write, or pass values in registers with __shfl_down_sync)",
+                  why);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "--launch-once") == 0)
+        return launch_once();
     Suite *s = suite_create("exercise ch06");
     TCase *tc = tcase_create("last warp");
-    tcase_set_timeout(tc, 60);
+    tcase_set_timeout(tc, 120);
     tcase_add_test(tc, warp_step_synchronises_its_lanes);
+    tcase_add_test(tc, exact_when_lanes_run_one_after_another);
     int skipped = harness_add_gpu_test(tc, exact_sums, SIZE_COUNT);
+    if (harness_can_racecheck(NVCC))
+        tcase_add_test(tc, no_race_under_racecheck);
+    else
+        skipped++, printf("no GPU or no compute-sanitizer: the racecheck run is skipped\n");
     suite_add_tcase(s, tc);
     return harness_run_gpu(s, "exercise-ch06", skipped);
 }

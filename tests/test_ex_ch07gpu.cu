@@ -7,7 +7,10 @@
  *    needs is 14 (see the solution), plus the loop's own counter and branch.
  * 2. On a GPU: n = 1, 255, 257, 1000, 4097 bodies (seed 7071); every body's
  *    acceleration within 1e-4 relative (of the sum of magnitudes) of a
- *    double-precision sum on the CPU. Skipped without a GPU. */
+ *    double-precision sum on the CPU. Skipped without a GPU.
+ * 3. On a GPU with compute-sanitizer: the kernel (n = 513, three tiles) under
+ *    racecheck reports no hazard: a tile overwritten while other warps still
+ *    read it is a race even when the sums come out right. */
 #include "harness.h"
 
 #include "tile_loop.cuh"
@@ -53,6 +56,38 @@ START_TEST(tile_loop_matches_double)
 }
 END_TEST
 
+/* --launch-once (run by racecheck): the kernel once on three tiles, then exit. */
+static int launch_once(void)
+{
+    enum { N = 2 * EX_TILE + 1 };
+    static float4 b[N];
+    test_rng r = {7072};
+    for (int i = 0; i < N; i++)
+        b[i] = make_float4((float)test_rng_uniform(&r, -1, 1), (float)test_rng_uniform(&r, -1, 1),
+                           (float)test_rng_uniform(&r, -1, 1), 1.0f / N);
+    float4 *d_b;
+    float3 *d_a;
+    CUDA_CHECK(cudaMalloc(&d_b, sizeof b));
+    CUDA_CHECK(cudaMalloc(&d_a, N * sizeof(float3)));
+    CUDA_CHECK(cudaMemcpy(d_b, b, sizeof b, cudaMemcpyHostToDevice));
+    exercise_tiled_kernel<<<(N + EX_TILE - 1) / EX_TILE, EX_TILE>>>(d_b, d_a, N);
+    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaFree(d_b));
+    CUDA_CHECK(cudaFree(d_a));
+    return 0;
+}
+
+START_TEST(no_race_under_racecheck)
+{
+    char why[400];
+    int rc = harness_racecheck(NVCC, why, sizeof why);
+    ck_assert_msg(rc == 0, "compute-sanitizer racecheck on your kernel (n = %d): %s (every warp must be done reading "
+                           "a tile before any thread loads the next: a barrier after the inner loop)",
+                  2 * EX_TILE + 1, why);
+}
+END_TEST
+
 #define MAX_PER_INTERACTION 14.7
 
 START_TEST(few_instructions_per_interaction)
@@ -86,13 +121,19 @@ START_TEST(few_instructions_per_interaction)
 }
 END_TEST
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "--launch-once") == 0)
+        return launch_once();
     Suite *s = suite_create("exercise ch07 (GPU)");
     TCase *tc = tcase_create("tiles");
-    tcase_set_timeout(tc, 60);
+    tcase_set_timeout(tc, 120);
     tcase_add_test(tc, few_instructions_per_interaction);
     int skipped = harness_add_gpu_test(tc, tile_loop_matches_double, (int)(sizeof sizes / sizeof sizes[0]));
+    if (harness_can_racecheck(NVCC))
+        tcase_add_test(tc, no_race_under_racecheck);
+    else
+        skipped++, printf("no GPU or no compute-sanitizer: the racecheck run is skipped\n");
     suite_add_tcase(s, tc);
     return harness_run_gpu(s, "exercise-ch07gpu", skipped);
 }

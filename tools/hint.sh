@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make hint EX=chNN: the next of an exercise's three hints (where to look; the
-# idea; nearly the code), from exercises/<folder>/hints.txt, whose hints are
+# idea; nearly the code, never the answer's lines), from tests/hints/<exercise>.txt
+# (not in the exercise's folder: a hint is read when asked for), whose hints are
 # separated by lines of "---". Which hint comes next is remembered in
 # build/hints/<exercise> (or $HINTS_DIR); `rm -r build/hints` starts over.
 # Usage: hint.sh EX-TEXT EXERCISE...
@@ -15,7 +16,7 @@ exercise_names "$text" "$@"
 ex=${names[0]}
 eval "$(make -s print-registry)" || exit 2
 dvar=ex_${ex}_DIR
-file=exercises/${!dvar}/hints.txt
+file=tests/hints/$ex.txt
 [ -f "$file" ] || { echo "hint: $file is missing" >&2; exit 1; }
 state=${HINTS_DIR:-build/hints}
 mkdir -p "$state"
