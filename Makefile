@@ -326,19 +326,20 @@ SOLUTION_TESTS := $(foreach e,$(EXERCISES),$(BUILD)/tests/ex_$(e)_solution)
 EXERCISE_TESTS := $(foreach e,$(EXERCISES),$(BUILD)/tests/ex_$(e)_exercise)
 STUB_TESTS := $(foreach e,$(EXERCISES),$(BUILD)/tests/ex_$(e)_stub)
 
-# Wrong answers: tests/wrong/<exercise>/<case>/ holds the files of one
-# mistake (what it is, said at the top of each), laid over the solution's
-# folder. make check-exercises builds each exercise's test against every case
-# and each must fail: a grader that passes the mistake its lesson is about is broken.
-WRONG_CASES := $(foreach e,$(EXERCISES),$(foreach c,$(notdir $(wildcard tests/wrong/$(e)/*)),$(e)/$(c)))
+# Wrong answers: tests/wrong/<exercise>/<case>.patch is one mistake (what it
+# is, said at its top) as a patch against the solution. make check-exercises
+# builds each exercise's test against the solution with every patch applied
+# in turn, and each must fail: a grader that passes the mistake its lesson is
+# about is broken. (patch(1) applies them.)
+WRONG_CASES := $(foreach e,$(EXERCISES),$(foreach c,$(basename $(notdir $(wildcard tests/wrong/$(e)/*.patch))),$(e)/$(c)))
 wrong_ex = $(firstword $(subst /, ,$(1)))
 wrong_case = $(lastword $(subst /, ,$(1)))
 wrong_root = $(BUILD)/wrong/$(subst /,-,$(1))
 define WRONG_RULES
-$(call wrong_root,$(1))/.laid: $(wildcard solutions/$(call ex_dir,$(call wrong_ex,$(1)))/*) $(wildcard tests/wrong/$(1)/*)
+$(call wrong_root,$(1))/.laid: $(wildcard solutions/$(call ex_dir,$(call wrong_ex,$(1)))/*) tests/wrong/$(1).patch
 	rm -rf $$(@D) && mkdir -p $$(@D)/$(call ex_dir,$(call wrong_ex,$(1))) && \
 	  cp solutions/$(call ex_dir,$(call wrong_ex,$(1)))/* $$(@D)/$(call ex_dir,$(call wrong_ex,$(1)))/ && \
-	  cp tests/wrong/$(1)/* $$(@D)/$(call ex_dir,$(call wrong_ex,$(1)))/ && touch $$@
+	  patch -s -p1 -d $$(@D)/$(call ex_dir,$(call wrong_ex,$(1))) < tests/wrong/$(1).patch && touch $$@
 $(BUILD)/tests/ex_$(call wrong_ex,$(1))_wrong_$(call wrong_case,$(1)): $(call wrong_root,$(1))/.laid
 $(call EXERCISE_RULES,$(call wrong_ex,$(1)),wrong_$(call wrong_case,$(1)),$(call wrong_root,$(1)))
 endef

@@ -97,12 +97,13 @@ static inline char *harness_read_file(const char *path)
 }
 
 #ifdef __CUDACC__
-/* A GPU exercise's kernel under compute-sanitizer racecheck, so a race is
- * found by a race detector, not by luck: the test program runs itself again
- * with --launch-once (its main() then launches the student's kernel once and
- * exits). compute-sanitizer is looked for beside nvcc, then on the PATH.
- * Returns 0 when clean, 1 with racecheck's first report line in `why`, or -1
- * when there is no compute-sanitizer (the caller counts the check skipped). */
+/* A GPU exercise's kernel under compute-sanitizer's racecheck, then its
+ * memcheck, so a race or a stray access is found by a detector, not by luck:
+ * the test program runs itself again with --launch-once (its main() then
+ * launches the student's kernel once and exits). compute-sanitizer is looked
+ * for beside nvcc, then on the PATH. Returns 0 when both are clean, 1 with the
+ * tool and its first report line in `why`, or -1 when there is no
+ * compute-sanitizer (the caller counts the check skipped). */
 static inline int harness_find_sanitizer(const char *nvcc, char *tool, size_t size)
 {
     snprintf(tool, size, "%.500s", nvcc);
@@ -114,31 +115,37 @@ static inline int harness_find_sanitizer(const char *nvcc, char *tool, size_t si
     return harness_shell("command -v %s > /dev/null", tool) == 0;
 }
 
-/* 1 when racecheck can run here: a CUDA device and compute-sanitizer. */
-static inline int harness_can_racecheck(const char *nvcc)
+/* 1 when compute-sanitizer can run here: a CUDA device and the tool. */
+static inline int harness_can_sanitize(const char *nvcc)
 {
     char tool[600], why[256];
     return cuda_device_count(why, sizeof why) > 0 && harness_find_sanitizer(nvcc, tool, sizeof tool);
 }
 
-static inline int harness_racecheck(const char *nvcc, char *why, size_t why_size)
+static inline int harness_sanitize_kernel(const char *nvcc, char *why, size_t why_size)
 {
     char self[512], tool[600], dir[] = "/tmp/harness_racecheck.XXXXXX";
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0 || !harness_find_sanitizer(nvcc, tool, sizeof tool) || !mkdtemp(dir))
         return -1;
     self[n] = '\0';
-    int rc = harness_shell("%s --tool racecheck --error-exitcode 66 --print-limit 3 '%s' --launch-once > %s/log 2>&1",
-                           tool, self, dir);
-    char path[300];
-    snprintf(path, sizeof path, "%s/log", dir);
-    char *log = harness_read_file(path), *line = log ? strstr(log, "Error: Race") : NULL;
-    if (!line && log)
-        line = strstr(log, "RACECHECK SUMMARY");
-    if (line && strchr(line, '\n'))
-        *strchr(line, '\n') = '\0';
-    snprintf(why, why_size, "%s", line ? line : rc ? "racecheck failed (no report line)" : "");
-    free(log);
+    const char *tools[] = {"racecheck", "memcheck"};
+    int rc = 0;
+    for (int k = 0; k < 2 && rc == 0; k++) {
+        rc = harness_shell("%s --tool %s --error-exitcode 66 --print-limit 3 '%s' --launch-once > %s/log 2>&1", tool,
+                           tools[k], self, dir);
+        char path[300];
+        snprintf(path, sizeof path, "%s/log", dir);
+        char *log = harness_read_file(path), *line = log ? strstr(log, "Error: Race") : NULL;
+        if (!line && log)
+            line = strstr(log, "Invalid ");
+        if (!line && log)
+            line = strstr(log, " SUMMARY");
+        if (line && strchr(line, '\n'))
+            *strchr(line, '\n') = '\0';
+        snprintf(why, why_size, "%s: %s", tools[k], line ? line : rc ? "it failed (no report line)" : "clean");
+        free(log);
+    }
     harness_shell("rm -rf %s", dir);
     return rc == 0 ? 0 : 1;
 }

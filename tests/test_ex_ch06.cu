@@ -13,7 +13,7 @@
  *    31, 33, 1023, 1025, 2^20 - 1, 2^20 + 1 (int32 in [-128, 127], seed 6060).
  *    Without a GPU these are counted as skipped.
  * 4. On a GPU with compute-sanitizer: block_sums (n = 1025) under racecheck
- *    reports no hazard. A warp step that reads a lane's value while that lane
+ *    reports no hazard, and under memcheck no invalid access. A warp step that reads a lane's value while that lane
  *    writes it is a race even when the sum comes out right on this GPU.
  */
 #include "harness.h"
@@ -90,7 +90,7 @@ START_TEST(exact_sums)
 }
 END_TEST
 
-/* --launch-once (run by racecheck): block_sums once, then exit. */
+/* --launch-once (run by compute-sanitizer): block_sums once, then exit. */
 static int launch_once(void)
 {
     enum { N = 1025 };
@@ -111,11 +111,11 @@ static int launch_once(void)
     return 0;
 }
 
-START_TEST(no_race_under_racecheck)
+START_TEST(clean_under_compute_sanitizer)
 {
     char why[400];
-    int rc = harness_racecheck(NVCC, why, sizeof why);
-    ck_assert_msg(rc == 0, "compute-sanitizer racecheck on block_sums with your last warp (n = 1025): %s (a lane must "
+    int rc = harness_sanitize_kernel(NVCC, why, sizeof why);
+    ck_assert_msg(rc == 0, "compute-sanitizer on block_sums with your last warp (n = 1025): %s (a lane must "
                            "not read a value another lane is writing in the same step: order them with __syncwarp "
                            "between the read and the write, or pass values in registers with __shfl_down_sync)",
                   why);
@@ -132,10 +132,10 @@ int main(int argc, char **argv)
     tcase_add_test(tc, warp_step_synchronises_its_lanes);
     tcase_add_test(tc, exact_when_lanes_run_one_after_another);
     int skipped = harness_add_gpu_test(tc, exact_sums, SIZE_COUNT);
-    if (harness_can_racecheck(NVCC))
-        tcase_add_test(tc, no_race_under_racecheck);
+    if (harness_can_sanitize(NVCC))
+        tcase_add_test(tc, clean_under_compute_sanitizer);
     else
-        skipped++, printf("no GPU or no compute-sanitizer: the racecheck run is skipped\n");
+        skipped++, printf("no GPU or no compute-sanitizer: the compute-sanitizer runs are skipped\n");
     suite_add_tcase(s, tc);
     return harness_run_gpu(s, "exercise-ch06", skipped);
 }

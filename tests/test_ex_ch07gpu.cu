@@ -9,8 +9,9 @@
  *    acceleration within 1e-4 relative (of the sum of magnitudes) of a
  *    double-precision sum on the CPU. Skipped without a GPU.
  * 3. On a GPU with compute-sanitizer: the kernel (n = 513, three tiles) under
- *    racecheck reports no hazard: a tile overwritten while other warps still
- *    read it is a race even when the sums come out right. */
+ *    racecheck reports no hazard, and under memcheck no invalid access: a
+ *    tile overwritten while other warps still read it is a race even when the
+ *    sums come out right. */
 #include "harness.h"
 
 #include "tile_loop.cuh"
@@ -56,7 +57,7 @@ START_TEST(tile_loop_matches_double)
 }
 END_TEST
 
-/* --launch-once (run by racecheck): the kernel once on three tiles, then exit. */
+/* --launch-once (run by compute-sanitizer): the kernel once on three tiles, then exit. */
 static int launch_once(void)
 {
     enum { N = 2 * EX_TILE + 1 };
@@ -78,11 +79,11 @@ static int launch_once(void)
     return 0;
 }
 
-START_TEST(no_race_under_racecheck)
+START_TEST(clean_under_compute_sanitizer)
 {
     char why[400];
-    int rc = harness_racecheck(NVCC, why, sizeof why);
-    ck_assert_msg(rc == 0, "compute-sanitizer racecheck on your kernel (n = %d): %s (every warp must be done reading "
+    int rc = harness_sanitize_kernel(NVCC, why, sizeof why);
+    ck_assert_msg(rc == 0, "compute-sanitizer on your kernel (n = %d): %s (every warp must be done reading "
                            "a tile before any thread loads the next: a barrier after the inner loop)",
                   2 * EX_TILE + 1, why);
 }
@@ -130,10 +131,10 @@ int main(int argc, char **argv)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, few_instructions_per_interaction);
     int skipped = harness_add_gpu_test(tc, tile_loop_matches_double, (int)(sizeof sizes / sizeof sizes[0]));
-    if (harness_can_racecheck(NVCC))
-        tcase_add_test(tc, no_race_under_racecheck);
+    if (harness_can_sanitize(NVCC))
+        tcase_add_test(tc, clean_under_compute_sanitizer);
     else
-        skipped++, printf("no GPU or no compute-sanitizer: the racecheck run is skipped\n");
+        skipped++, printf("no GPU or no compute-sanitizer: the compute-sanitizer runs are skipped\n");
     suite_add_tcase(s, tc);
     return harness_run_gpu(s, "exercise-ch07gpu", skipped);
 }
