@@ -87,7 +87,8 @@ START_TEST(cross_within_bound)
     }
     /* right-handed: x cross y = z */
     vec x = {1, 0, 0}, y = {0, 1, 0}, z = vec_cross(x, y);
-    ck_assert(z.x == 0 && z.y == 0 && z.z == 1);
+    ck_assert_msg(z.x == 0 && z.y == 0 && z.z == 1, "vec_cross((1 0 0), (0 1 0)): got (%g %g %g), want (0 0 1) "
+                                                    "(right-handed: x cross y = z)", z.x, z.y, z.z);
 }
 END_TEST
 

@@ -19,11 +19,12 @@ static const char *work; /* the suite's scratch folder, made in main() */
 /* Builds the driver with card.c from `dir` at `level`; renders to out. */
 static void render_with(const char *dir, const char *level, const char *out)
 {
-    ck_assert_int_eq(harness_shell("cd %s && gcc -std=c11 -D_POSIX_C_SOURCE=200809L %s -I%s/common -I%s "
-                                   "%s/tests/ex_ch02_driver.c %s/card.c %s/common/image.c -o %s/driver -lm",
-                                   work, level, PROJECT_DIR, dir, PROJECT_DIR, dir, PROJECT_DIR, work),
-                     0);
-    ck_assert_int_eq(harness_shell("%s/driver 64 48 4 %s/%s", work, work, out), 0);
+    ck_assert_msg(harness_shell("cd %s && gcc -std=c11 -D_POSIX_C_SOURCE=200809L %s -I%s/common -I%s "
+                                "%s/tests/ex_ch02_driver.c %s/card.c %s/common/image.c -o %s/driver -lm",
+                                work, level, PROJECT_DIR, dir, PROJECT_DIR, dir, PROJECT_DIR, work) == 0,
+                  "%s/card.c does not build at %s with the test's driver", dir, level);
+    ck_assert_msg(harness_shell("%s/driver 64 48 4 %s/%s", work, work, out) == 0, "%s/card.c at %s: the render failed",
+                  dir, level);
 }
 
 /* The lines of function `name`'s body in an assembly file. */

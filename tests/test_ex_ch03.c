@@ -94,7 +94,8 @@ START_TEST(rows_start_different_streams)
     uint32_t seeds[ROWS];
     for (int r = 0; r < ROWS; r++) {
         seeds[r] = ex_row_seed(r);
-        ck_assert_uint_eq(seeds[r], ex_row_seed(r));
+        ck_assert_msg(seeds[r] == ex_row_seed(r), "ex_row_seed(%d): got %u, then %u: the same row must always give "
+                                                  "the same seed", r, seeds[r], ex_row_seed(r));
     }
     qsort(seeds, ROWS, sizeof seeds[0], compare_u32);
     for (int r = 1; r < ROWS; r++)
