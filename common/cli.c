@@ -177,10 +177,8 @@ const char *cli_check_writable(const char *path)
     if (!path || !*path)
         return "is an empty path";
     struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        return "is a folder";
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-        return "is not a regular file (a FIFO or a device would block or be replaced)";
+        return S_ISDIR(st.st_mode) ? "is a folder" : "is not a regular file (a FIFO or a device would block or be replaced)";
     if (strlen(path) >= PATH_MAX) {
         snprintf(reason, sizeof reason, "cannot be written: the path is longer than %d bytes", PATH_MAX - 1);
         return reason;

@@ -64,10 +64,12 @@ const char *report_check_csv(const char *path)
     struct stat st;
     if (stat(path, &st) != 0)
         return errno == ENOENT ? NULL : "cannot be read";
+    if (!S_ISREG(st.st_mode))
+        return "is not a regular file";
     const char *why = NULL;
     FILE *f = open_regular_file(path, &why);
     if (!f)
-        return strcmp(why, "not a regular file") == 0 ? "is not a regular file" : "cannot be read";
+        return "cannot be read";
     why = header_problem(fileno(f));
     fclose(f);
     return why;
@@ -103,7 +105,7 @@ static void append_csv(const report *r, const char *line)
     int fd = open(r->csv_path, O_RDWR | O_APPEND | O_CREAT | O_NONBLOCK, 0644);
     const char *why = NULL;
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || flock(fd, LOCK_EX) != 0 || fstat(fd, &st) != 0) {
+    if (fd < 0 || flock(fd, LOCK_EX) != 0 || fstat(fd, &st) != 0) { /* the length once the file is ours */
         why = strerror(errno);
     } else if (!S_ISREG(st.st_mode)) {
         why = "not a regular file";

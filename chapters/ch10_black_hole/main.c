@@ -212,6 +212,11 @@ int main(int argc, char **argv)
     if (gpu && opt.device >= devices)
         cli_usage_error(&spec, "--device %ld is out of range: this machine has %d CUDA device%s", opt.device, devices,
                         devices == 1 ? "" : "s");
+    if (opt.stage_index > 0 && !gpu) { /* only a GPU stage asked for: no CPU reference to render, nothing to write */
+        fprintf(stderr, "ch10: no CUDA device found (%s): stage %s not run, %s not written (exit status %d)\n", why,
+                stages[opt.stage_index].name, out, EXIT_NO_GPU);
+        return EXIT_NO_GPU;
+    }
 
     run r;
     memset(&r, 0, sizeof r);
@@ -238,14 +243,7 @@ int main(int argc, char **argv)
     report rep;
     report_init(&rep, spec.program, workload, opt.csv, opt.quiet);
 
-    /* The reference first: every GPU stage is checked against it (not needed,
-     * and not rendered, when only a GPU stage was asked for and there is no GPU). */
-    int only_gpu_asked = opt.stage_index > 0;
-    if (only_gpu_asked && !gpu) {
-        fprintf(stderr, "ch10: no CUDA device found (%s): stage %s not run, %s not written (exit status %d)\n", why,
-                stages[opt.stage_index].name, out, EXIT_NO_GPU);
-        return EXIT_NO_GPU;
-    }
+    /* The reference first: every GPU stage is checked against it. */
     char label[64];
     snprintf(label, sizeof label, "cpu-threads x%ld", opt.threads);
     double t0 = now_seconds();
