@@ -3,9 +3,10 @@
 # Variables you may set: CC (gcc), NVCC (nvcc, else /usr/local/cuda/bin/nvcc),
 # CUDA_ARCH (e.g. sm_90; default: asked of the GPU, else sm_90 plus PTX).
 #
-# This file names no chapter. Each chapter registers itself in
-# chapters/chNN_*/chapter.mk (see "The chapter registry" below), and every
-# target here and every script in tools/ reads that registry.
+# No rule here names a chapter (a comment or a usage example may). Each
+# chapter registers itself in chapters/chNN_*/chapter.mk (see "The chapter
+# registry" below), with its own targets and scripts, and every target here
+# and every script in tools/ reads that registry.
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
@@ -116,7 +117,7 @@ CUDA_CFLAGS := -I$(CUDA_HOME)/include
 # nvcc links the CUDA chapters (it knows where libcudart is); host C goes through gcc.
 NVCC_LDLIBS := $(PNG_LIBS) -lm -lpthread
 
-COMMON_SRC := common/timer.c common/image.c common/cli.c common/report.c
+COMMON_SRC := common/timer.c common/image.c common/cli.c common/report.c common/measure.c
 COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
 LIBCOMMON := $(BUILD)/libcommon.a
 CUOBJDUMP := $(or $(shell command -v cuobjdump 2>/dev/null),$(wildcard $(CUDA_HOME)/bin/cuobjdump))
@@ -152,12 +153,14 @@ CUDA_CONFIG := $(NVCC_CONFIG) $(if $(filter clang,$(CUDA_COMPILER)),$(CLANG_CONF
 #   chNN_TEST_DEPS             what else a CPU suite's build depends on (e.g. $(CLANG_CONFIG))
 #   chNN_DIFFS                 difference images for the book: "A B NAME;..."
 #   chNN_BENCH_EXTRA           a script bench.sh runs after the chapter (extra runs, images)
-#   chNN_PROFILE_KERNEL, chNN_PROFILE_OVERRIDES, chNN_PROFILE_ARGS   make profile's kernel
-#                              (% = the stage, dashes as underscores; STAGE=kernel overrides)
+#   chNN_PROFILE_ARGS          what make profile adds to the stage's command line (each stage's
+#                              kernel is its row's: ./chNN --list-stages)
 #   chNN_CHART, chNN_CHART_TITLE, chNN_CHART_YLABEL   bar | bar-log | lines-threads | lines-n
 #   chNN_RENAMED               for make diff: "new:old" files renamed from the chapter before
 #   chNN_EXERCISES             its exercises; for each: ex_NAME_WHAT, ex_NAME_ON,
 #                              ex_NAME_DIR (folder, default NAME), ex_NAME_INCLUDE
+#   CHAPTER_TARGETS += T       a target of its own (make help lists it, with T_HELP)
+#   BOOK_INPUTS += T           a target make book runs first (evidence the book includes)
 # and the rules that build ./chNN. tests/test_chNN.c (CPU) or .cu (GPU) is its
 # suite; tests/test_ex_NAME.{c,cu} each exercise's.
 comma := ,
@@ -166,10 +169,12 @@ define newline
 
 endef
 CHAPTERS :=
+CHAPTER_TARGETS :=
+BOOK_INPUTS :=
 include $(sort $(wildcard chapters/*/chapter.mk))
 
 REGISTRY_FIELDS := DIR TITLE SUMMARY GPU RAYTRACER SMALL BAD SANITIZE RACY VALGRIND SAN_ARGS TSAN_STAGES DIFFS \
-                   BENCH_EXTRA PROFILE_KERNEL PROFILE_OVERRIDES PROFILE_ARGS CHART CHART_TITLE CHART_YLABEL \
+                   BENCH_EXTRA PROFILE_ARGS CHART CHART_TITLE CHART_YLABEL \
                    RENAMED EXERCISES
 EXERCISE_FIELDS := WHAT ON DIR
 EXERCISES := $(foreach c,$(CHAPTERS),$($(c)_EXERCISES))
@@ -223,6 +228,7 @@ help:
 	@echo "  make check          build everything, run every test suite, the exercises against solutions/"
 	@echo "                      (ends: N passed, N failed, N skipped)"
 	@echo "  make check-exercises  every committed exercise stub fails its test, every solution passes"
+	@echo "  make check-add-stage  add one row to a chapter in a scratch copy: program, tests, bench, book show it"
 	@echo "  make grade          your answers in exercises/: PASS/FAIL each (EX=ch03: just that one)"
 	@echo "  make hint EX=ch03   the next hint for an exercise (three, from where to look to nearly the code)"
 	@echo "  make bench          every chapter on its standard workload; CSV to data/results/$(MACHINE).csv,"
@@ -231,15 +237,9 @@ help:
 	@echo "  make sanitize       CPU code and tests under ASan + UBSan, TSan, Valgrind;"
 	@echo "                      with a GPU, every GPU stage under compute-sanitizer"
 	@echo "  make profile CH=ch05 STAGE=fast-math   Nsight Compute on one stage, saved in data/profiles/"
-	@echo "  make ch02-asm       assembly of each ch02 build, side by side, in $(BUILD)/ch02-asm/"
-	@echo "  make ch05-sass      FP64 instructions in each ch05 kernel's machine code (needs cuobjdump)"
-	@echo "  make ch07-ptx       instructions per N-body interaction in ch07's unrolled loops (PTX)"
-	@echo "  make cpu-scaling    this machine's parallel efficiency on work that shares nothing (ch03's, ch07's yardstick)"
-	@echo "  make original-vs-port ORIGINAL=kensler_card.cpp   the original program against ch01's port, -O0 .. -O3, each alone"
-	@echo "  make ch08-reference re-render ch08's converged reference images (GPU, about a minute)"
-	@echo "  make ch09-ptx       per kernel and compiler (nvcc, clang): registers and PTX instruction mix"
+	@echo "  make cpu-scaling    this machine's parallel efficiency on work that shares nothing (the CPU chapters' yardstick)"
+	@$(foreach t,$(CHAPTER_TARGETS),printf '  make %-15s %s\n' $(call sh_quote,$(t)) $(call sh_quote,$($(t)_HELP));)
 	@echo "  make CUDA_COMPILER=clang chNN   a GPU chapter's kernels compiled by clang (clang++-22) instead of nvcc"
-	@echo "  make ch10-ptx       per generated ch10 kernel: operations, rewrites per rule, PTX by kind"
 	@echo "  make diff A=ch04 B=ch05   what changed between two chapters' sources, file by file"
 	@echo "  make print-chapters / print-registry   the chapter registry, for scripts"
 	@echo "  make clean          remove $(BUILD)/ and the chapter binaries"
@@ -351,6 +351,13 @@ check: check-deps all $(CPU_TESTS) $(GPU_TESTS) $(SOLUTION_TESTS)
 	@tools/run_tests.sh --suites $(CPU_TESTS) $(filter-out $(GPU_SOLUTION_TESTS),$(SOLUTION_TESTS)) \
 	  --gpu-suites $(GPU_TESTS) $(GPU_SOLUTION_TESTS)
 
+# Adding a stage is adding its row: tests/add_stage.sh adds one to ch03 in a
+# scratch copy and checks the program, its suite, make bench and make book
+# show it (a few minutes: it runs ch03's bench).
+.PHONY: check-add-stage
+check-add-stage: check-deps
+	@tests/add_stage.sh
+
 # Installs Check with apt when it is missing and we are root; otherwise says how.
 check-deps:
 	@if ! { pkg-config --exists check 2>/dev/null || [ -e /usr/include/check.h ]; }; then \
@@ -385,19 +392,14 @@ bench: all $(BUILD)/image_diff
 $(BUILD)/ppm2png $(BUILD)/image_diff $(BUILD)/cpu_scaling: $(BUILD)/%: tools/%.c $(LIBCOMMON)
 	$(CC) $(ALL_CFLAGS) $(PNG_CFLAGS) $< $(LIBCOMMON) -o $@ $(PNG_LIBS) $(LDLIBS_BASE)
 
-# The original C++ program against ch01's port at -O0 .. -O3, each alone (ORIGINAL=its path).
-.PHONY: original-vs-port cpu-scaling
-original-vs-port: $(LIBCOMMON) $(BUILD)/image_diff
-	@mkdir -p data/results/$(MACHINE) && PNG_LIBS="$(PNG_LIBS)" IMAGE_DIFF=$(BUILD)/image_diff \
-	  OUT=data/results/$(MACHINE)/original-vs-port.txt tools/original_vs_port.sh
-
-# How this machine's cores scale on work that shares nothing (ch03's and ch07's yardstick).
+# How this machine's cores scale on work that shares nothing (the CPU chapters' yardstick).
+.PHONY: cpu-scaling
 cpu-scaling: $(BUILD)/cpu_scaling
 	@mkdir -p data/results/$(MACHINE) && $(BUILD)/cpu_scaling > data/results/$(MACHINE)/cpu-scaling.txt.tmp && \
 	  mv data/results/$(MACHINE)/cpu-scaling.txt.tmp data/results/$(MACHINE)/cpu-scaling.txt && \
 	  cat data/results/$(MACHINE)/cpu-scaling.txt
 
-book: ch02-asm ch07-ptx $(BUILD)/ppm2png
+book: $(BOOK_INPUTS) $(BUILD)/ppm2png
 	@PPM2PNG=$(BUILD)/ppm2png tools/book.sh
 
 # ---------------------------------------------------------------- sanitizers
@@ -410,7 +412,7 @@ ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-s
 TSAN_FLAGS := -O1 -g -fsanitize=thread
 SAN_CHAPTERS := $(foreach c,$(CHAPTERS),$(if $($(c)_SAN_SRC),$(c)))
 # Chapters whose SAN_SRC is a whole program (a main.c): run under the sanitizers
-# too; the others (ch08: its CPU half, without the CUDA main) only through their tests.
+# too; the others (a GPU chapter's CPU half, without its CUDA main) only through their tests.
 SAN_PROGRAMS := $(foreach c,$(SAN_CHAPTERS),$(if $(filter %/main.c,$($(c)_SAN_SRC)),$(c)))
 SAN_TESTS := $(SAN)/test_common $(foreach c,$(SAN_CHAPTERS),$(if $(wildcard tests/test_$(c).c),$(SAN)/test_$(c))) \
              $(foreach e,$(EXERCISES),$(if $(filter c,$(call ex_lang,$(e))),$(SAN)/ex_$(e)))
@@ -433,7 +435,7 @@ $(SAN)/%: tools/%.c $(COMMON_SRC) common/*.h | $(SAN)/.dir
 	$(call SAN_BUILD,$(ASAN_FLAGS)) $< $(COMMON_SRC) -o $@ $(PNG_LIBS) $(LDLIBS_BASE)
 
 sanitize: check-deps $(SAN_PROGRAMS:%=$(SAN)/%) $(foreach c,$(SAN_PROGRAMS),$(if $($(c)_TSAN_STAGES),$(SAN)/$(c)-tsan)) $(SAN_TESTS) $(SAN_TOOLS)
-	@echo "sanitize: running (the full-size ch01 identity test is skipped here: CH01_QUICK=1)"
+	@echo "sanitize: running (the full-size identity test of the first chapter is skipped here: CH01_QUICK=1)"
 	@set -e; $(foreach c,$(SAN_PROGRAMS),$(SAN)/$(c) $($(c)_SAN_ARGS) --quiet --out $(SAN)/$(c).ppm; \
 	  $(foreach s,$($(c)_TSAN_STAGES),TSAN_OPTIONS=halt_on_error=1 $(SAN)/$(c)-tsan --stage $(s) $($(c)_SAN_ARGS) --quiet --out $(SAN)/$(c)t.ppm;))
 	@CK_FORK=no CH01_QUICK=1 tools/run_tests.sh --suites $(SAN_TESTS)

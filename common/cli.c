@@ -38,38 +38,74 @@ static const option_row option_rows[] = {
     {"out", CLI_OUT, "FILE", 0, 0, "write the image (.ppm, or .png with libpng)"},
     {"csv", CLI_CSV, "FILE", 0, 0, "append one CSV row per stage run"},
     {"images", CLI_IMAGES, "DIR", 0, 0, "also write each stage's image as DIR/<program>-<stage>.png (.ppm without libpng)"},
-    {"rng-divisor", CLI_RNG_DIVISOR, "D", 65536, 1 << 24,
-     "divide the generator's top 16 bits by D (default 65536; the article's typo was 66635)"},
-    {"scene", CLI_SCENE, "FILE", 0, 0, "the scene file (format: its own comments, and the chapter's --help)"},
-    {"seed", CLI_SEED, "S", 1, 4294967294LL, "the first of the seeds of the random streams (default 1; a second render uses S+1)"},
-    {"print-source", CLI_PRINT_SOURCE, "STAGE", 0, 0, "print the stage's kernel source, exactly as compiled, and exit"},
     {"quiet", CLI_QUIET, NULL, 0, 0, "print only the results table"},
 };
 #define OPTION_COUNT (sizeof option_rows / sizeof option_rows[0])
 
-const char *cli_stage_name(const cli_spec *spec, size_t i)
+const stage_info *cli_stage_info_at(const cli_spec *spec, size_t i)
 {
-    const char *base = (const char *)spec->stages + i * spec->stage_size;
-    return ((const cli_stage_info *)(const void *)base)->name;
+    /* The head is each row's first member, so a pointer to the row is one to it. */
+    return (const stage_info *)(const void *)((const char *)spec->stages + i * spec->stage_size);
 }
 
-static const char *stage_description(const cli_spec *spec, size_t i)
+const char *cli_stage_name(const cli_spec *spec, size_t i)
 {
-    const char *base = (const char *)spec->stages + i * spec->stage_size;
-    return ((const cli_stage_info *)(const void *)base)->description;
+    return cli_stage_info_at(spec, i)->name;
+}
+
+int cli_stage_selected(const cli_options *opt, size_t i)
+{
+    return opt->stage_index < 0 || (size_t)opt->stage_index == i;
+}
+
+/* The options a program takes, in --help's order: the shared ones it
+ * accepts, its own just before --quiet. Calls show(name, arg, help) for each. */
+typedef void option_show_fn(FILE *f, const char *name, const char *arg, const char *help);
+static void each_option(const cli_spec *spec, FILE *f, option_show_fn *show)
+{
+    for (size_t i = 0; i < OPTION_COUNT; i++) {
+        const option_row *r = &option_rows[i];
+        if (r->bit == CLI_QUIET)
+            for (size_t k = 0; k < spec->option_count; k++)
+                show(f, spec->options[k].name, spec->options[k].arg, spec->options[k].help);
+        if (spec->accepts & r->bit)
+            show(f, r->name, r->arg, r->help);
+    }
+}
+
+static void show_in_usage(FILE *f, const char *name, const char *arg, const char *help)
+{
+    (void)help;
+    if (arg)
+        fprintf(f, " [--%s %s]", name, arg);
+    else
+        fprintf(f, " [--%s]", name);
+}
+
+static void show_in_help(FILE *f, const char *name, const char *arg, const char *help)
+{
+    char left[40];
+    snprintf(left, sizeof left, "--%s%s%s", name, arg ? " " : "", arg ? arg : "");
+    fprintf(f, "  %-18s %s\n", left, help);
 }
 
 static void print_usage_line(const cli_spec *spec, FILE *f)
 {
     fprintf(f, "usage: %s", spec->program);
-    for (size_t i = 0; i < OPTION_COUNT; i++)
-        if (spec->accepts & option_rows[i].bit) {
-            if (option_rows[i].arg)
-                fprintf(f, " [--%s %s]", option_rows[i].name, option_rows[i].arg);
-            else
-                fprintf(f, " [--%s]", option_rows[i].name);
-        }
+    each_option(spec, f, show_in_usage);
     fprintf(f, " [--help]\n");
+}
+
+static const char *where_name[] = {[STAGE_CPU] = "cpu", [STAGE_GPU] = "gpu", [STAGE_ALL_GPUS] = "all-gpus"};
+
+/* --list-stages: every stage's head, one tab-separated line each (stage.h). */
+static void print_stage_list(const cli_spec *spec)
+{
+    for (size_t i = 0; i < spec->stage_count; i++) {
+        const stage_info *s = cli_stage_info_at(spec, i);
+        printf("%s\t%s\t%s\t%s\t%s\t%s\n", s->name, where_name[s->where], s->kernel ? s->kernel : "-",
+               s->bench ? s->bench : "-", s->tags ? s->tags : "-", s->description);
+    }
 }
 
 static void print_help(const cli_spec *spec)
@@ -77,19 +113,13 @@ static void print_help(const cli_spec *spec)
     printf("%s - %s\n\n", spec->program, spec->summary);
     print_usage_line(spec, stdout);
     printf("\noptions:\n");
-    for (size_t i = 0; i < OPTION_COUNT; i++) {
-        const option_row *r = &option_rows[i];
-        if (!(spec->accepts & r->bit))
-            continue;
-        char left[40];
-        snprintf(left, sizeof left, "--%s%s%s", r->name, r->arg ? " " : "", r->arg ? r->arg : "");
-        printf("  %-18s %s\n", left, r->help);
-    }
+    each_option(spec, stdout, show_in_help);
     printf("  %-18s %s\n", "--help", "show this help");
+    printf("  %-18s %s\n", "--list-stages", "one line per stage, tab-separated, for scripts (stage.h)");
     if (spec->stage_count) {
         printf("\nstages (in order):\n");
         for (size_t i = 0; i < spec->stage_count; i++)
-            printf("  %-24s %s\n", cli_stage_name(spec, i), stage_description(spec, i));
+            printf("  %-24s %s\n", cli_stage_name(spec, i), cli_stage_info_at(spec, i)->description);
     }
     if (spec->notes)
         printf("\n%s\n", spec->notes);
@@ -239,27 +269,31 @@ static void store_number(cli_options *opt, unsigned bit, long long v)
     case CLI_N: opt->n = v; break;
     case CLI_STEPS: opt->steps = (long)v; break;
     case CLI_DEVICE: opt->device = (long)v; break;
-    case CLI_RNG_DIVISOR: opt->rng_divisor = (long)v; break;
-    case CLI_SEED: opt->seed = (long)v; break;
     default: break;
     }
+}
+
+/* A value of one of the chapter's own options. */
+static void take_chapter_value(const cli_spec *spec, const cli_option *o, const char *value)
+{
+    if (o->number) {
+        long long v;
+        const char *why = cli_parse_long(value, o->min, o->max, &v);
+        if (why)
+            cli_usage_error(spec, "--%s '%s' %s", o->name, value, why);
+        *o->number = (long)v;
+        return;
+    }
+    if (o->text_kind == CLI_NAMES_STAGE && cli_stage_index(spec, value) < 0)
+        cli_usage_error(spec, "--%s '%s' is not a stage of %s (see --help for the list)", o->name, value,
+                        spec->program);
+    *o->text = value;
 }
 
 static void take_value(const cli_spec *spec, cli_options *opt, const option_row *r, const char *value)
 {
     if (r->bit == CLI_STAGE) {
         opt->stage = value;
-        return;
-    }
-    if (r->bit == CLI_SCENE) {
-        opt->scene = value;
-        return;
-    }
-    if (r->bit == CLI_PRINT_SOURCE) {
-        if (cli_stage_index(spec, value) < 0)
-            cli_usage_error(spec, "--print-source '%s' is not a stage of %s (see --help for the list)", value,
-                            spec->program);
-        opt->print_source = value;
         return;
     }
     if (r->bit == CLI_IMAGES) {
@@ -355,16 +389,20 @@ static void check_stdout(void)
 
 void cli_parse(const cli_spec *spec, cli_options *opt, int argc, char **argv)
 {
-    struct option longopts[OPTION_COUNT + 2];
-    size_t k = 0;
+    enum { HELP = 'h', LIST_STAGES = 'l', CHAPTER_OPTION = 1000 };
+    size_t k = 0, count = OPTION_COUNT + spec->option_count + 3;
+    program_name = spec->program;
+    struct option *longopts = cli_alloc(count * sizeof *longopts, "the option list");
     for (size_t i = 0; i < OPTION_COUNT; i++)
         if (spec->accepts & option_rows[i].bit)
             longopts[k++] = (struct option){option_rows[i].name, option_rows[i].arg ? required_argument : no_argument,
                                             NULL, (int)(i + 1)};
-    longopts[k++] = (struct option){"help", no_argument, NULL, 'h'};
+    for (size_t i = 0; i < spec->option_count; i++)
+        longopts[k++] = (struct option){spec->options[i].name, required_argument, NULL, CHAPTER_OPTION + (int)i};
+    longopts[k++] = (struct option){"help", no_argument, NULL, HELP};
+    longopts[k++] = (struct option){"list-stages", no_argument, NULL, LIST_STAGES};
     longopts[k] = (struct option){NULL, 0, NULL, 0};
 
-    program_name = spec->program;
     atexit(check_stdout);
     /* A file size limit (ulimit -f) must be a write error every write checks
      * (EFBIG, exit 1, outputs rolled back), not death by SIGXFSZ. */
@@ -375,14 +413,21 @@ void cli_parse(const cli_spec *spec, cli_options *opt, int argc, char **argv)
     optind = 0; /* glibc: 0 re-initialises, so tests may call this more than once */
     int c, at = 1;
     while ((at = optind > 0 ? optind : 1), (c = getopt_long(argc, argv, "+:", longopts, NULL)) != -1) {
-        if (c == 'h') {
-            print_help(spec);
+        if (c == HELP || c == LIST_STAGES) {
+            if (c == HELP)
+                print_help(spec);
+            else
+                print_stage_list(spec);
             exit(EXIT_OK);
         }
         if (c == ':')
             cli_usage_error(spec, "option '%s' needs a value", argv[optind - 1]);
         if (c == '?')
             refuse_option(spec, longopts, argv[at]);
+        if (c >= CHAPTER_OPTION) {
+            take_chapter_value(spec, &spec->options[c - CHAPTER_OPTION], optarg);
+            continue;
+        }
         const option_row *r = &option_rows[c - 1];
         if (r->bit == CLI_QUIET)
             opt->quiet = 1;
@@ -391,5 +436,6 @@ void cli_parse(const cli_spec *spec, cli_options *opt, int argc, char **argv)
     }
     if (optind < argc)
         cli_usage_error(spec, "unexpected argument '%s'", argv[optind]);
+    free(longopts);
     resolve_stage(spec, opt);
 }

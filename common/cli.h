@@ -1,9 +1,10 @@
 /* cli.h - the one command-line parser every chapter uses.
  *
- * A chapter says which options it accepts (CLI_* bits), gives its defaults in a
- * cli_options, and passes its stage table. Its stage table is an array of structs
- * whose first two members are `const char *name, *description`; the parser only
- * reads those two, so --stage and --help come from the same list that runs.
+ * A chapter says which shared options it accepts (CLI_* bits), gives its
+ * defaults in a cli_options, hands over its own options (a cli_option table,
+ * for what only it takes), and passes its stage table: an array of structs
+ * whose first member is a stage_info (stage.h). The parser reads only those
+ * heads, so --stage, --help and --list-stages come from the same list that runs.
  *
  * Numbers are parsed strictly: a whole decimal number, nothing after it, inside
  * the option's range. "abc", "12x", "", "-1" for a size, "1e99", and values
@@ -14,6 +15,9 @@
 #ifndef COMMON_CLI_H
 #define COMMON_CLI_H
 
+#include "stage.h"
+#include "status.h"
+
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -22,14 +26,6 @@ extern "C" {
 
 /* The most timed runs --repeat accepts; arrays of per-run times are this long. */
 #define REPEAT_MAX 1000
-
-/* Exit statuses shared by every chapter program (README lists them). */
-enum {
-    EXIT_OK = 0,         /* every stage ran and checked ok */
-    EXIT_CHECK_FAIL = 1, /* a stage's result failed its check, or a run-time error */
-    CLI_EXIT_USAGE = 2,  /* bad command line: nothing was run or written */
-    EXIT_NO_GPU = 3      /* a GPU chapter found no usable CUDA device */
-};
 
 enum {
     CLI_WIDTH = 1u << 0,
@@ -44,17 +40,25 @@ enum {
     CLI_OUT = 1u << 9,   /* an image: .ppm, or .png with libpng */
     CLI_CSV = 1u << 10,  /* results appended as CSV rows */
     CLI_QUIET = 1u << 11,
-    CLI_IMAGES = 1u << 12,     /* a folder: every stage's image is written there */
-    CLI_RNG_DIVISOR = 1u << 13, /* ch03: what the generator's 16 bits are divided by */
-    CLI_SCENE = 1u << 14,       /* ch08: a scene file (the chapter parses it) */
-    CLI_SEED = 1u << 15,        /* ch08: which random streams a render uses */
-    CLI_PRINT_SOURCE = 1u << 16 /* ch10: print a stage's generated kernel source and exit */
+    CLI_IMAGES = 1u << 12 /* a folder: every stage's image is written there */
 };
 
+/* An option one chapter takes, in a table of its own (cli_spec.options):
+ *   static long divisor = 65536;
+ *   static const cli_option options[] = {
+ *       {"rng-divisor", "D", "divide ... by D", .min = 65536, .max = 1 << 24, .number = &divisor}};
+ * A number is parsed as strictly as the shared ones, within [min, max]; text
+ * is taken as it is, or must name a stage (CLI_NAMES_STAGE). */
+enum { CLI_TEXT = 0, CLI_NAMES_STAGE = 1 };
 typedef struct {
-    const char *name;
-    const char *description;
-} cli_stage_info;
+    const char *name; /* without the dashes */
+    const char *arg;  /* what --help calls its value: "FILE", "N" */
+    const char *help;
+    long long min, max;
+    long *number;      /* a number goes here ... */
+    const char **text; /* ... or text goes here */
+    int text_kind;     /* CLI_TEXT or CLI_NAMES_STAGE */
+} cli_option;
 
 /* In a cli_spec: .stages, .stage_count and .stage_size from one stage table. */
 #define CLI_STAGE_TABLE(table) .stages = (table), .stage_count = sizeof(table) / sizeof((table)[0]), \
@@ -64,11 +68,16 @@ typedef struct {
     const char *program;   /* "ch01" */
     const char *summary;   /* one line: what the program does */
     unsigned accepts;      /* CLI_* bits; --help is always accepted */
-    const void *stages;    /* array of structs starting like cli_stage_info */
+    const void *stages;    /* array of structs whose first member is a stage_info */
     size_t stage_count;
     size_t stage_size;     /* sizeof one element of that array */
     const char *notes;     /* extra --help text (may be NULL) */
+    const cli_option *options; /* the chapter's own options (may be NULL) */
+    size_t option_count;
 } cli_spec;
+
+/* In a cli_spec: .options and .option_count from one option table. */
+#define CLI_OPTION_TABLE(table) .options = (table), .option_count = sizeof(table) / sizeof((table)[0])
 
 typedef struct {
     long width, height, spp, threads, repeat, steps, device;
@@ -78,15 +87,12 @@ typedef struct {
     const char *out;   /* NULL: the chapter's default */
     const char *csv;   /* NULL: no CSV */
     const char *images; /* NULL: no per-stage images */
-    long rng_divisor;
-    const char *scene; /* NULL: the chapter's default */
-    const char *print_source; /* NULL, or the stage whose source to print */
-    long seed;
     int quiet;
 } cli_options;
 
 /* Parses argv into opt (which holds the chapter's defaults on entry).
- * Returns normally only on success; --help exits 0, bad input exits 2. */
+ * Returns normally only on success; --help and --list-stages exit 0, bad
+ * input exits 2. */
 void cli_parse(const cli_spec *spec, cli_options *opt, int argc, char **argv);
 
 /* Strict number parsing; return NULL on success or a reason ("is not a whole number"). */
@@ -111,8 +117,12 @@ void *cli_alloc(size_t bytes, const char *what);
 /* Index of the stage called name in spec's table, or -1. */
 int cli_stage_index(const cli_spec *spec, const char *name);
 
-/* Name of stage i of spec's table. */
+/* The head of stage i of spec's table, and its name. */
+const stage_info *cli_stage_info_at(const cli_spec *spec, size_t i);
 const char *cli_stage_name(const cli_spec *spec, size_t i);
+
+/* 1 if stage i runs: --stage all, or it is the one asked for. */
+int cli_stage_selected(const cli_options *opt, size_t i);
 
 /* Prints "program: message" to stderr, then the usage line, and exits 2. */
 void cli_usage_error(const cli_spec *spec, const char *fmt, ...);

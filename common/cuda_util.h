@@ -172,4 +172,11 @@ static inline double cuda_median_ms(cuda_launch_fn *launch, void *context, int r
     return median(times, repeat);
 }
 
+/* One run of launch(context) between two events, in ms: a measure_plan's
+ * timer for GPU work (measure.h). */
+static inline double cuda_time_ms(cuda_launch_fn *launch, void *context)
+{
+    return cuda_median_ms(launch, context, 1);
+}
+
 #endif

@@ -1,11 +1,12 @@
 /* report.c - see report.h. */
 #define _POSIX_C_SOURCE 200809L
 #include "report.h"
-#include "cli.h"
+#include "status.h"
 #include "image.h"
 #include "timer.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,6 +160,15 @@ report_row *report_add(report *r, report_entry e)
         append_csv(r, line);
     }
     return row;
+}
+
+void report_note(report_row *row, const char *fmt, ...)
+{
+    size_t used = strlen(row->note);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(row->note + used, sizeof row->note - used, fmt, ap);
+    va_end(ap);
 }
 
 void report_print(const report *r, FILE *f)
@@ -320,4 +330,39 @@ void progress_end(progress *p)
 {
     if (p->enabled && p->terminal && p->last_draw > p->start) /* a line was drawn: wipe it */
         fprintf(stderr, "\r%*s\r", 80, "");
+}
+
+static void show_row_done(void *context, int rows_done, int rows_total)
+{
+    (void)rows_total;
+    progress_update(context, rows_done);
+}
+
+void progress_job_init(progress_job *j, progress_render_fn *render, image *img, int spp, const char *label, int quiet)
+{
+    *j = (progress_job){.render = render, .img = img, .spp = spp, .quiet = quiet, .label = label};
+    if (quiet)
+        return;
+    /* The rows' relative costs from a tiny render first, so the time left is
+     * estimated from the work done, not from the rows done. */
+    j->row_costs = malloc(((size_t)img->height + 1) * sizeof *j->row_costs);
+    j->have_costs = j->row_costs &&
+                    progress_row_costs(render, img->width, img->height, spp, j->row_costs, &j->expected) == 0;
+}
+
+void progress_job_run(void *job)
+{
+    progress_job *j = job;
+    progress bar;
+    progress_begin(&bar, j->label, j->img->height, j->quiet);
+    if (j->have_costs)
+        progress_set_costs(&bar, j->row_costs, j->expected);
+    j->render(j->img, j->spp, show_row_done, &bar);
+    progress_end(&bar);
+}
+
+void progress_job_free(progress_job *j)
+{
+    free(j->row_costs);
+    j->row_costs = NULL;
 }

@@ -70,6 +70,10 @@ void report_init(report *r, const char *chapter, const char *workload, const cha
  * whole is a run-time error: one line on stderr, exit 1. */
 report_row *report_add(report *r, report_entry e);
 
+/* Appends printf-style text to row's note (cut at the note's size): the
+ * notes a stage's row collects, part by part. */
+void report_note(report_row *row, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* NULL if path may take the course's CSV rows (missing, empty, or starting
  * with REPORT_CSV_HEADER), else the reason. cli_parse calls it for --csv, so a
  * foreign file is refused (exit 2) before any work and left untouched. */
@@ -130,6 +134,20 @@ int progress_row_costs(progress_render_fn *render, int width, int height, int sp
                        double *expected_seconds);
 void progress_update(progress *p, long done);
 void progress_end(progress *p);
+
+/* A render that draws its progress, as a measure_plan's run (ch01, ch02):
+ * progress_job_init times the rows' costs first (unless quiet), then each
+ * progress_job_run(job) renders once with a progress line labelled `label`. */
+typedef struct {
+    progress_render_fn *render;
+    image *img;
+    int spp, quiet, have_costs;
+    const char *label;
+    double *row_costs, expected;
+} progress_job;
+void progress_job_init(progress_job *j, progress_render_fn *render, image *img, int spp, const char *label, int quiet);
+void progress_job_run(void *job);
+void progress_job_free(progress_job *j);
 
 #ifdef __cplusplus
 }

@@ -41,9 +41,9 @@ START_TEST(same_bytes_at_1_and_4_threads_in_every_rng_stage)
     for (size_t s = 0; s < STAGE_COUNT; s++)
         for (int threads = 1; threads <= 5 && stages[s].rng != RNG_LIBC; threads += 3) {
             image img;
-            render(&img, w, h, spp, stages[s].name, threads);
+            render(&img, w, h, spp, stages[s].info.name, threads);
             ck_assert_msg(memcmp(img.rgb, first.rgb, image_bytes(&img)) == 0, "%s on %d threads differs",
-                          stages[s].name, threads);
+                          stages[s].info.name, threads);
             image_free(&img);
         }
     image_free(&first);

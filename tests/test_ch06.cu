@@ -37,12 +37,12 @@ START_TEST(cpu_stages_exact)
     long long expected;
     int *in = make_input(n, &expected);
     for (size_t s = 0; s < STAGE_COUNT; s++)
-        if (stages[s].where == ON_CPU)
+        if (stages[s].info.where == STAGE_CPU)
             for (int threads = 1; threads <= 7; threads += 3) {
                 reduce_ctx ctx = {threads, NULL, 0};
                 long long got = 0x5A5A5A5A;
                 stages[s].run(in, n, &got, &ctx);
-                ck_assert_msg(got == expected, "%s, n=%zu, %d threads", stages[s].name, n, threads);
+                ck_assert_msg(got == expected, "%s, n=%zu, %d threads", stages[s].info.name, n, threads);
             }
     free(in);
 }
@@ -54,19 +54,19 @@ START_TEST(gpu_stages_exact)
     long long expected, got;
     int *in = make_input(n, &expected), *d_in;
     long long *d_sum;
-    reduce_ctx ctx = {0, NULL, reduce_scratch_bytes(n)};
+    reduce_ctx ctx = {0, NULL, reduce_stage_scratch_bytes(n)};
     CUDA_CHECK(cudaMalloc(&d_in, n ? n * sizeof(int) : 1));
     CUDA_CHECK(cudaMalloc(&d_sum, sizeof(long long)));
     CUDA_CHECK(cudaMalloc(&ctx.scratch, ctx.scratch_bytes ? ctx.scratch_bytes : 1));
     CUDA_CHECK(cudaMemcpy(d_in, in, n * sizeof(int), cudaMemcpyHostToDevice));
     for (size_t s = 0; s < STAGE_COUNT; s++) {
-        if (stages[s].where != ON_GPU)
+        if (stages[s].info.where != STAGE_GPU)
             continue;
         CUDA_CHECK(cudaMemset(d_sum, 0x5A, sizeof(long long)));
         stages[s].run(d_in, n, d_sum, &ctx);
         CUDA_CHECK(cudaDeviceSynchronize());
         CUDA_CHECK(cudaMemcpy(&got, d_sum, sizeof got, cudaMemcpyDeviceToHost));
-        ck_assert_msg(got == expected, "%s, n=%zu: %lld, expected %lld", stages[s].name, n, got, expected);
+        ck_assert_msg(got == expected, "%s, n=%zu: %lld, expected %lld", stages[s].info.name, n, got, expected);
     }
     CUDA_CHECK(cudaFree(d_in));
     CUDA_CHECK(cudaFree(d_sum));

@@ -33,14 +33,14 @@ START_TEST(cpu_stages_within_bound)
     static reference r;
     setup(n, &b, &v, &a, &r);
     for (size_t s = 0; s < STAGE_COUNT; s++) {
-        if (stages[s].where != ON_CPU || (stages[s].run != cpu_scalar_forces && !cpu_simd_supported()))
+        if (stages[s].info.where != STAGE_CPU || (stages[s].run != cpu_scalar_forces && !cpu_simd_supported()))
             continue;
         for (int threads = 1; threads <= 5; threads += 4) {
             for (int i = 0; i < n; i++)
                 a[i] = vec3{NAN, NAN, NAN};
             stages[s].run(b, a, n, threads);
             double e = force_error(&r, a);
-            ck_assert_msg(e <= error_bound(n), "%s n=%d threads=%d: error %g > %g", stages[s].name, n, threads, e,
+            ck_assert_msg(e <= error_bound(n), "%s n=%d threads=%d: error %g > %g", stages[s].info.name, n, threads, e,
                           error_bound(n));
             if (n == 1)
                 ck_assert(a[0].x == 0 && a[0].y == 0 && a[0].z == 0);
@@ -63,10 +63,10 @@ START_TEST(gpu_stages_within_bound)
     CUDA_CHECK(cudaMalloc(&d_a, n * sizeof(vec3)));
     CUDA_CHECK(cudaMemcpy(d_b, b, n * sizeof(body), cudaMemcpyHostToDevice));
     for (size_t s = 0; s < STAGE_COUNT; s++) {
-        if (stages[s].where == ON_CPU)
+        if (stages[s].info.where == STAGE_CPU)
             continue;
         CUDA_CHECK(cudaMemset(d_a, 0xFF, n * sizeof(vec3))); /* NaN */
-        if (stages[s].where == ON_ALL_GPUS) {
+        if (stages[s].info.where == STAGE_ALL_GPUS) {
             vec3 *v2 = (vec3 *)calloc(n, sizeof(vec3));
             body *b2 = (body *)malloc(n * sizeof(body));
             memcpy(b2, b, n * sizeof(body));
@@ -81,7 +81,7 @@ START_TEST(gpu_stages_within_bound)
             CUDA_CHECK(cudaMemcpy(a, d_a, n * sizeof(vec3), cudaMemcpyDeviceToHost));
         }
         double e = force_error(&r, a);
-        ck_assert_msg(e <= error_bound(n), "%s n=%d: error %g > %g", stages[s].name, n, e, error_bound(n));
+        ck_assert_msg(e <= error_bound(n), "%s n=%d: error %g > %g", stages[s].info.name, n, e, error_bound(n));
     }
     CUDA_CHECK(cudaSetDevice(0));
     CUDA_CHECK(cudaFree(d_b));

@@ -322,6 +322,28 @@ START_TEST(help_exits_zero_and_lists_stages)
 }
 END_TEST
 
+/* --list-stages (stage.h): one line per stage of --help's list, in its
+ * order, six tab-separated fields; where is cpu, gpu or all-gpus; a gpu stage
+ * names its kernel; every argument set its row asks `make bench` for is
+ * accepted by the program's parser. */
+static int in_temp_folder(const char *script);
+START_TEST(list_stages_is_the_stage_table)
+{
+    const char *prog = programs[_i].name;
+    char script[2048];
+    snprintf(script, sizeof script,
+             "$P/%1$s --list-stages > list && [ -s list ] && "
+             "awk -F'\t' 'NF != 6 || $2 !~ /^(cpu|gpu|all-gpus)$/ || ($2 == \"gpu\" && $3 == \"-\") || $6 == \"\" "
+             "{ print \"bad row: \" $0 > \"/dev/stderr\"; bad = 1 } END { exit bad }' list && "
+             "cut -f1 list > names && $P/%1$s --help | sed -n '/^stages/,/^$/p' | awk 'NR > 1 && NF {print $1}' > help && "
+             "cmp names help && "
+             "awk -F'\t' '$4 != \"-\" {n = split($4, set, \";\"); for (i = 1; i <= n; i++) print $1 \"\t\" set[i]}' list | "
+             "while IFS=\"$(printf '\\t')\" read -r name set; do $P/%1$s --stage \"$name\" $set --help > /dev/null || exit 1; done",
+             prog);
+    ck_assert_msg(in_temp_folder(script) == 0, "%s --list-stages", prog);
+}
+END_TEST
+
 /* The raytracer chapters that can run here: every one without a GPU part,
  * and the GPU ones only on a machine with a GPU. */
 static const program_info *runnable[PROGRAM_COUNT];
@@ -591,6 +613,7 @@ int main(void)
     tcase_set_timeout(tc, 30);
     tcase_add_loop_test(tc, bad_vector_is_refused, 0, vector_count);
     tcase_add_loop_test(tc, help_exits_zero_and_lists_stages, 0, PROGRAM_COUNT);
+    tcase_add_loop_test(tc, list_stages_is_the_stage_table, 0, PROGRAM_COUNT);
     /* The GPU raytracers render on the GPU: without one their tests are skipped. */
     tcase_add_loop_test(tc, images_written_for_every_stage, 0, runnable_count);
     tcase_add_loop_test(tc, unwritable_default_output_is_refused_first, 0, runnable_count);

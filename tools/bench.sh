@@ -7,8 +7,10 @@
 # data/images/<machine>/<chapter>-<stage>.png (.ppm without libpng; `make book`
 # converts it), and the difference images a chapter registers (chNN_DIFFS,
 # |a - b| x 16) beside them, their numbers in data/results/<machine>/image_diffs.txt.
-# A chapter's chNN_BENCH_EXTRA script runs after it, with this script's
-# variables and diff_pair at hand.
+# Then each stage whose row asks for further runs (./chNN --list-stages, the
+# bench column: argument sets separated by ';') is run once per set, and the
+# chapter's chNN_BENCH_EXTRA script, if any, runs with this script's variables
+# and diff_pair at hand.
 # Exit status 3 from a GPU chapter means "no GPU here": its GPU stages are
 # skipped, which is not a failure of the bench.
 # Nothing is written in place until the end: new rows and logs go to a scratch
@@ -55,6 +57,20 @@ diff_pair() {
     fi
 }
 
+# stage_runs CH: the further runs the rows of ./CH ask for, rows to $new.
+stage_runs() {
+    local name bench set sets
+    while IFS=$'\t' read -r name _ _ bench _; do
+        [ "$bench" = - ] && continue
+        IFS=';' read -ra sets <<<"$bench"
+        for set in "${sets[@]}"; do
+            # shellcheck disable=SC2086 # a set is words
+            "./$1" --stage "$name" $set --quiet --csv "$new" > /dev/null ||
+                { echo "bench: $1 --stage $name $set failed"; status=1; }
+        done
+    done < <("./$1" --list-stages)
+}
+
 echo "bench: $machine ($cores cores): $chapters"
 for ch in $chapters; do
     dir=${ch}_DIR
@@ -79,6 +95,7 @@ for ch in $chapters; do
         read -r a b name <<<"$p"
         [ -n "$a" ] && diff_pair "$a" "$b" "$name"
     done
+    stage_runs "$ch"
     extra=${ch}_BENCH_EXTRA
     [ -n "${!extra}" ] && source "${!extra}"
 done

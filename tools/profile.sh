@@ -4,22 +4,27 @@
 # statistics (registers, block shape), occupancy, speed of light (compute and
 # memory throughput), scheduler statistics (active, eligible and issued warps),
 # warp-state stalls, local-memory traffic and FP64 instruction counts.
-# The kernel to profile comes from the chapter's registry entry
-# (chNN_PROFILE_KERNEL, a regex on the demangled name, "void render_kernel<2>(...)":
-# % = the stage without a gpu- prefix, dashes as underscores; or a
-# chNN_PROFILE_OVERRIDES entry STAGE=kernel), after its warm-up launch.
+# The kernel to profile is the stage's row's (./chNN --list-stages, third
+# column: its name as Nsight Compute writes it, "tiled_float4_kernel<(int)3>",
+# or a part of it), after the stage's warm-up launch. The chapter's registry
+# entry may add arguments (chNN_PROFILE_ARGS).
 set -u
 ch=${1:-}
 stage=${2:-}
 if [ -z "$ch" ] || [ -z "$stage" ]; then echo "usage: make profile CH=chNN STAGE=name" >&2; exit 2; fi
 eval "$(make -s print-registry)" || exit 2
-kvar=${ch}_PROFILE_KERNEL ovar=${ch}_PROFILE_OVERRIDES avar=${ch}_PROFILE_ARGS
-[ -n "${!kvar:-}" ] || { echo "profile: $ch has no GPU kernels to profile (no ${ch}_PROFILE_KERNEL in its chapter.mk)" >&2; exit 2; }
+avar=${ch}_PROFILE_ARGS
+case " $CHAPTERS " in *" $ch "*) ;; *) echo "profile: '$ch' is not a chapter (one of: $CHAPTERS)" >&2; exit 2 ;; esac
+[ -x "./$ch" ] || { echo "profile: ./$ch is not built (make $ch)" >&2; exit 2; }
+row=$(./"$ch" --list-stages | awk -F'\t' -v s="$stage" '$1 == s')
+[ -n "$row" ] || { echo "profile: $ch has no stage '$stage' (./$ch --help lists them)" >&2; exit 2; }
+name=$(cut -f3 <<<"$row")
+[ "$name" != - ] || { echo "profile: $ch's stage $stage names no kernel to profile (its row in stages.h)" >&2; exit 2; }
+# ncu matches a regex anywhere in the demangled name: the name's ( ) < > and
+# the like stand for themselves through '.', which matches any one character.
+kernel="regex:$(sed 's/[][()*+?.^$|\\{}]/./g' <<<"$name")"
 ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 if [ ! -x "$ncu" ]; then echo "profile: ncu (Nsight Compute) not found: nothing profiled"; exit 0; fi
-[ -x "./$ch" ] || { echo "profile: ./$ch is not built (make $ch)" >&2; exit 2; }
-kernel=${!kvar//%/$(sed 's/^gpu-//; s/-/_/g' <<<"$stage")}
-for o in ${!ovar}; do [ "${o%%=*}" = "$stage" ] && kernel=${o#*=}; done
 mkdir -p data/profiles
 out=data/profiles/${ch}_${stage}.txt
 metrics=smsp__inst_executed.sum,smsp__sass_thread_inst_executed_op_dadd_pred_on.sum,smsp__sass_thread_inst_executed_op_dmul_pred_on.sum,smsp__sass_thread_inst_executed_op_dfma_pred_on.sum,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,smsp__sass_thread_inst_executed_op_fadd_pred_on.sum,smsp__sass_thread_inst_executed_op_fmul_pred_on.sum,l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum,l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum,smsp__thread_inst_executed_per_inst_executed.ratio,dram__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum

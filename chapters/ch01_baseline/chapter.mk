@@ -15,10 +15,18 @@ ch01_EXERCISES := ch01
 # card.c is the lesson's baseline, so it is built -O0 whatever CFLAGS says.
 $(BUILD)/ch01/card.o: $(ch01_DIR)/card.c $(ch01_DIR)/card.h common/image.h | $(BUILD)/ch01/.dir
 	$(CC) $(CFLAGS_COMMON) -O0 -c $< -o $@
-$(BUILD)/ch01/main.o: $(ch01_DIR)/main.c $(ch01_DIR)/card.h common/*.h | $(BUILD)/ch01/.dir
+$(BUILD)/ch01/main.o: $(ch01_DIR)/main.c $(ch01_DIR)/*.h common/*.h | $(BUILD)/ch01/.dir
 	$(CC) $(ALL_CFLAGS) $(REFERENCE_DEF) -c $< -o $@
 ch01: $(BUILD)/ch01/main.o $(BUILD)/ch01/card.o $(LIBCOMMON)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(PNG_LIBS) $(LDLIBS_BASE)
 ex_ch01_WHAT := the card's vector functions: add, scale, dot, cross, normalize, reflect
 ex_ch01_ON := CPU
 ch01_BENCH_EXTRA := $(ch01_DIR)/bench_extra.sh
+
+# The original C++ program against ch01's port at -O0 .. -O3, each alone (ORIGINAL=its path).
+CHAPTER_TARGETS += original-vs-port
+original-vs-port_HELP := the original program (ORIGINAL=its .cpp) against ch01's port, -O0 .. -O3, each alone
+.PHONY: original-vs-port
+original-vs-port: $(LIBCOMMON) $(BUILD)/image_diff
+	@mkdir -p data/results/$(MACHINE) && PNG_LIBS="$(PNG_LIBS)" IMAGE_DIFF=$(BUILD)/image_diff \
+	  OUT=data/results/$(MACHINE)/original-vs-port.txt $(ch01_DIR)/original_vs_port.sh

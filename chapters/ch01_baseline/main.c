@@ -8,9 +8,11 @@
  * of the original C++ program (data/reference/kensler_512x512x64.ppm).
  */
 #include "card.h"
+#include "stages.h"
 
 #include "../../common/cli.h"
 #include "../../common/image.h"
+#include "../../common/measure.h"
 #include "../../common/report.h"
 #include "../../common/timer.h"
 
@@ -24,17 +26,6 @@
 #endif
 #define REFERENCE_IMAGE REFERENCE_DIR "/kensler_512x512x64.ppm"
 
-typedef struct {
-    const char *name;
-    const char *description;
-    void (*run)(image *img, int spp, card_progress_fn progress, void *context);
-} stage;
-
-static const stage stages[] = {
-    {"baseline", "the card as plain C, card.c built -O0, libc rand() seeded 1", card_render},
-};
-#define STAGE_COUNT (sizeof stages / sizeof stages[0])
-
 static const cli_spec spec = {
     .program = "ch01",
     .summary = "Kensler's business-card raytracer as plain C: the unoptimised baseline",
@@ -44,12 +35,6 @@ static const cli_spec spec = {
              "program's output; other sizes have no reference, and their check reads n/a.\n"
              "Default output: ch01.ppm, written only if every check passed.",
 };
-
-static void show_progress(void *context, int rows_done, int rows_total)
-{
-    (void)rows_total;
-    progress_update(context, rows_done);
-}
 
 /* 1 identical to the original, 0 different, -1 no reference for this size. */
 static int check_against_original(const image *img, int spp, char *note, size_t notelen)
@@ -74,28 +59,15 @@ static int check_against_original(const image *img, int spp, char *note, size_t 
     return same;
 }
 
-/* Renders with stage s, repeat times; returns the median and spread in ms. */
-static run_times time_stage(const stage *s, image *img, const cli_options *opt)
+typedef struct {
+    progress_job render;
+    int spp;
+} run;
+
+static int check_run(void *context, char *note, size_t size)
 {
-    double times[REPEAT_MAX];
-    /* The rows' relative costs from a tiny render first, so the time left is
-     * estimated from the work done, not from the rows done. */
-    double *row_costs = cli_alloc(((size_t)img->height + 1) * sizeof *row_costs, "the progress estimate");
-    double expected = 0;
-    int have_costs = !opt->quiet &&
-                     progress_row_costs(s->run, img->width, img->height, (int)opt->spp, row_costs, &expected) == 0;
-    for (int r = 0; r < opt->repeat; r++) {
-        progress bar;
-        progress_begin(&bar, s->name, img->height, opt->quiet);
-        if (have_costs)
-            progress_set_costs(&bar, row_costs, expected);
-        double t0 = now_seconds();
-        s->run(img, (int)opt->spp, show_progress, &bar);
-        times[r] = 1e3 * (now_seconds() - t0);
-        progress_end(&bar);
-    }
-    free(row_costs);
-    return summarize_runs(times, (int)opt->repeat);
+    run *r = context;
+    return check_against_original(r->render.img, r->spp, note, size);
 }
 
 int main(int argc, char **argv)
@@ -116,20 +88,18 @@ int main(int argc, char **argv)
     report_init(&rep, "ch01", workload, opt.csv, opt.quiet);
 
     for (size_t i = 0; i < STAGE_COUNT; i++) {
-        if (opt.stage_index >= 0 && (size_t)opt.stage_index != i)
+        if (!cli_stage_selected(&opt, i))
             continue;
-        run_times t = time_stage(&stages[i], &img, &opt);
-        double ms = t.median;
-        char note[256];
-        int ok = check_against_original(&img, (int)opt.spp, note, sizeof note);
-        if (opt.images && image_write_stage(&img, opt.images, "ch01", stages[i].name) != 0)
+        run r = {.spp = (int)opt.spp};
+        progress_job_init(&r.render, stages[i].run, &img, r.spp, stages[i].info.name, opt.quiet);
+        measure_result m;
+        measure_stage(&(measure_plan){.run = progress_job_run, .check = check_run, .context = &r,
+                                      .repeat = (int)opt.repeat, .check_each_run = 1}, &m);
+        progress_job_free(&r.render);
+        if (opt.images && image_write_stage(&img, opt.images, "ch01", stages[i].info.name) != 0)
             return EXIT_CHECK_FAIL;
-        double msamples = (double)opt.width * opt.height * opt.spp / (ms * 1e3);
-        report_row *row = report_add(&rep, (report_entry){.stage = stages[i].name, .threads = 1, .ms = ms,
-                                                          .value = msamples, .unit = "Msamples/s", .ok = ok,
-                                                          .device = host_cpu_name(), .runs = t.runs,
-                                                          .lo_ms = t.lo, .hi_ms = t.hi});
-        snprintf(row->note, sizeof row->note, "%s", note);
+        double msamples = (double)opt.width * opt.height * opt.spp / (m.times.median * 1e3);
+        report_measured(&rep, stages[i].info.name, 1, &m, msamples, "Msamples/s", host_cpu_name());
     }
 
     int status = report_finish_image(&rep, 1, "ch01", &img, out, opt.quiet);

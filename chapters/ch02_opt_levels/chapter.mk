@@ -18,24 +18,15 @@ ex_ch02_WHAT := make gcc -O1 inline the card's vector helpers with one keyword e
 ex_ch02_ON := CPU (the assembly, from gcc -S)
 ex_ch02_NOT_LINKED := %/card.c
 
-# ch01's card.c built once per compiler and flag set. Each build's card_render
-# is renamed (objcopy) so all of them link into one program, ./ch02.
-CH02_LEVELS := O0 O1 O2 O3 O3-native O3-native-fastmath
-CH02_FLAGS_O0 := -O0
-CH02_FLAGS_O1 := -O1
-CH02_FLAGS_O2 := -O2
-CH02_FLAGS_O3 := -O3
-CH02_FLAGS_O3-native := -O3 -march=native
-CH02_FLAGS_O3-native-fastmath := -O3 -march=native -ffast-math
-CH02_COMPILERS := gcc $(if $(CLANG),clang)
-# gcc -O1 plus the one -O2 pass that inlines small functions: the port's -O1
-# gap is inlining (the original's C++ member functions are implicitly inline,
-# the port's static helpers are not). The exercise does the same in the source.
-CH02_FLAGS_O1-inline := -O1 -finline-small-functions
-CH02_VARIANTS := $(foreach c,$(CH02_COMPILERS),$(foreach l,$(CH02_LEVELS),$(c)-$(l))) gcc-O1-inline
-ch02_compiler = $(firstword $(subst -, ,$(1)))
-ch02_level = $(patsubst $(call ch02_compiler,$(1))-%,%,$(1))
-ch02_flags = $(CH02_FLAGS_$(call ch02_level,$(1)))
+# ch01's card.c built once per row of stages.h, with the command the row's
+# description gives (its first word the compiler, the rest the flags). Each
+# build's card_render is renamed (objcopy) so all of them link into ./ch02.
+# Rows become words "name:command" with spaces as '@'.
+CH02_ROWS := $(shell sed -n 's/^ *{{"\([^"]*\)", "\([^"]*\)".*/\1:\2/p' $(ch02_DIR)/stages.h | tr ' ' '@')
+CH02_VARIANTS := $(filter-out $(if $(CLANG),,clang-%),$(foreach r,$(CH02_ROWS),$(firstword $(subst :, ,$(r)))))
+ch02_command = $(subst @, ,$(patsubst $(1):%,%,$(filter $(1):%,$(CH02_ROWS))))
+ch02_compiler = $(firstword $(call ch02_command,$(1)))
+ch02_flags = $(wordlist 2,100,$(call ch02_command,$(1)))
 ch02_symbol = card_render_$(subst -,_,$(1))
 
 # A stamp per variant holding its command line, rewritten only when it changes,
@@ -53,20 +44,22 @@ $(BUILD)/ch02-asm/$(1).s: $(ch01_DIR)/card.c $(BUILD)/ch02/$(1).flags | $(BUILD)
 endef
 $(foreach v,$(CH02_VARIANTS),$(eval $(call CH02_VARIANT_RULES,$(v))))
 
-# The list of builds, as an X-macro header the driver includes.
-CH02_VARIANT_LINES = $(foreach v,$(CH02_VARIANTS),echo 'CH02_VARIANT($(call ch02_symbol,$(v)), "$(v)", "$(call ch02_compiler,$(v)) $(call ch02_flags,$(v))")';)
-$(BUILD)/ch02/variants.h: FORCE | $(BUILD)/ch02/.dir
-	@{ $(CH02_VARIANT_LINES) } | cmp -s - $@ || { $(CH02_VARIANT_LINES) } > $@
-
-$(BUILD)/ch02/main.o: $(ch02_DIR)/main.c $(BUILD)/ch02/variants.h $(ch01_DIR)/card.h common/*.h
-	$(CC) $(ALL_CFLAGS) -I$(BUILD)/ch02 $(REFERENCE_DEF) -c $< -o $@
+# main.o has the clang rows when clang is here (a stamp: rebuilt when that changes).
+CH02_MAIN_DEFS := $(if $(CLANG),-DCH02_CLANG)
+$(BUILD)/ch02/main.flags: FORCE | $(BUILD)/ch02/.dir
+	@echo '$(CH02_MAIN_DEFS)' | cmp -s - $@ || echo '$(CH02_MAIN_DEFS)' > $@
+$(BUILD)/ch02/main.o: $(ch02_DIR)/main.c $(ch02_DIR)/*.h $(ch01_DIR)/card.h common/*.h $(BUILD)/ch02/main.flags
+	$(CC) $(ALL_CFLAGS) $(CH02_MAIN_DEFS) $(REFERENCE_DEF) -c $< -o $@
 
 ch02: $(BUILD)/ch02/main.o $(foreach v,$(CH02_VARIANTS),$(BUILD)/ch02/card-$(v).o) $(LIBCOMMON)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(PNG_LIBS) $(LDLIBS_BASE)
 
 # Each build's assembly, side by side; the summary is per machine (the
 # compilers and -march=native differ), like the results.
+CHAPTER_TARGETS += ch02-asm
+ch02-asm_HELP := assembly of each ch02 build, side by side, in $(BUILD)/ch02-asm/
+BOOK_INPUTS += ch02-asm
 .PHONY: ch02-asm
 ch02-asm: $(foreach v,$(CH02_VARIANTS),$(BUILD)/ch02-asm/$(v).s)
-	@out=data/asm/ch02_summary_$(MACHINE).md; tools/asm_summary.sh $(BUILD)/ch02-asm $(CH02_VARIANTS) > $$out.tmp && mv $$out.tmp $$out && cat $$out && \
+	@out=data/asm/ch02_summary_$(MACHINE).md; $(ch02_DIR)/asm_summary.sh $(BUILD)/ch02-asm $(CH02_VARIANTS) > $$out.tmp && mv $$out.tmp $$out && cat $$out && \
 	  echo "summary: $$out; assembly per build and side-by-side listings: $(BUILD)/ch02-asm/"

@@ -8,17 +8,19 @@
  * The source is chapters/ch01_baseline/card.c, untouched. The Makefile compiles
  * it once per compiler and flag set (gcc, and clang when installed), renames
  * each copy's card_render to card_render_<build> with objcopy, and links them
- * all into this program; the list of builds arrives as build/ch02/variants.h.
+ * all into this program; the list of builds is stages.h, whose rows give each
+ * build's command.
  *
  * Every build's image is compared with the gcc -O0 build's: byte-identical, or
  * the PSNR. A build passes its check at >= 38 dB (two renders of the card with
  * different random seeds are about 41.7 dB apart, so 38 dB means "the same
  * picture up to noise"); identical or not is the lesson, shown in the note.
  */
-#include "../ch01_baseline/card.h"
+#include "stages.h"
 
 #include "../../common/cli.h"
 #include "../../common/image.h"
+#include "../../common/measure.h"
 #include "../../common/report.h"
 #include "../../common/timer.h"
 
@@ -33,25 +35,6 @@
 #define REFERENCE_IMAGE REFERENCE_DIR "/kensler_512x512x64.ppm"
 #define PSNR_PASS_DB 38.0
 
-typedef void render_fn(image *img, int spp, card_progress_fn progress, void *context);
-
-#define CH02_VARIANT(symbol, name, flags) render_fn symbol;
-#include "variants.h"
-#undef CH02_VARIANT
-
-typedef struct {
-    const char *name;
-    const char *description;
-    render_fn *run;
-} stage;
-
-static const stage stages[] = {
-#define CH02_VARIANT(symbol, name, flags) {name, flags, symbol},
-#include "variants.h"
-#undef CH02_VARIANT
-};
-#define STAGE_COUNT (sizeof stages / sizeof stages[0])
-
 static const cli_spec spec = {
     .program = "ch02",
     .summary = "ch01's card.c built at -O0 .. -O3, -march=native and -ffast-math, with gcc (and clang)",
@@ -60,36 +43,6 @@ static const cli_spec spec = {
     .notes = "Each build's image is compared with gcc -O0's: identical, or the PSNR (ok at >= 38 dB).\n"
              "--out writes the image of the last build run (default ch02.ppm), only if every check passed.",
 };
-
-static void show_progress(void *context, int rows_done, int rows_total)
-{
-    (void)rows_total;
-    progress_update(context, rows_done);
-}
-
-/* Renders with stage s, repeat times; returns the median and spread in ms. */
-static run_times time_stage(const stage *s, image *img, const cli_options *opt)
-{
-    double times[REPEAT_MAX];
-    /* The rows' relative costs from a tiny render first, so the time left is
-     * estimated from the work done, not from the rows done. */
-    double *row_costs = cli_alloc(((size_t)img->height + 1) * sizeof *row_costs, "the progress estimate");
-    double expected = 0;
-    int have_costs = !opt->quiet &&
-                     progress_row_costs(s->run, img->width, img->height, (int)opt->spp, row_costs, &expected) == 0;
-    for (int r = 0; r < opt->repeat; r++) {
-        progress bar;
-        progress_begin(&bar, s->name, img->height, opt->quiet);
-        if (have_costs)
-            progress_set_costs(&bar, row_costs, expected);
-        double t0 = now_seconds();
-        s->run(img, (int)opt->spp, show_progress, &bar);
-        times[r] = 1e3 * (now_seconds() - t0);
-        progress_end(&bar);
-    }
-    free(row_costs);
-    return summarize_runs(times, (int)opt->repeat);
-}
 
 /* The gcc -O0 image to compare against when gcc -O0 itself is not being run:
  * at the standard workload that is the original program's output (ch01's test
@@ -121,6 +74,28 @@ static int compare_note(const image *img, const image *ref, char *note, size_t l
     return d.psnr >= PSNR_PASS_DB;
 }
 
+/* One build's runs: gcc -O0's image becomes the reference for the others. */
+typedef struct {
+    progress_job render;
+    image *ref;
+    int is_reference;
+} run;
+
+static int check_run(void *context, char *note, size_t size)
+{
+    run *r = context;
+    const image *img = r->render.img;
+    if (!r->is_reference)
+        return compare_note(img, r->ref, note, size);
+    snprintf(note, size, "the reference build");
+    if (!r->ref->rgb && image_alloc(r->ref, img->width, img->height) != 0) {
+        fprintf(stderr, "ch02: out of memory (the %dx%d reference image)\n", img->width, img->height);
+        exit(EXIT_CHECK_FAIL);
+    }
+    memcpy(r->ref->rgb, img->rgb, image_bytes(img));
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     cli_options opt = {.width = 512, .height = 512, .spp = 64, .repeat = 1};
@@ -139,36 +114,24 @@ int main(int argc, char **argv)
     report_init(&rep, "ch02", workload, opt.csv, opt.quiet);
 
     for (size_t i = 0; i < STAGE_COUNT; i++) {
-        if (opt.stage_index >= 0 && (size_t)opt.stage_index != i)
+        if (!cli_stage_selected(&opt, i))
             continue;
         if (!ref.rgb && i != 0 && load_reference(&ref, &opt) != 0) {
             fprintf(stderr, "ch02: out of memory (the %ldx%ld reference image)\n", opt.width, opt.height);
             return EXIT_CHECK_FAIL;
         }
-        run_times t = time_stage(&stages[i], &img, &opt);
-        double ms = t.median;
-        char note[256];
-        int ok = 1;
-        if (i == 0) { /* gcc -O0 is the reference for the others */
-            snprintf(note, sizeof note, "the reference build");
-            if (image_alloc(&ref, img.width, img.height) != 0) {
-                fprintf(stderr, "ch02: out of memory (the %dx%d reference image)\n", img.width, img.height);
-                return EXIT_CHECK_FAIL;
-            }
-            memcpy(ref.rgb, img.rgb, image_bytes(&img));
-        } else {
-            ok = compare_note(&img, &ref, note, sizeof note);
-        }
-        if (opt.images && image_write_stage(&img, opt.images, "ch02", stages[i].name) != 0)
+        run r = {.ref = &ref, .is_reference = i == 0};
+        progress_job_init(&r.render, stages[i].run, &img, (int)opt.spp, stages[i].info.name, opt.quiet);
+        measure_result m;
+        measure_stage(&(measure_plan){.run = progress_job_run, .check = check_run, .context = &r,
+                                      .repeat = (int)opt.repeat, .check_each_run = 1}, &m);
+        progress_job_free(&r.render);
+        if (opt.images && image_write_stage(&img, opt.images, "ch02", stages[i].info.name) != 0)
             return EXIT_CHECK_FAIL;
-        double msamples = (double)opt.width * opt.height * opt.spp / (ms * 1e3);
-        report_row *row = report_add(&rep, (report_entry){.stage = stages[i].name, .threads = 1, .ms = ms,
-                                                          .value = msamples, .unit = "Msamples/s", .ok = ok,
-                                                          .device = host_cpu_name(), .runs = t.runs,
-                                                          .lo_ms = t.lo, .hi_ms = t.hi});
-        snprintf(row->note, sizeof row->note, "%s", note);
+        double msamples = (double)opt.width * opt.height * opt.spp / (m.times.median * 1e3);
+        report_measured(&rep, stages[i].info.name, 1, &m, msamples, "Msamples/s", host_cpu_name());
         if (!opt.quiet)
-            fprintf(stderr, "ch02: %-26s %10.1f ms  %s\n", stages[i].name, ms, note);
+            fprintf(stderr, "ch02: %-26s %10.1f ms  %s\n", stages[i].info.name, m.times.median, m.note);
     }
 
     int status = report_finish_image(&rep, 1, "ch02", &img, out, opt.quiet);

@@ -76,7 +76,7 @@ double run_stage(const stage *s, job *j, int threads, int quiet)
     atomic_store(&j->rows_done, 0);
     progress bar;
     char label[64];
-    snprintf(label, sizeof label, "%s x%d", s->name, threads);
+    snprintf(label, sizeof label, "%s x%d", s->info.name, threads);
     progress_begin(&bar, label, j->img->height, quiet);
     double t0 = now_seconds();
     for (int t = 0; t < threads; t++) {

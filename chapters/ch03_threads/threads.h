@@ -4,6 +4,7 @@
 #define CH03_THREADS_H
 
 #include "../../common/image.h"
+#include "../../common/stage.h"
 
 #include <stdatomic.h>
 #include <stdint.h>
@@ -18,8 +19,7 @@ typedef void *worker_fn(void *arg);
 /* A stage: a worker (how rows are handed out) and where its generator lives.
  * The table is stages.h. */
 typedef struct {
-    const char *name;
-    const char *description;
+    stage_info info;
     worker_fn *run;
     rng_kind rng;
 } stage;

@@ -10,7 +10,6 @@ ch04_SANITIZE := --width 33 --height 31 --spp 2
 ch04_TEST_OBJ := $(BUILD)/ch04/render.o
 ch04_TEST_FLAGS := $(CUDA_RDC)
 ch04_DIFFS := ch04-recursive ch04-loop diff-ch04-loop
-ch04_PROFILE_KERNEL := regex:render_kernel
 # ch03's card.c became card.h (the same code, host and device); its card.h, the
 # interface the threads called, became render.h.
 ch04_RENAMED := card.h:card.c render.h:card.h
@@ -22,9 +21,9 @@ ex_ch04_INCLUDE := -I$(ch04_DIR)
 # -rdc=true: nvlink then reports that the recursive kernel's stack size
 # "cannot be statically determined" (the one warning the course allows, and
 # ch04's lesson); nvcc 13 says nothing about it in whole-program mode.
-$(BUILD)/ch04/main.o: $(ch04_DIR)/main.c $(ch04_DIR)/render.h common/*.h | $(BUILD)/ch04/.dir
+$(BUILD)/ch04/%.o: $(ch04_DIR)/%.c $(ch04_DIR)/*.h common/*.h | $(BUILD)/ch04/.dir
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) $(REFERENCE_DEF) -c $< -o $@
 $(BUILD)/ch04/render.o: $(ch04_DIR)/render.cu $(ch04_DIR)/*.h common/*.h $(CUDA_CONFIG) | $(BUILD)/ch04/.dir
 	$(CUDA_CXX) $(CUDA_RDC) -c $< -o $@
-ch04: $(BUILD)/ch04/main.o $(BUILD)/ch04/render.o $(LIBCOMMON)
+ch04: $(BUILD)/ch04/main.o $(BUILD)/ch04/run.o $(BUILD)/ch04/render.o $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $(CUDA_RDC) $^ -o $@ $(NVCC_LDLIBS)

@@ -16,25 +16,26 @@ CH05_RENDER_OBJ := $(BUILD)/ch05/render.o $(CH05_BUILDS:%=$(BUILD)/ch05/render_%
 ch05_TEST_OBJ := $(CH05_RENDER_OBJ)
 ch05_DIFFS := ch05-loop ch05-float-only diff-ch05-float-only;ch05-sphere-list ch05-fast-math diff-ch05-fast-math
 ch05_BENCH_EXTRA := $(ch05_DIR)/bench_extra.sh
-ch05_PROFILE_KERNEL := regex:render_(lanes_)?kernel
 ch05_EXERCISES := ch05
 ex_ch05_WHAT := find every hidden double in a shading function and remove it, to float accuracy
 ex_ch05_ON := CPU (values; zero FP64 instructions in the PTX from `nvcc -ptx`)
 
 # render.cu once per set of floating-point flags: as is, with -use_fast_math,
 # and with each flag -use_fast_math implies alone (its functions renamed *_<build>).
-$(BUILD)/ch05/main.o: $(ch05_DIR)/main.c $(ch05_DIR)/render.h common/*.h | $(BUILD)/ch05/.dir
+$(BUILD)/ch05/%.o: $(ch05_DIR)/%.c $(ch05_DIR)/*.h common/*.h | $(BUILD)/ch05/.dir
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) $(REFERENCE_DEF) -c $< -o $@
 $(BUILD)/ch05/render.o: $(ch05_DIR)/render.cu $(ch05_DIR)/*.h common/*.h $(CUDA_CONFIG) | $(BUILD)/ch05/.dir
 	$(CUDA_CXX) -c $< -o $@
 $(BUILD)/ch05/render_%.o: $(ch05_DIR)/render.cu $(ch05_DIR)/*.h common/*.h $(CUDA_CONFIG) | $(BUILD)/ch05/.dir
-	$(CUDA_CXX) $(CH05_FLAGS_$*) -DBUILD_SUFFIX=_$* -c $< -o $@
-ch05: $(BUILD)/ch05/main.o $(CH05_RENDER_OBJ) $(LIBCOMMON)
+	$(CUDA_CXX) $(CH05_FLAGS_$*) -DFLAGS_BUILD -DBUILD_$* -c $< -o $@
+ch05: $(BUILD)/ch05/main.o $(BUILD)/ch05/run.o $(CH05_RENDER_OBJ) $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)
 
 # FP64 instructions in each kernel's machine code (SASS). cuobjdump ships with
 # the CUDA Toolkit's full install; CI and the dev machines lack it.
+CHAPTER_TARGETS += ch05-sass
+ch05-sass_HELP := FP64 instructions in each ch05 kernel's machine code (needs cuobjdump)
 .PHONY: ch05-sass
 ch05-sass: $(CH05_RENDER_OBJ)
 	@if [ -z "$(CUOBJDUMP)" ]; then echo "ch05-sass: cuobjdump not found (it comes with the full CUDA Toolkit); nothing counted"; exit 0; fi; \
-	tools/sass_fp64.sh "$(CUOBJDUMP)" $^ > data/asm/ch05_fp64.md.tmp && mv data/asm/ch05_fp64.md.tmp data/asm/ch05_fp64.md && cat data/asm/ch05_fp64.md
+	$(ch05_DIR)/sass_fp64.sh "$(CUOBJDUMP)" $^ > data/asm/ch05_fp64.md.tmp && mv data/asm/ch05_fp64.md.tmp data/asm/ch05_fp64.md && cat data/asm/ch05_fp64.md

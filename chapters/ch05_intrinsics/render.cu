@@ -5,16 +5,11 @@
 #include "../../common/cuda_util.h"
 
 /* This file is compiled once per set of floating-point flags (chapter.mk):
- * plainly, and with -DBUILD_SUFFIX=_fast (-use_fast_math), _ftz (-ftz=true),
- * _approx_div (-prec-div=false) or _approx_sqrt (-prec-sqrt=false), which
- * renames its C functions. */
-#define PASTE_(a, b) a##b
-#define PASTE(a, b) PASTE_(a, b)
-#ifdef BUILD_SUFFIX
-#define NAMED(name) PASTE(name, BUILD_SUFFIX)
-#else
-#define NAMED(name) name
-#endif
+ * plainly, and as a flags build (FLAGS_BUILD) with -DBUILD_fast
+ * (-use_fast_math), -DBUILD_ftz (-ftz=true), -DBUILD_approx_div
+ * (-prec-div=false) or -DBUILD_approx_sqrt (-prec-sqrt=false), each of which
+ * exports its launcher under its own name (below); the CPU side is in the
+ * plain build only. */
 
 template <int F>
 __global__ void render_kernel(unsigned char *rgb, int *bad, camera cam, int spp)
@@ -76,7 +71,7 @@ static void describe_kernel(const void *k, int block_x, int block_y, kernel_info
     out->occupancy = (double)blocks * block_x * block_y / max_threads;
 }
 
-#ifndef BUILD_SUFFIX
+#ifndef FLAGS_BUILD
 /* The CPU's pixel with `lanes` lanes (1, 2, 4 ... 32). */
 template <int F>
 static int cpu_lanes_pixel(const camera *cam, int lanes, int col, int row, int spp, unsigned char *out)
@@ -93,8 +88,22 @@ static int cpu_lanes_pixel(const camera *cam, int lanes, int col, int row, int s
 
 extern "C" {
 
-void NAMED(gpu_render)(int flags, int lanes, unsigned char *d_rgb, int *d_bad, int width, int height, int spp,
-                       int block_x, int block_y, kernel_info *info)
+#if defined(BUILD_fast)
+void gpu_render_fast(int flags, int lanes, unsigned char *d_rgb, int *d_bad, int width, int height, int spp,
+                     int block_x, int block_y, kernel_info *info)
+#elif defined(BUILD_ftz)
+void gpu_render_ftz(int flags, int lanes, unsigned char *d_rgb, int *d_bad, int width, int height, int spp,
+                    int block_x, int block_y, kernel_info *info)
+#elif defined(BUILD_approx_div)
+void gpu_render_approx_div(int flags, int lanes, unsigned char *d_rgb, int *d_bad, int width, int height, int spp,
+                           int block_x, int block_y, kernel_info *info)
+#elif defined(BUILD_approx_sqrt)
+void gpu_render_approx_sqrt(int flags, int lanes, unsigned char *d_rgb, int *d_bad, int width, int height, int spp,
+                            int block_x, int block_y, kernel_info *info)
+#else
+void gpu_render(int flags, int lanes, unsigned char *d_rgb, int *d_bad, int width, int height, int spp, int block_x,
+                int block_y, kernel_info *info)
+#endif
 {
     if (lanes < 1 || lanes > 32 || (lanes & (lanes - 1)) || (lanes > 1 && block_x * lanes % 32)) {
         fprintf(stderr, "%s:%d: %d lanes per pixel in blocks %d wide: lanes must be a power of 2 up to 32 and "
@@ -109,7 +118,7 @@ void NAMED(gpu_render)(int flags, int lanes, unsigned char *d_rgb, int *d_bad, i
         describe_kernel(kernel_for(flags, lanes), block_x * lanes, block_y, info);
 }
 
-#ifndef BUILD_SUFFIX /* the CPU side once, in the plain build */
+#ifndef FLAGS_BUILD /* the CPU side once, in the plain build */
 int cpu_render_picture_pixel(int flags, int lanes, int col, int row, int width, int height, int spp,
                              unsigned char *out)
 {

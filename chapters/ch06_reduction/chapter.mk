@@ -9,9 +9,7 @@ ch06_SMALL := --n 1025
 ch06_BAD := --n 1099511627776 host memory
 ch06_SANITIZE := --n 1;--n 1025
 ch06_RACY := warp-unrolled-volatile
-ch06_TEST_OBJ := $(BUILD)/ch06/reduce_cpu.o $(BUILD)/ch06/reduce_gpu.o
-ch06_PROFILE_KERNEL := regex:%_kernel
-ch06_PROFILE_OVERRIDES := cub=regex:DeviceReduceKernel
+ch06_TEST_OBJ := $(BUILD)/ch06/reduce_cpu.o $(BUILD)/ch06/reduce_gpu.o $(BUILD)/ch06/reduce_cub.o
 ch06_PROFILE_ARGS := --n 268435456
 ch06_CHART := bar-log
 ch06_CHART_TITLE := ch06: reduction of 2^28 int32, GB/s of input read per stage
@@ -24,5 +22,5 @@ $(BUILD)/ch06/%.o: $(ch06_DIR)/%.c $(ch06_DIR)/*.h common/*.h | $(BUILD)/ch06/.d
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) -c $< -o $@
 $(BUILD)/ch06/%.o: $(ch06_DIR)/%.cu $(ch06_DIR)/*.h common/*.h $(CUDA_CONFIG) | $(BUILD)/ch06/.dir
 	$(CUDA_CXX) -c $< -o $@
-ch06: $(BUILD)/ch06/main.o $(BUILD)/ch06/reduce_cpu.o $(BUILD)/ch06/reduce_gpu.o $(LIBCOMMON)
+ch06: $(BUILD)/ch06/main.o $(BUILD)/ch06/reduce_cpu.o $(BUILD)/ch06/reduce_gpu.o $(BUILD)/ch06/reduce_cub.o $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)

@@ -6,14 +6,14 @@
  *
  * Input: int32 values in [-128, 127] from a fixed-seed generator (xorshift64*,
  * seed 0x5EED06), so every stage's int64 sum is exact and must equal the one
- * computed while generating the data. GPU stages: one warm-up run (checked),
- * --repeat timed runs (CUDA events, median), then the last result checked
- * again. The rate is GB/s of input read. Its ceiling is measured in the same
- * run and does what a reduction does, only read: a streaming kernel that loads
- * the stages' own input (at least 256 MiB) with 16-byte loads and writes
- * nothing, the best of 16 grid sizes and loads in flight. The % column is of that ceiling; the device-to-device copy
- * bandwidth (cudaMemcpy: bytes read plus written) is a second reference. Both
- * are CSV rows of their own (check n/a), so the book draws them as lines.
+ * computed while generating the data. Each stage is measured as every
+ * chapter's are (common/measure.h): a checked warm-up, --repeat timed runs
+ * (CUDA events on the GPU; median and spread), a checked run after. The rate
+ * is GB/s of input read. Its ceiling, measured in the same run, only reads: a
+ * streaming kernel over the stages' own input (at least 256 MiB), 16-byte
+ * loads, best of 16 grid sizes and loads in flight. The % is of that ceiling;
+ * device-to-device cudaMemcpy (read plus written) is a second reference. Both
+ * are CSV rows (check n/a): the book draws them as lines.
  *
  * Without a CUDA device the CPU stages run, one line says the GPU stages did
  * not, and the exit status is 3.
@@ -23,16 +23,12 @@
 
 #include "../../common/cli.h"
 #include "../../common/cuda_util.h"
+#include "../../common/measure.h"
 #include "../../common/report.h"
-#include "../../common/timer.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
-
-#define COPY_BYTES ((size_t)256 << 20) /* each of the two copy-test buffers */
-
 
 static const cli_spec spec = {
     .program = "ch06",
@@ -47,20 +43,6 @@ static const cli_spec spec = {
 
 /* Host memory kept free besides the input: the program, the OS, the page cache. */
 #define HOST_MARGIN_BYTES (1ULL << 30)
-
-/* Bytes of memory the kernel reports as available, or 0 if unknown. */
-static unsigned long long host_available_bytes(void)
-{
-    FILE *f = fopen("/proc/meminfo", "r");
-    unsigned long long kb = 0;
-    char line[256];
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kb * 1024;
-}
 
 typedef struct {
     int *d_in;
@@ -84,103 +66,75 @@ static int gpu_setup(gpu_state *g, const int *in, size_t n, const cli_options *o
     cuda_device_info info;
     cuda_describe_device((int)opt->device, &info);
     snprintf(g->name, sizeof g->name, "%s", info.name);
-    g->ctx.scratch_bytes = reduce_scratch_bytes(n);
-    size_t need = n * sizeof(int) + g->ctx.scratch_bytes + 2 * COPY_BYTES + (64 << 20), free_b, total_b;
+    g->ctx.scratch_bytes = reduce_stage_scratch_bytes(n);
+    size_t need = n * sizeof(int) + g->ctx.scratch_bytes + 2 * REDUCE_CEILING_BYTES + (64 << 20), free_b, total_b;
     CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
     if (need > free_b)
         cli_usage_error(&spec, "--n %lld needs %.2f GiB of device memory; %s has %.2f GiB free", opt->n,
                         need / 1073741824.0, info.name, free_b / 1073741824.0);
     if (!opt->quiet)
         cuda_print_device(stderr, (int)opt->device, &info);
-    void *a, *b;
-    CUDA_CHECK(cudaMalloc(&a, COPY_BYTES));
-    CUDA_CHECK(cudaMalloc(&b, COPY_BYTES));
-    CUDA_CHECK(cudaMemset(a, 1, COPY_BYTES));
-    g->copy_gbs = measure_copy_bandwidth(a, b, COPY_BYTES, 21) * 1e-9;
-    CUDA_CHECK(cudaFree(a));
-    CUDA_CHECK(cudaFree(b));
     CUDA_CHECK(cudaMalloc((void **)&g->d_in, n ? n * sizeof(int) : sizeof(int)));
     CUDA_CHECK(cudaMalloc((void **)&g->d_sum, sizeof(long long)));
     CUDA_CHECK(cudaMalloc(&g->ctx.scratch, g->ctx.scratch_bytes ? g->ctx.scratch_bytes : 1));
     CUDA_CHECK(cudaMemcpy(g->d_in, in, n * sizeof(int), cudaMemcpyHostToDevice));
-    /* The read ceiling over the stages' own input, so launch and tail costs
-     * weigh the same (at least 256 MiB: a small n would measure only those). */
-    if (n * sizeof(int) >= COPY_BYTES) {
-        g->read_gbs = measure_read_bandwidth(g->d_in, n * sizeof(int), 21) * 1e-9;
-    } else {
-        CUDA_CHECK(cudaMalloc(&a, COPY_BYTES));
-        CUDA_CHECK(cudaMemset(a, 1, COPY_BYTES));
-        g->read_gbs = measure_read_bandwidth(a, COPY_BYTES, 21) * 1e-9;
-        CUDA_CHECK(cudaFree(a));
-    }
+    reduce_ceilings(g->d_in, n * sizeof(int), &g->read_gbs, &g->copy_gbs);
     if (!opt->quiet)
         fprintf(stderr, "ch06: measured read-only streaming %.0f GB/s, device-to-device copy %.0f GB/s "
                         "(peak from clocks %.0f GB/s)\n", g->read_gbs, g->copy_gbs, info.peak_bw_gbs);
     return 0;
 }
 
-static long long gpu_result(const gpu_state *g)
-{
-    long long sum;
-    CUDA_CHECK(cudaDeviceSynchronize()); /* errors inside the kernel surface here */
-    CUDA_CHECK(cudaMemcpy(&sum, g->d_sum, sizeof sum, cudaMemcpyDeviceToHost));
-    return sum;
-}
-
+/* What measure_stage runs: one stage over the input, its sum checked. */
 typedef struct {
     const stage *s;
     gpu_state *g;
+    const int *in;
     size_t n;
-} launch;
+    long long expected, got;
+    reduce_ctx cpu;
+} run;
 
-static void launch_stage(void *p)
+static void poison_sum(void *context)
 {
-    launch *l = p;
-    l->s->run(l->g->d_in, l->n, l->g->d_sum, &l->g->ctx);
+    run *r = context;
+    r->got = 0x5A5A5A5A;
+    if (r->s->info.where == STAGE_GPU)
+        CUDA_CHECK(cudaMemset(r->g->d_sum, 0xA5, sizeof(long long)));
 }
 
-/* Check, time, check again. Returns 1 if both checks gave the exact sum. */
-static int run_gpu_stage(const stage *s, gpu_state *g, size_t n, long long expected, int repeat, double *ms)
+static void run_stage(void *context)
 {
-    launch l = {s, g, n};
-    CUDA_CHECK(cudaMemset(g->d_sum, 0xA5, sizeof(long long))); /* poison */
-    launch_stage(&l);
-    int ok = gpu_result(g) == expected;
-    *ms = cuda_median_ms(launch_stage, &l, repeat);
-    ok &= gpu_result(g) == expected;
-    return ok;
+    run *r = context;
+    if (r->s->info.where == STAGE_GPU)
+        r->s->run(r->g->d_in, r->n, r->g->d_sum, &r->g->ctx);
+    else
+        r->s->run(r->in, r->n, &r->got, &r->cpu);
 }
 
-static int run_cpu_stage(const stage *s, const int *in, size_t n, long long expected, int threads, int repeat,
-                         double *ms)
+static int check_sum(void *context, char *note, size_t size)
 {
-    double times[REPEAT_MAX];
-    reduce_ctx ctx = {.threads = threads};
-    long long got;
-    s->run(in, n, &got, &ctx);
-    int ok = got == expected;
-    for (int r = 0; r < repeat; r++) {
-        double t0 = now_seconds();
-        s->run(in, n, &got, &ctx);
-        times[r] = 1e3 * (now_seconds() - t0);
-        ok &= got == expected;
+    run *r = context;
+    if (r->s->info.where == STAGE_GPU) {
+        CUDA_CHECK(cudaDeviceSynchronize()); /* errors inside the kernel surface here */
+        CUDA_CHECK(cudaMemcpy(&r->got, r->g->d_sum, sizeof r->got, cudaMemcpyDeviceToHost));
     }
-    *ms = median(times, repeat);
-    return ok;
+    if (r->got != r->expected)
+        snprintf(note, size, "wrong sum: %lld, not %lld", r->got, r->expected);
+    return r->got == r->expected;
 }
 
 /* The ceilings as rows of their own: references, not stages (check n/a). */
 static void add_ceilings(report *rep, const gpu_state *g, size_t n)
 {
     double bytes = (double)n * sizeof(int);
-    report_add(rep, (report_entry){.stage = "ceiling-read-stream", .threads = REPORT_ON_GPU,
-                                   .ms = bytes / (g->read_gbs * 1e9) * 1e3, .value = g->read_gbs, .unit = "GB/s",
-                                   .ok = REPORT_NO_CHECK, .device = g->name,
-                                   .note = "read-only streaming kernel, best of 16 configurations: the ceiling"});
-    report_add(rep, (report_entry){.stage = "ceiling-copy", .threads = REPORT_ON_GPU,
-                                   .ms = 2 * bytes / (g->copy_gbs * 1e9) * 1e3, .value = g->copy_gbs, .unit = "GB/s",
-                                   .ok = REPORT_NO_CHECK, .device = g->name,
-                                   .note = "cudaMemcpy device to device, read + written: a second reference"});
+    report_entry e = {.threads = REPORT_ON_GPU, .unit = "GB/s", .ok = REPORT_NO_CHECK, .device = g->name};
+    e.stage = "ceiling-read-stream", e.value = g->read_gbs, e.ms = bytes / (g->read_gbs * 1e6);
+    e.note = "read-only streaming kernel, best of 16 configurations: the ceiling";
+    report_add(rep, e);
+    e.stage = "ceiling-copy", e.value = g->copy_gbs, e.ms = 2 * bytes / (g->copy_gbs * 1e6);
+    e.note = "cudaMemcpy device to device, read + written: a second reference";
+    report_add(rep, e);
 }
 
 int main(int argc, char **argv)
@@ -198,7 +152,7 @@ int main(int argc, char **argv)
 
     int want_gpu = 0;
     for (size_t i = 0; i < STAGE_COUNT; i++)
-        want_gpu |= stages[i].where == ON_GPU && (opt.stage_index < 0 || (size_t)opt.stage_index == i);
+        want_gpu |= stages[i].info.where == STAGE_GPU && cli_stage_selected(&opt, i);
     gpu_state g = {0};
     int have_gpu = want_gpu && gpu_setup(&g, in, n, &opt) == 0;
 
@@ -208,24 +162,21 @@ int main(int argc, char **argv)
     report_init(&rep, "ch06", workload, opt.csv, opt.quiet);
     for (size_t i = 0; i < STAGE_COUNT; i++) {
         const stage *s = &stages[i];
-        int gpu = s->where == ON_GPU;
-        if ((opt.stage_index >= 0 && (size_t)opt.stage_index != i) || (gpu && !have_gpu))
+        int gpu = s->info.where == STAGE_GPU;
+        if (!cli_stage_selected(&opt, i) || (gpu && !have_gpu))
             continue;
-        double ms;
-        int threads = s->run == reduce_cpu_threads ? (int)opt.threads : 1, ok;
+        int threads = s->run == reduce_cpu_threads ? (int)opt.threads : 1;
+        run r = {s, &g, in, n, expected, 0, {.threads = threads}};
+        measure_result m;
+        measure_stage(&(measure_plan){.reset = poison_sum, .run = run_stage, .check = check_sum, .context = &r,
+                                      .timer = gpu ? cuda_time_ms : NULL,
+                                      .repeat = opt.repeat ? (int)opt.repeat : gpu ? 20 : 3}, &m);
+        double gbs = n * sizeof(int) / (m.times.median * 1e-3) * 1e-9;
+        report_row *row = report_measured(&rep, s->info.name, gpu ? REPORT_ON_GPU : threads, &m, gbs, "GB/s",
+                                          gpu ? g.name : host_cpu_name());
         if (gpu)
-            ok = run_gpu_stage(s, &g, n, expected, opt.repeat ? (int)opt.repeat : 20, &ms);
-        else
-            ok = run_cpu_stage(s, in, n, expected, threads, opt.repeat ? (int)opt.repeat : 3, &ms);
-        double gbs = n * sizeof(int) / (ms * 1e-3) * 1e-9;
-        report_row *row = report_add(&rep, (report_entry){.stage = s->name, .threads = gpu ? REPORT_ON_GPU : threads,
-                                                          .ms = ms, .value = gbs, .unit = "GB/s", .ok = ok,
-                                                          .device = gpu ? g.name : host_cpu_name()});
-        if (gpu)
-            snprintf(row->note, sizeof row->note, "%.1f%% of the read ceiling, %.1f%% of copy", 100 * gbs / g.read_gbs,
-                     100 * gbs / g.copy_gbs);
-        if (!ok)
-            snprintf(row->note + strlen(row->note), sizeof row->note - strlen(row->note), " wrong sum");
+            report_note(row, "%s%.1f%% of the read ceiling, %.1f%% of copy", m.note[0] ? "; " : "",
+                        100 * gbs / g.read_gbs, 100 * gbs / g.copy_gbs);
     }
     if (have_gpu)
         add_ceilings(&rep, &g, n);

@@ -8,6 +8,8 @@
 #ifndef CH06_REDUCE_H
 #define CH06_REDUCE_H
 
+#include "../../common/stage.h"
+
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -24,22 +26,29 @@ typedef void reduce_fn(const int *in, size_t n, long long *sum, const reduce_ctx
 reduce_fn reduce_cpu_serial, reduce_cpu_threads;
 reduce_fn reduce_atomic_global, reduce_interleaved_divergent, reduce_interleaved_strided, reduce_sequential,
     reduce_first_add_on_load, reduce_warp_unrolled_volatile, reduce_warp_unrolled_sync, reduce_fully_unrolled,
-    reduce_many_per_thread, reduce_warp_shuffle, reduce_four_loads, reduce_read_only_path, reduce_vector_shuffle,
-    reduce_cub;
-size_t reduce_scratch_bytes(size_t n);
+    reduce_many_per_thread, reduce_warp_shuffle, reduce_four_loads, reduce_read_only_path, reduce_vector_shuffle;
+reduce_fn reduce_cub; /* the yardstick, in a file of its own: reduce_cub.cu */
+size_t reduce_scratch_bytes(size_t n);     /* the tree stages' partial sums */
+size_t reduce_cub_scratch_bytes(size_t n); /* CUB's temporary storage */
+
+/* Device scratch every GPU stage fits in. */
+static inline size_t reduce_stage_scratch_bytes(size_t n)
+{
+    size_t tree = reduce_scratch_bytes(n), cub = reduce_cub_scratch_bytes(n);
+    return tree > cub ? tree : cub;
+}
 
 /* The input every stage sums (reduce_cpu.c): n int32 values in [-128, 127]
  * from xorshift64* with seed 0x5EED06; returns their exact sum. */
 long long reduce_fill(int *in, size_t n);
 
-enum { ON_CPU = 0, ON_GPU = 1 };
+/* Bytes of host memory the kernel reports as available, or 0 if unknown. */
+unsigned long long host_available_bytes(void);
 
 /* A stage (the table is stages.h). */
 typedef struct {
-    const char *name;
-    const char *description;
+    stage_info info;
     reduce_fn *run;
-    int where; /* ON_CPU or ON_GPU */
 } stage;
 
 /* The ceilings, measured in the same run (bytes moved per second):
@@ -49,6 +58,12 @@ typedef struct {
  * `repeat` timed runs. */
 double measure_read_bandwidth(const void *d_in, size_t bytes, int repeat);
 double measure_copy_bandwidth(void *d_a, void *d_b, size_t bytes, int repeat);
+
+/* Both ceilings in GB/s, as main.c reports them: the copy over two buffers of
+ * REDUCE_CEILING_BYTES; the read over the input d_in (in_bytes), or over such
+ * a buffer when the input is smaller. */
+#define REDUCE_CEILING_BYTES ((size_t)256 << 20)
+void reduce_ceilings(const void *d_in, size_t in_bytes, double *read_gbs, double *copy_gbs);
 
 #ifdef __cplusplus
 }

@@ -19,9 +19,6 @@
 #include "../../common/cuda_util.h"
 #include "../../common/timer.h"
 
-#ifndef REDUCE_WITHOUT_CUB /* ch09 builds this file twice (nvcc, clang) without CUB: see its chapter.mk */
-#include <cub/cub.cuh>
-#endif
 
 #define BLOCK 256
 
@@ -386,11 +383,7 @@ __global__ void read_stream_kernel(const int4 *__restrict__ in, size_t n4, int *
 
 size_t reduce_scratch_bytes(size_t n)
 {
-    size_t cub_bytes = 0, partial_bytes = blocks_for(n, BLOCK) * sizeof(long long);
-#ifndef REDUCE_WITHOUT_CUB
-    CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, cub_bytes, (const int *)nullptr, (long long *)nullptr, (long long)n));
-#endif
-    return cub_bytes > partial_bytes ? cub_bytes : partial_bytes;
+    return blocks_for(n, BLOCK) * sizeof(long long);
 }
 
 static void start(long long *d_sum)
@@ -500,14 +493,6 @@ void reduce_vector_shuffle(const int *in, size_t n, long long *d_sum, const redu
     launch_grid_stride<vector_shuffle_kernel, 8>(in, n, d_sum);
 }
 
-#ifndef REDUCE_WITHOUT_CUB
-void reduce_cub(const int *in, size_t n, long long *d_sum, const reduce_ctx *ctx)
-{
-    /* CUB accumulates in the output's type, int64 here. */
-    size_t bytes = ctx->scratch_bytes;
-    CUDA_CHECK(cub::DeviceReduce::Sum(ctx->scratch, bytes, in, d_sum, (long long)n));
-}
-#endif
 
 typedef struct {
     void *dst;
@@ -564,3 +549,20 @@ double measure_read_bandwidth(const void *d_in, size_t bytes, int repeat)
     return best;
 }
 
+
+void reduce_ceilings(const void *d_in, size_t in_bytes, double *read_gbs, double *copy_gbs)
+{
+    void *a, *b;
+    CUDA_CHECK(cudaMalloc(&a, REDUCE_CEILING_BYTES));
+    CUDA_CHECK(cudaMalloc(&b, REDUCE_CEILING_BYTES));
+    CUDA_CHECK(cudaMemset(a, 1, REDUCE_CEILING_BYTES));
+    *copy_gbs = measure_copy_bandwidth(a, b, REDUCE_CEILING_BYTES, 21) * 1e-9;
+    /* The read ceiling over the stages' own input, so launch and tail costs
+     * weigh the same (at least 256 MiB: a small n would measure only those). */
+    if (in_bytes >= REDUCE_CEILING_BYTES)
+        *read_gbs = measure_read_bandwidth(d_in, in_bytes, 21) * 1e-9;
+    else
+        *read_gbs = measure_read_bandwidth(a, REDUCE_CEILING_BYTES, 21) * 1e-9;
+    CUDA_CHECK(cudaFree(a));
+    CUDA_CHECK(cudaFree(b));
+}

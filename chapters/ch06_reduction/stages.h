@@ -1,33 +1,42 @@
-/* stages.h - ch06's stage table: name, what it changes, its function, where it
- * runs. main.c runs it; tests/test_ch06.cu tests every entry. */
+/* stages.h - ch06's stages: name, what it changes, where it runs, the kernel
+ * make profile measures; then its function. main.c runs them;
+ * tests/test_ch06.cu tests every row. */
 #ifndef CH06_STAGES_H
 #define CH06_STAGES_H
 
 #include "reduce.h"
 
 static const stage stages[] = {
-    {"cpu-serial", "one core, one add per element", reduce_cpu_serial, ON_CPU},
-    {"cpu-threads", "all cores, one chunk each: the host's memory bandwidth", reduce_cpu_threads, ON_CPU},
-    {"atomic-global", "one 64-bit atomicAdd per element, all on one address", reduce_atomic_global, ON_GPU},
-    {"interleaved-divergent", "shared-memory tree, every 2s-th thread works: divergent warps",
-     reduce_interleaved_divergent, ON_GPU},
-    {"interleaved-strided", "the working threads packed, strided addresses: bank conflicts",
-     reduce_interleaved_strided, ON_GPU},
-    {"sequential", "fold the upper half onto the lower: no conflicts, no divergence", reduce_sequential, ON_GPU},
-    {"first-add-on-load", "each thread adds two elements while loading: half the blocks", reduce_first_add_on_load,
-     ON_GPU},
-    {"warp-unrolled-volatile", "last warp unrolled without barriers (volatile): racy since Volta",
-     reduce_warp_unrolled_volatile, ON_GPU},
-    {"warp-unrolled-sync", "the same, made correct with __syncwarp()", reduce_warp_unrolled_sync, ON_GPU},
-    {"fully-unrolled", "block size as a template parameter: every loop unrolled", reduce_fully_unrolled, ON_GPU},
-    {"many-per-thread", "a grid that just fills the GPU; grid-stride loop, sum in a register", reduce_many_per_thread,
-     ON_GPU},
-    {"warp-shuffle", "+ the block's sum by warp shuffles in registers, not a shared-memory tree", reduce_warp_shuffle,
-     ON_GPU},
-    {"four-loads", "+ four independent loads per trip: more bytes in flight per thread", reduce_four_loads, ON_GPU},
-    {"read-only-path", "+ the loads through the read-only path (__ldg, __restrict__)", reduce_read_only_path, ON_GPU},
-    {"vector-shuffle", "+ 16-byte loads (int4), two in flight", reduce_vector_shuffle, ON_GPU},
-    {"cub", "CUB's DeviceReduce::Sum, the yardstick", reduce_cub, ON_GPU},
+    {{"cpu-serial", "one core, one add per element", .where = STAGE_CPU}, reduce_cpu_serial},
+    {{"cpu-threads", "all cores, one chunk each: the host's memory bandwidth", .where = STAGE_CPU}, reduce_cpu_threads},
+    {{"atomic-global", "one 64-bit atomicAdd per element, all on one address", .where = STAGE_GPU,
+      .kernel = "atomic_global_kernel"}, reduce_atomic_global},
+    {{"interleaved-divergent", "shared-memory tree, every 2s-th thread works: divergent warps", .where = STAGE_GPU,
+      .kernel = "interleaved_divergent_kernel"}, reduce_interleaved_divergent},
+    {{"interleaved-strided", "the working threads packed, strided addresses: bank conflicts", .where = STAGE_GPU,
+      .kernel = "interleaved_strided_kernel"}, reduce_interleaved_strided},
+    {{"sequential", "fold the upper half onto the lower: no conflicts, no divergence", .where = STAGE_GPU,
+      .kernel = "sequential_kernel"}, reduce_sequential},
+    {{"first-add-on-load", "each thread adds two elements while loading: half the blocks", .where = STAGE_GPU,
+      .kernel = "first_add_on_load_kernel"}, reduce_first_add_on_load},
+    {{"warp-unrolled-volatile", "last warp unrolled without barriers (volatile): racy since Volta",
+      .where = STAGE_GPU, .kernel = "warp_unrolled_volatile_kernel"}, reduce_warp_unrolled_volatile},
+    {{"warp-unrolled-sync", "the same, made correct with __syncwarp()", .where = STAGE_GPU,
+      .kernel = "warp_unrolled_sync_kernel"}, reduce_warp_unrolled_sync},
+    {{"fully-unrolled", "block size as a template parameter: every loop unrolled", .where = STAGE_GPU,
+      .kernel = "fully_unrolled_kernel"}, reduce_fully_unrolled},
+    {{"many-per-thread", "a grid that just fills the GPU; grid-stride loop, sum in a register", .where = STAGE_GPU,
+      .kernel = "many_per_thread_kernel"}, reduce_many_per_thread},
+    {{"warp-shuffle", "+ the block's sum by warp shuffles in registers, not a shared-memory tree",
+      .where = STAGE_GPU, .kernel = "warp_shuffle_kernel"}, reduce_warp_shuffle},
+    {{"four-loads", "+ four independent loads per trip: more bytes in flight per thread", .where = STAGE_GPU,
+      .kernel = "four_loads_kernel"}, reduce_four_loads},
+    {{"read-only-path", "+ the loads through the read-only path (__ldg, __restrict__)", .where = STAGE_GPU,
+      .kernel = "read_only_path_kernel"}, reduce_read_only_path},
+    {{"vector-shuffle", "+ 16-byte loads (int4), two in flight", .where = STAGE_GPU,
+      .kernel = "vector_shuffle_kernel"}, reduce_vector_shuffle},
+    {{"cub", "CUB's DeviceReduce::Sum, the yardstick", .where = STAGE_GPU, .kernel = "DeviceReduceKernel"},
+     reduce_cub},
 };
 #define STAGE_COUNT (sizeof stages / sizeof stages[0])
 

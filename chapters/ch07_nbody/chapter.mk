@@ -9,14 +9,6 @@ ch07_SMALL := --n 1025 --steps 1
 ch07_BAD := --n 16777217 --n
 ch07_SANITIZE := --n 1 --steps 1;--n 1025 --steps 1
 ch07_TEST_OBJ := $(BUILD)/ch07/check.o $(BUILD)/ch07/cpu.o $(BUILD)/ch07/gpu.o
-ch07_BENCH_EXTRA := $(ch07_DIR)/bench_extra.sh
-ch07_PROFILE_KERNEL := regex:%_kernel
-# (ncu matches the demangled name: "void tiled_float4_kernel<(int)3>(...)"; '.' stands for ( ) and the space)
-ch07_PROFILE_OVERRIDES := gpu-tiled-float4=regex:tiled_float4_kernel<.int.0> gpu-tiled-rsqrt=regex:tiled_float4_kernel<.int.1> \
-    gpu-tiled-unrolled=regex:tiled_float4_kernel<.int.3> gpu-tiled-ftz=regex:tiled_float4_kernel<.int.7> \
-    gpu-softening-fma=regex:tiled_float4_kernel<.int.15> gpu-two-bodies=regex:several_bodies_kernel \
-    gpu-atomic-symmetric=regex:symmetric_kernel<.bool.0,..bool.0> gpu-symmetric-staggered=regex:symmetric_kernel<.bool.1,..bool.0> \
-    gpu-symmetric-balanced=regex:symmetric_kernel<.bool.1,..bool.1>
 ch07_CHART := lines-n
 ch07_CHART_TITLE := ch07: GFLOP/s (20 flops per interaction) against the number of bodies
 ch07_CHART_YLABEL := GFLOP/s (log scale)
@@ -31,20 +23,24 @@ $(BUILD)/ch07/%.o: $(ch07_DIR)/%.c $(ch07_DIR)/*.h common/*.h | $(BUILD)/ch07/.d
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) -c $< -o $@
 $(BUILD)/ch07/%.o: $(ch07_DIR)/%.cu $(ch07_DIR)/*.h common/*.h $(CUDA_CONFIG) | $(BUILD)/ch07/.dir
 	$(CUDA_CXX) -c $< -o $@
-ch07: $(BUILD)/ch07/main.o $(BUILD)/ch07/check.o $(BUILD)/ch07/cpu.o $(BUILD)/ch07/gpu.o $(LIBCOMMON)
+ch07: $(BUILD)/ch07/main.o $(BUILD)/ch07/steps.o $(BUILD)/ch07/check.o $(BUILD)/ch07/cpu.o $(BUILD)/ch07/gpu.o $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)
 
 # Instructions per body-body interaction in the unrolled tile loop, read from
 # the PTX (nvcc alone: no GPU, no cuobjdump needed).
 $(BUILD)/ch07/gpu.ptx: $(ch07_DIR)/gpu.cu $(ch07_DIR)/nbody.h common/*.h $(CUDA_CONFIG) | $(BUILD)/ch07/.dir
 	$(NVCC) -O3 -std=c++17 -arch=$(CUDA_ARCH) -ptx $< -o $@
+CHAPTER_TARGETS += ch07-ptx ch07-sass
+ch07-ptx_HELP := instructions per N-body interaction in ch07's unrolled loops (PTX)
+ch07-sass_HELP := per ch07 kernel: SASS instructions, MUFU and FSETP (needs cuobjdump)
+BOOK_INPUTS += ch07-ptx
 .PHONY: ch07-ptx
-ch07-ptx: $(BUILD)/ch07/gpu.ptx
-	@tools/ptx_mix.sh $< > data/asm/ch07_ptx_mix.md.tmp && mv data/asm/ch07_ptx_mix.md.tmp data/asm/ch07_ptx_mix.md && cat data/asm/ch07_ptx_mix.md
+ch07-ptx: $(BUILD)/ch07/gpu.ptx ch07
+	@$(ch07_DIR)/ptx_mix.sh $< ./ch07 > data/asm/ch07_ptx_mix.md.tmp && mv data/asm/ch07_ptx_mix.md.tmp data/asm/ch07_ptx_mix.md && cat data/asm/ch07_ptx_mix.md
 
 # The kernels' machine code (SASS): instructions, special-function
 # instructions and float comparisons per kernel. Needs cuobjdump.
 .PHONY: ch07-sass
 ch07-sass: $(BUILD)/ch07/gpu.o
 	@if [ -z "$(CUOBJDUMP)" ]; then echo "ch07-sass: cuobjdump not found (it comes with the full CUDA Toolkit); nothing counted"; exit 0; fi; \
-	tools/sass_counts.sh "$(CUOBJDUMP)" $< > data/asm/ch07_sass_counts.md.tmp && mv data/asm/ch07_sass_counts.md.tmp data/asm/ch07_sass_counts.md && cat data/asm/ch07_sass_counts.md
+	$(ch07_DIR)/sass_counts.sh "$(CUOBJDUMP)" $< > data/asm/ch07_sass_counts.md.tmp && mv data/asm/ch07_sass_counts.md.tmp data/asm/ch07_sass_counts.md && cat data/asm/ch07_sass_counts.md

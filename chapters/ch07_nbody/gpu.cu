@@ -275,16 +275,16 @@ static unsigned blocks(int n)
     return (unsigned)((n + TILE - 1) / TILE);
 }
 
-/* (nbody.h declared the functions below extern "C", so they keep C linkage.) */
+/* The stages' functions, extern "C": callable from C (stages.h declares them). */
 
-void gpu_naive_forces(const body *d_b, vec3 *d_a, int n, int)
+extern "C" void gpu_naive_forces(const body *d_b, vec3 *d_a, int n, int)
 {
     if (n > 0)
         naive_kernel<<<blocks(n), TILE>>>(d_b, d_a, n);
     CUDA_CHECK_LAUNCH();
 }
 
-void gpu_tiled_forces(const body *d_b, vec3 *d_a, int n, int)
+extern "C" void gpu_tiled_forces(const body *d_b, vec3 *d_a, int n, int)
 {
     if (n > 0)
         tiled_kernel<<<blocks(n), TILE>>>(d_b, d_a, n);
@@ -299,32 +299,32 @@ static void launch_tiled_float4(const body *d_b, vec3 *d_a, int n)
     CUDA_CHECK_LAUNCH();
 }
 
-void gpu_tiled_float4_forces(const body *d_b, vec3 *d_a, int n, int)
+extern "C" void gpu_tiled_float4_forces(const body *d_b, vec3 *d_a, int n, int)
 {
     launch_tiled_float4<0>(d_b, d_a, n);
 }
 
-void gpu_tiled_rsqrt_forces(const body *d_b, vec3 *d_a, int n, int)
+extern "C" void gpu_tiled_rsqrt_forces(const body *d_b, vec3 *d_a, int n, int)
 {
     launch_tiled_float4<RSQRT>(d_b, d_a, n);
 }
 
-void gpu_tiled_unrolled_forces(const body *d_b, vec3 *d_a, int n, int)
+extern "C" void gpu_tiled_unrolled_forces(const body *d_b, vec3 *d_a, int n, int)
 {
     launch_tiled_float4<RSQRT | UNROLL>(d_b, d_a, n);
 }
 
-void gpu_tiled_ftz_forces(const body *d_b, vec3 *d_a, int n, int)
+extern "C" void gpu_tiled_ftz_forces(const body *d_b, vec3 *d_a, int n, int)
 {
     launch_tiled_float4<RSQRT | UNROLL | FTZ>(d_b, d_a, n);
 }
 
-void gpu_softening_fma_forces(const body *d_b, vec3 *d_a, int n, int)
+extern "C" void gpu_softening_fma_forces(const body *d_b, vec3 *d_a, int n, int)
 {
     launch_tiled_float4<RSQRT | UNROLL | FTZ | SOFT_FMA>(d_b, d_a, n);
 }
 
-void gpu_two_bodies_forces(const body *d_b, vec3 *d_a, int n, int)
+extern "C" void gpu_two_bodies_forces(const body *d_b, vec3 *d_a, int n, int)
 {
     enum { B = 2, Q = 2, BLOCK = 256 };
     if (n > 0)
@@ -342,17 +342,17 @@ static void launch_symmetric(const body *d_b, vec3 *d_a, int n)
     CUDA_CHECK_LAUNCH();
 }
 
-void gpu_atomic_symmetric_forces(const body *d_b, vec3 *d_a, int n, int)
+extern "C" void gpu_atomic_symmetric_forces(const body *d_b, vec3 *d_a, int n, int)
 {
     launch_symmetric<false, false>(d_b, d_a, n);
 }
 
-void gpu_symmetric_staggered_forces(const body *d_b, vec3 *d_a, int n, int)
+extern "C" void gpu_symmetric_staggered_forces(const body *d_b, vec3 *d_a, int n, int)
 {
     launch_symmetric<true, false>(d_b, d_a, n);
 }
 
-void gpu_symmetric_balanced_forces(const body *d_b, vec3 *d_a, int n, int)
+extern "C" void gpu_symmetric_balanced_forces(const body *d_b, vec3 *d_a, int n, int)
 {
     launch_symmetric<true, true>(d_b, d_a, n);
 }

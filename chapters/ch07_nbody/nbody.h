@@ -15,6 +15,8 @@
 #ifndef CH07_NBODY_H
 #define CH07_NBODY_H
 
+#include "../../common/stage.h"
+
 #include <math.h>
 #include <stddef.h>
 
@@ -70,17 +72,13 @@ void nbody_integrate_cpu(body *b, vec3 *v, const vec3 *a, int n, float dt);
 
 /* Every stage computes the accelerations a of all n bodies b. CPU stages take
  * host arrays and `threads`; GPU stages take device arrays, ignore `threads`
- * and return without synchronising. */
+ * and return without synchronising. The stages' functions are declared with
+ * their rows (stages.h); gpu.cu defines its ones extern "C". */
 typedef void forces_fn(const body *b, vec3 *a, int n, int threads);
-forces_fn cpu_scalar_forces, cpu_simd_forces, cpu_simd_threads_forces;
-forces_fn gpu_naive_forces, gpu_tiled_forces, gpu_tiled_float4_forces, gpu_tiled_rsqrt_forces,
-    gpu_tiled_unrolled_forces, gpu_tiled_ftz_forces, gpu_softening_fma_forces, gpu_two_bodies_forces,
-    gpu_atomic_symmetric_forces, gpu_symmetric_staggered_forces,
-    gpu_symmetric_balanced_forces;
 int cpu_simd_supported(void); /* AVX2 and FMA at run time */
 void gpu_integrate(body *d_b, vec3 *d_v, const vec3 *d_a, int n, float dt);
 
-/* multi-gpu: `steps` steps of gpu-tiled-ftz forces + integration, the bodies
+/* multi-gpu: `steps` steps of gpu-tiled-ftz's kernel + integration, the bodies
  * split across `devices` GPUs (one host thread each), positions exchanged
  * through the host every step. Updates b and v; returns seconds. */
 double multi_gpu_run(body *b, vec3 *v, int n, int steps, float dt, int devices, vec3 *first_forces);
@@ -98,17 +96,35 @@ void make_reference(reference *r, const body *b, int n);
 double force_error(const reference *r, const vec3 *a); /* INFINITY on NaN/Inf */
 double error_bound(int n);
 
-/* Where a stage runs. ON_ALL_GPUS: its forces function (gpu-tiled-ftz's
- * kernel) split across every GPU by multi_gpu_run. */
-enum { ON_CPU, ON_GPU, ON_ALL_GPUS };
-
-/* A stage (the table is stages.h). */
+/* A stage (the table is stages.h). A STAGE_ALL_GPUS stage runs
+ * multi_gpu_run with gpu-tiled-ftz's kernel. */
 typedef struct {
-    const char *name;
-    const char *description;
+    stage_info info;
     forces_fn *run;
-    int where;
 } stage;
+
+/* One stage at n bodies, as measure_stage resets, runs and checks it
+ * (steps.c): reset_bodies puts them back to the start, run_steps makes
+ * `steps` leapfrog steps, check_forces checks they stayed finite and the
+ * forces on the initial bodies (multi-gpu: its first step's) are within the
+ * bound. */
+#define DT 1e-4f
+typedef struct {
+    body *d_b;
+    vec3 *d_v, *d_a;
+} gpu_buffers;
+typedef struct {
+    int n, steps, threads, devices;
+    body *b;
+    vec3 *v, *a;
+    reference ref;
+    const stage *s;
+    gpu_buffers g;
+} problem;
+void reset_bodies(void *problem);
+void run_steps(void *problem);
+int check_forces(void *problem, char *note, size_t size);
+int positions_finite(const body *b, int n);
 
 #ifdef __cplusplus
 }

@@ -1,33 +1,60 @@
-/* stages.h - ch07's stage table: name, what it changes, its forces function,
- * where it runs. main.c runs it; tests/test_ch07.cu tests every entry. */
+/* stages.h - ch07's stages: name, what it changes, where it runs, the kernel
+ * make profile measures, the extra runs make bench makes of it (GFLOP/s
+ * against n, the book's chart), tags for the chapter's scripts (ptx-mix=K:
+ * ptx_mix.sh counts its unrolled loop, K interactions per shared load); then
+ * its forces function. main.c runs them; tests/test_ch07.cu tests every row. */
 #ifndef CH07_STAGES_H
 #define CH07_STAGES_H
 
 #include "nbody.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+forces_fn cpu_scalar_forces, cpu_simd_forces, cpu_simd_threads_forces;
+forces_fn gpu_naive_forces, gpu_tiled_forces, gpu_tiled_float4_forces, gpu_tiled_rsqrt_forces,
+    gpu_tiled_unrolled_forces, gpu_tiled_ftz_forces, gpu_softening_fma_forces, gpu_two_bodies_forces,
+    gpu_atomic_symmetric_forces, gpu_symmetric_staggered_forces, gpu_symmetric_balanced_forces;
+#ifdef __cplusplus
+}
+#endif
+
+#define N_SWEEP "--n 1024;--n 4096;--n 16384;--n 65536;--n 262144"
+
 static const stage stages[] = {
-    {"cpu-scalar", "one body at a time, one interaction at a time, 1 / sqrtf", cpu_scalar_forces, ON_CPU},
-    {"cpu-simd", "AVX2 + FMA: 8 bodies in the lanes of a vector, rsqrt + one Newton step", cpu_simd_forces, ON_CPU},
-    {"cpu-simd-threads", "cpu-simd on every core (pthreads, blocks of bodies)", cpu_simd_threads_forces, ON_CPU},
-    {"gpu-naive", "one thread per body, every other body read from global memory", gpu_naive_forces, ON_GPU},
-    {"gpu-tiled", "bodies staged through shared memory a block-sized tile at a time", gpu_tiled_forces, ON_GPU},
-    {"gpu-tiled-float4", "gpu-tiled with the tile read as float4: one 16-byte shared load per body",
-     gpu_tiled_float4_forces, ON_GPU},
-    {"gpu-tiled-rsqrt", "+ rsqrtf: one special-function instruction for the square root and the division",
-     gpu_tiled_rsqrt_forces, ON_GPU},
-    {"gpu-tiled-unrolled", "+ the inner loop unrolled 16 times", gpu_tiled_unrolled_forces, ON_GPU},
-    {"gpu-tiled-ftz", "+ the flush-to-zero rsqrt: no subnormal guard (d^2 >= eps^2)", gpu_tiled_ftz_forces, ON_GPU},
-    {"gpu-softening-fma", "+ r.r + eps^2 summed from eps^2: three multiply-adds, no separate add",
-     gpu_softening_fma_forces, ON_GPU},
-    {"gpu-two-bodies", "+ two bodies per thread, the other bodies split between two halves of the block: each "
-     "shared load serves two interactions", gpu_two_bodies_forces, ON_GPU},
-    {"gpu-atomic-symmetric", "each pair once, the reaction subtracted with float atomics (f_ji = -f_ij), all lanes "
-     "on one address", gpu_atomic_symmetric_forces, ON_GPU},
-    {"gpu-symmetric-staggered", "+ each lane visits the tile rotated by its index: every atomic on its own address",
-     gpu_symmetric_staggered_forces, ON_GPU},
-    {"gpu-symmetric-balanced", "+ every block half the tiles round the ring: equal work per block",
-     gpu_symmetric_balanced_forces, ON_GPU},
-    {"multi-gpu", "gpu-tiled-ftz split across every GPU, one host thread each", gpu_tiled_ftz_forces, ON_ALL_GPUS},
+    {{"cpu-scalar", "one body at a time, one interaction at a time, 1 / sqrtf", .where = STAGE_CPU},
+     cpu_scalar_forces},
+    {{"cpu-simd", "AVX2 + FMA: 8 bodies in the lanes of a vector, rsqrt + one Newton step", .where = STAGE_CPU},
+     cpu_simd_forces},
+    {{"cpu-simd-threads", "cpu-simd on every core (pthreads, blocks of bodies)", .where = STAGE_CPU},
+     cpu_simd_threads_forces},
+    {{"gpu-naive", "one thread per body, every other body read from global memory", .where = STAGE_GPU,
+      .kernel = "naive_kernel", .bench = N_SWEEP}, gpu_naive_forces},
+    {{"gpu-tiled", "bodies staged through shared memory a block-sized tile at a time", .where = STAGE_GPU,
+      .kernel = "tiled_kernel", .bench = N_SWEEP}, gpu_tiled_forces},
+    {{"gpu-tiled-float4", "gpu-tiled with the tile read as float4: one 16-byte shared load per body",
+      .where = STAGE_GPU, .kernel = "tiled_float4_kernel<(int)0>"}, gpu_tiled_float4_forces},
+    {{"gpu-tiled-rsqrt", "+ rsqrtf: one special-function instruction for the square root and the division",
+      .where = STAGE_GPU, .kernel = "tiled_float4_kernel<(int)1>"}, gpu_tiled_rsqrt_forces},
+    {{"gpu-tiled-unrolled", "+ the inner loop unrolled 16 times", .where = STAGE_GPU,
+      .kernel = "tiled_float4_kernel<(int)3>", .bench = N_SWEEP, .tags = "ptx-mix=1"}, gpu_tiled_unrolled_forces},
+    {{"gpu-tiled-ftz", "+ the flush-to-zero rsqrt: no subnormal guard (d^2 >= eps^2)", .where = STAGE_GPU,
+      .kernel = "tiled_float4_kernel<(int)7>", .bench = N_SWEEP, .tags = "ptx-mix=1"}, gpu_tiled_ftz_forces},
+    {{"gpu-softening-fma", "+ r.r + eps^2 summed from eps^2: three multiply-adds, no separate add",
+      .where = STAGE_GPU, .kernel = "tiled_float4_kernel<(int)15>", .tags = "ptx-mix=1"}, gpu_softening_fma_forces},
+    {{"gpu-two-bodies", "+ two bodies per thread, the other bodies split between two halves of the block: each "
+      "shared load serves two interactions", .where = STAGE_GPU, .kernel = "several_bodies_kernel",
+      .bench = N_SWEEP, .tags = "ptx-mix=2"}, gpu_two_bodies_forces},
+    {{"gpu-atomic-symmetric", "each pair once, the reaction subtracted with float atomics (f_ji = -f_ij), all lanes "
+      "on one address", .where = STAGE_GPU, .kernel = "symmetric_kernel<(bool)0, (bool)0>"},
+     gpu_atomic_symmetric_forces},
+    {{"gpu-symmetric-staggered", "+ each lane visits the tile rotated by its index: every atomic on its own address",
+      .where = STAGE_GPU, .kernel = "symmetric_kernel<(bool)1, (bool)0>"}, gpu_symmetric_staggered_forces},
+    {{"gpu-symmetric-balanced", "+ every block half the tiles round the ring: equal work per block",
+      .where = STAGE_GPU, .kernel = "symmetric_kernel<(bool)1, (bool)1>", .bench = N_SWEEP},
+     gpu_symmetric_balanced_forces},
+    {{"multi-gpu", "gpu-tiled-ftz split across every GPU, one host thread each", .where = STAGE_ALL_GPUS},
+     gpu_tiled_ftz_forces},
 };
 #define STAGE_COUNT (sizeof stages / sizeof stages[0])
 

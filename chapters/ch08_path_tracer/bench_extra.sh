@@ -4,8 +4,8 @@
 # ladder of spp, each run a row "MSE" (against the converged reference) with
 # its kernel time; the ladder stops two rungs after the MSE drops below 52
 # (the report's bar). `make book` charts MSE against time and tabulates the
-# first rung below 52 per stage.
-for stage in gpu-float gpu-balanced gpu-light-sampling; do
+# first rung below 52 per stage. The stages: those tagged mse-ladder (stages.h).
+for stage in $(./ch08 --list-stages | awk -F'\t' '$5 ~ /(^| )mse-ladder( |$)/ {print $1}'); do
     below=0
     for spp in 4 8 16 32 64 128 256 512 1024 2048 4096; do
         ./ch08 --stage $stage --spp $spp --repeat 3 --quiet --csv "$new" > "$scratch/ch08_sweep.txt" 2>&1 ||

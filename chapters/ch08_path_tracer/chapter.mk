@@ -10,13 +10,8 @@ ch08_BAD := --spp 6 multiple;--scene /nonexistent/scene.txt scene;--seed 4294967
 ch08_SANITIZE := --width 33 --height 31 --spp 4
 ch08_SAN_SRC := $(ch08_DIR)/scene.c $(ch08_DIR)/cpu.c $(ch08_DIR)/cpu_f32.c
 ch08_TEST_OBJ := $(BUILD)/ch08/scene.o $(BUILD)/ch08/cpu.o $(BUILD)/ch08/cpu_f32.o
-ch08_PROFILE_KERNEL := regex:render_kernel
-# every profile at 16 spp and 16x16 (the launch after the first is a 16x16 one in every stage);
-# ncu matches the demangled name, "void render_kernel<(int)2>(...)": '.' stands for the parentheses
+# every profile at 16 spp and 16x16 (the launch after the first is a 16x16 one in every stage)
 ch08_PROFILE_ARGS := --spp 16
-ch08_PROFILE_OVERRIDES := gpu-recursive=regex:render_kernel<.int.0> gpu-loop=regex:render_kernel<.int.1> \
-    gpu-float=regex:render_kernel<.int.2> gpu-block-shape=regex:render_kernel<.int.2> gpu-balanced=regex:render_kernel<.int.3> \
-    gpu-light-sampling=regex:render_kernel<.int.4>
 ch08_BENCH_EXTRA := $(ch08_DIR)/bench_extra.sh
 ch08_CHART := lines-quality
 ch08_CHART_TITLE := ch08: MSE against the converged reference, against kernel time (1024x768)
@@ -30,11 +25,13 @@ $(BUILD)/ch08/%.o: $(ch08_DIR)/%.c $(ch08_DIR)/*.h common/*.h | $(BUILD)/ch08/.d
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) $(REFERENCE_DEF) $(SCENE_DEF) -c $< -o $@
 $(BUILD)/ch08/render.o: $(ch08_DIR)/render.cu $(ch08_DIR)/*.h common/*.h $(CUDA_CONFIG) | $(BUILD)/ch08/.dir
 	$(CUDA_CXX) -c $< -o $@
-ch08: $(BUILD)/ch08/main.o $(BUILD)/ch08/scene.o $(BUILD)/ch08/cpu.o $(BUILD)/ch08/cpu_f32.o $(BUILD)/ch08/render.o $(LIBCOMMON)
+ch08: $(BUILD)/ch08/main.o $(BUILD)/ch08/run.o $(BUILD)/ch08/scene.o $(BUILD)/ch08/cpu.o $(BUILD)/ch08/cpu_f32.o $(BUILD)/ch08/render.o $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)
 
 # The converged reference images the noise test compares with (GPU; minutes).
 # The spp and seed here are the ones main.c's table of references states.
+CHAPTER_TARGETS += ch08-reference
+ch08-reference_HELP := re-render ch08's converged reference images (GPU, about a minute)
 .PHONY: ch08-reference
 ch08-reference: ch08
 	./ch08 --stage gpu-loop --width 128 --height 96 --spp 65536 --seed 1000 --repeat 1 --out $(CURDIR)/data/reference/ch08_cornell_128x96.ppm

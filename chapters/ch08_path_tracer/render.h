@@ -22,6 +22,8 @@ enum {
     KERNEL_LIGHT_F32,         /* and a shadow ray to the light at every diffuse surface */
     KERNEL_COUNT
 };
+enum { ON_CPU = -1 }; /* a stage on the CPU: no kernel */
+
 
 /* Smallest hit distance and how far off a surface a new ray starts: smallpt's
  * values in double; float needs more (path.h's make_world says why). */

@@ -25,8 +25,8 @@ CH09_SRC_ch05 := $(ch05_DIR)/render.cu
 CH09_SRC_ch05fast := $(ch05_DIR)/render.cu
 CH09_SRC_ch06 := $(ch06_DIR)/reduce_gpu.cu
 CH09_SRC_ch07 := $(ch07_DIR)/gpu.cu
-CH09_FLAGS_ch05fast_nvcc := $(NVCC_FAST_MATH) -DBUILD_SUFFIX=_fast
-CH09_FLAGS_ch05fast_clang := $(CLANG_FAST_MATH) -DBUILD_SUFFIX=_fast
+CH09_FLAGS_ch05fast_nvcc := $(NVCC_FAST_MATH) -DFLAGS_BUILD -DBUILD_fast
+CH09_FLAGS_ch05fast_clang := $(CLANG_FAST_MATH) -DFLAGS_BUILD -DBUILD_fast
 CH09_API_ch05 := gpu_render
 CH09_API_ch05fast := gpu_render_fast
 CH09_API_ch06 := reduce_sequential reduce_vector_shuffle
@@ -45,50 +45,45 @@ CH09_CONFIG_clang = $(CLANG_CONFIG)
 # includes it, after the system headers it uses), so the two compilers'
 # templates and kernels get different names.
 CH09_SYSTEM_HEADERS := cuda_runtime.h math.h pthread.h stddef.h stdint.h stdio.h stdlib.h string.h unistd.h
-# CUB's kernels are templates outside any namespace of ours: both builds would
-# define the same ones, and the linker would keep one, so ch06 is built
-# without CUB here (ch09 does not run ch06's cub stage).
-CH09_DEFS_ch06 := -DREDUCE_WITHOUT_CUB
+# (ch06's CUB stage is a file of its own, reduce_cub.cu, which ch09 does not
+# build: CUB's kernels are templates outside any namespace of ours.)
 define CH09_OBJECT_RULES
 $(BUILD)/ch09/$(1)-$(2).cu: $(ch09_DIR)/chapter.mk | $(BUILD)/ch09/.dir
 	@{ printf '#include <%s>\n' $(CH09_SYSTEM_HEADERS) $(CH09_SYSTEM_HEADERS_$(1)); \
 	   printf 'namespace ch09_$(1)_$(2) {\n#include "$(abspath $(CH09_SRC_$(1)))"\n}\n'; } > $$@
-$(BUILD)/ch09/$(1)-$(2).o: $(BUILD)/ch09/$(1)-$(2).cu $(CH09_SRC_$(1)) $(wildcard $(dir $(CH09_SRC_$(1)))*.h) common/*.h tools/ch09_rename.sh $$(CH09_CONFIG_$(2))
+$(BUILD)/ch09/$(1)-$(2).o: $(BUILD)/ch09/$(1)-$(2).cu $(CH09_SRC_$(1)) $(wildcard $(dir $(CH09_SRC_$(1)))*.h) common/*.h $(ch09_DIR)/rename.sh $$(CH09_CONFIG_$(2))
 	@start=$$$$(date +%s%N); $(CH09_CXX_$(2)) $(CH09_FLAGS_$(1)_$(2)) $(CH09_DEFS_$(1)) -I$(dir $(CH09_SRC_$(1))) -c $$< -o $$@.raw && \
 	  echo "$(1) $(2) $$$$((($$$$(date +%s%N) - start) / 1000000))" > $(BUILD)/ch09/$(1)-$(2).ms && \
 	  echo "$(2) $(CH09_FLAGS_$(1)_$(2)) -c $(CH09_SRC_$(1)) -> $$@ ($$$$(cut -d' ' -f3 $(BUILD)/ch09/$(1)-$(2).ms) ms)"
-	tools/ch09_rename.sh $$@.raw $$@ $(2) "$(CH09_API_$(1))" "$(CH09_KEEP_$(2)_$(1))"
+	$(ch09_DIR)/rename.sh $$@.raw $$@ $(2) "$(CH09_API_$(1))" "$(CH09_KEEP_$(2)_$(1))"
 	rm -f $$@.raw
 endef
 $(foreach p,$(CH09_PARTS),$(foreach c,$(CH09_COMPILERS),$(eval $(call CH09_OBJECT_RULES,$(p),$(c)))))
 CH09_OBJ := $(foreach p,$(CH09_PARTS),$(foreach c,$(CH09_COMPILERS),$(BUILD)/ch09/$(p)-$(c).o))
 
-$(BUILD)/ch09/main.o: $(ch09_DIR)/main.c $(ch05_DIR)/render.h $(ch06_DIR)/reduce.h $(ch07_DIR)/nbody.h common/*.h $(NVCC_CONFIG) $(CLANG_CONFIG) | $(BUILD)/ch09/.dir
-	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) $(REFERENCE_DEF) -DCH09_HAVE_CLANG=$(if $(CLANG_CUDA),1,0) \
-	  -DCH09_CLANG='"$(CLANG_CUDA)"' -DCH09_NO_CLANG_WHY='"$(CH09_NO_CLANG)"' -c $< -o $@
+CH09_MAIN_DEPS := $(ch09_DIR)/*.h $(ch05_DIR)/render.h $(ch06_DIR)/reduce.h $(ch07_DIR)/nbody.h common/*.h $(NVCC_CONFIG) $(CLANG_CONFIG)
+CH09_DEFS = -DCH09_HAVE_CLANG=$(if $(CLANG_CUDA),1,0) -DCH09_CLANG='"$(CLANG_CUDA)"' -DCH09_NO_CLANG_WHY='"$(CH09_NO_CLANG)"'
+$(BUILD)/ch09/main.o $(BUILD)/ch09/run.o: $(BUILD)/ch09/%.o: $(ch09_DIR)/%.c $(CH09_MAIN_DEPS) | $(BUILD)/ch09/.dir
+	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) $(REFERENCE_DEF) $(CH09_DEFS) -c $< -o $@
 $(BUILD)/ch09/%.o: $(ch07_DIR)/%.c $(ch07_DIR)/*.h common/*.h | $(BUILD)/ch09/.dir
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) -c $< -o $@
 $(BUILD)/ch09/reduce_cpu.o: $(ch06_DIR)/reduce_cpu.c $(ch06_DIR)/*.h | $(BUILD)/ch09/.dir
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 # Without a clang that compiles CUDA: the nvcc half, and one line saying why.
 CH09_NO_CLANG = $(if $(CLANG_CUDA),,no clang half: $(subst ",,$(subst ',,$(CLANG_CUDA_WHY))); $(CLANG_CUDA_PROVIDER))
-ch09: $(BUILD)/ch09/main.o $(CH09_OBJ) $(BUILD)/ch09/check.o $(BUILD)/ch09/cpu.o $(BUILD)/ch09/reduce_cpu.o $(LIBCOMMON)
+ch09: $(BUILD)/ch09/main.o $(BUILD)/ch09/run.o $(CH09_OBJ) $(BUILD)/ch09/check.o $(BUILD)/ch09/cpu.o $(BUILD)/ch09/reduce_cpu.o $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)
 	$(if $(CLANG_CUDA),,@echo 'ch09: $(CH09_NO_CLANG)')
 
 # The evidence: per kernel and compiler, the PTX's instruction mix and the
-# registers ptxas gives it, and each object's compile time (tools/ch09_ptx.sh).
+# registers ptxas gives it, and each object's compile time ($(ch09_DIR)/ptx_table.sh).
+CHAPTER_TARGETS += ch09-ptx
+ch09-ptx_HELP := per kernel and compiler (nvcc, clang): registers and PTX instruction mix
 .PHONY: ch09-ptx
 ch09-ptx: $(CH09_OBJ)
 	@NVCC="$(NVCC)" NVCCFLAGS="$(NVCCFLAGS)" CLANG_CUDA="$(CLANG_CUDA)" CLANG_CUDA_FLAGS="$(CLANG_CUDA_FLAGS)" \
 	  CUDA_ARCH=$(CUDA_ARCH) NVCC_FAST_MATH="$(NVCC_FAST_MATH)" CLANG_FAST_MATH="$(CLANG_FAST_MATH)" BUILD=$(BUILD) \
-	  tools/ch09_ptx.sh > data/asm/ch09_ptx.md.tmp && mv data/asm/ch09_ptx.md.tmp data/asm/ch09_ptx.md && cat data/asm/ch09_ptx.md
+	  $(ch09_DIR)/ptx_table.sh > data/asm/ch09_ptx.md.tmp && mv data/asm/ch09_ptx.md.tmp data/asm/ch09_ptx.md && cat data/asm/ch09_ptx.md
 
 # make profile CH=ch09 STAGE=ch05-loop-clang: each build's kernels live in a
 # namespace of their own, ch09_<part>_<compiler> (see above).
-ch09_PROFILE_KERNEL := regex:_kernel
-ch09_PROFILE_OVERRIDES := ch05-loop-nvcc=regex:ch09_ch05_nvcc::render_kernel<.int.0> \
-    ch05-loop-clang=regex:ch09_ch05_clang::render_kernel<.int.0> \
-    ch05-sphere-list-nvcc=regex:ch09_ch05_nvcc::render_kernel<.int.23> \
-    ch05-sphere-list-clang=regex:ch09_ch05_clang::render_kernel<.int.23> \
-    ch07-naive-nvcc=regex:ch09_ch07_nvcc::naive_kernel ch07-naive-clang=regex:ch09_ch07_clang::naive_kernel

@@ -30,12 +30,14 @@ $(BUILD)/ch10/gen.o: $(ch10_DIR)/gen.c $(ch10_DIR)/*.h $(BUILD)/ch10/bh_text.h |
 	$(CC) $(ALL_CFLAGS) -I$(BUILD)/ch10 -c $< -o $@
 $(BUILD)/ch10/%.o: $(ch10_DIR)/%.c $(ch10_DIR)/*.h common/*.h | $(BUILD)/ch10/.dir
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) $(NVRTC_DEF) -c $< -o $@
-ch10: $(BUILD)/ch10/main.o $(BUILD)/ch10/expr.o $(BUILD)/ch10/gen.o $(BUILD)/ch10/kernels.o $(BUILD)/ch10/cpu.o $(LIBCOMMON)
+ch10: $(BUILD)/ch10/main.o $(BUILD)/ch10/run.o $(BUILD)/ch10/expr.o $(BUILD)/ch10/gen.o $(BUILD)/ch10/kernels.o $(BUILD)/ch10/cpu.o $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)
 
 # The evidence: operations and rewrites per rule set, and each kernel's PTX by
-# kind of instruction (tools/ch10_ptx.sh; nvcc, no GPU).
+# kind of instruction ($(ch10_DIR)/ptx_table.sh; nvcc, no GPU).
+CHAPTER_TARGETS += ch10-ptx
+ch10-ptx_HELP := per generated ch10 kernel: operations, rewrites per rule, PTX by kind
 .PHONY: ch10-ptx
 ch10-ptx: ch10
-	@NVCC="$(NVCC)" CUDA_ARCH=$(CUDA_ARCH) BUILD=$(BUILD) tools/ch10_ptx.sh > data/asm/ch10_ptx.md.tmp && \
+	@NVCC="$(NVCC)" CUDA_ARCH=$(CUDA_ARCH) BUILD=$(BUILD) $(ch10_DIR)/ptx_table.sh > data/asm/ch10_ptx.md.tmp && \
 	  mv data/asm/ch10_ptx.md.tmp data/asm/ch10_ptx.md && cat data/asm/ch10_ptx.md

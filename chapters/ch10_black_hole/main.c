@@ -12,6 +12,7 @@
  * (IEEE arithmetic, no FMA contraction, unless fast math), so they differ by
  * their source alone. NVRTC's time is reported apart from the kernels'.
  *
+ * Each GPU stage is measured as every chapter's are (common/measure.h; run.c).
  * Checks, before timing and after: no NaN ray; each image against the CPU's
  * (double) reference, PSNR >= MIN_PSNR_DB. Float and double disagree only
  * about rays that graze the photon sphere, where rounding decides between
@@ -24,56 +25,37 @@
  * Without a CUDA device the sources are still generated and the CPU stage
  * runs; the exit status is then 3.
  */
-#include "expr.h"
 #include "gen.h"
 #include "kernels.h"
 #include "render.h"
+#include "run.h"
+#include "stages.h"
 
 #include "../../common/cli.h"
 #include "../../common/cuda_util.h"
 #include "../../common/image.h"
+#include "../../common/measure.h"
 #include "../../common/report.h"
 #include "../../common/timer.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define MIN_PSNR_DB 30.0
-#define BLOCK 16
-
-enum { ON_CPU, HAND, GENERATED };
-
-typedef struct {
-    const char *name;
-    const char *description;
-    int kind;
-    unsigned rules;
-    int fast_math;
-} stage;
-
-static const stage stages[] = {
-    {"cpu-threads", "the reference: double precision, the step by hand, POSIX threads", ON_CPU, 0, 0},
-    {"gpu-hand-written", "the step written by hand, compiled by NVRTC (IEEE, no FMA contraction)", HAND, 0, 0},
-    {"gpu-generated", "the step from the tree, no rules: what differentiation leaves", GENERATED, EX_NONE, 0},
-    {"gpu-generated-simplified", "the tree with the IEEE-exact rules: the same image, bit for bit", GENERATED,
-     EX_STRICT, 0},
-    {"gpu-generated-relaxed", "the tree with every rule, x * 0 -> 0 too: exact only for finite values", GENERATED,
-     EX_RELAXED, 0},
-    {"gpu-hand-written-fast-math", "gpu-hand-written with --use_fast_math", HAND, 0, 1},
-    {"gpu-generated-fast-math", "gpu-generated with --use_fast_math", GENERATED, EX_NONE, 1},
-    {"gpu-generated-relaxed-fast-math", "gpu-generated-relaxed with --use_fast_math", GENERATED, EX_RELAXED, 1},
+static const char *print_source = NULL;
+static const cli_option options[] = {
+    {"print-source", "STAGE", "print the stage's kernel source, exactly as compiled, and exit",
+     .text = &print_source, .text_kind = CLI_NAMES_STAGE},
 };
-#define STAGE_COUNT (sizeof stages / sizeof stages[0])
 
 static const cli_spec spec = {
     .program = "ch10",
     .summary = "a black hole whose kernels are generated, simplified and compiled at run time (NVRTC)",
     .accepts = CLI_WIDTH | CLI_HEIGHT | CLI_THREADS | CLI_REPEAT | CLI_DEVICE | CLI_STAGE | CLI_OUT | CLI_IMAGES |
-               CLI_CSV | CLI_QUIET | CLI_PRINT_SOURCE,
+               CLI_CSV | CLI_QUIET,
     CLI_STAGE_TABLE(stages),
+    CLI_OPTION_TABLE(options),
     .notes = "Defaults: 1024x1024, --repeat 5, --threads all CPUs. The observer is static at r = 20 (r_s = 1)\n"
              "looking at the hole, 60 degrees of view. Checks: each image's PSNR against the CPU's at least\n"
              "30 dB; the strictly simplified kernel's image identical to the unsimplified one's (main.c\n"
@@ -84,108 +66,33 @@ static const cli_spec spec = {
              "Without a CUDA device the CPU stage runs and the exit status is 3.",
 };
 
-/* The stage's whole source (malloc'ed) and the operations in its step. */
-static char *source_of(const stage *s, int *ops)
-{
-    char *text = NULL;
-    size_t size = 0;
-    FILE *f = open_memstream(&text, &size);
-    if (!f) {
-        fprintf(stderr, "ch10: out of memory (a kernel's source)\n");
-        exit(EXIT_CHECK_FAIL);
-    }
-    *ops = gen_source(s->kind == HAND, s->rules, f);
-    if (fclose(f) != 0) {
-        fprintf(stderr, "ch10: out of memory (a kernel's source)\n");
-        exit(EXIT_CHECK_FAIL);
-    }
-    return text;
-}
-
-typedef struct {
-    int width, height, repeat;
-    image ref, img, simplified_ref;
-    int have_unsimplified;
-    unsigned char *d_rgb;
-    int *d_bad;
-    cudaKernel_t kernel;
-} run;
-
-static void launch(void *p)
-{
-    run *r = p;
-    dim3 block = {BLOCK, BLOCK, 1}, grid = {(unsigned)(r->width + BLOCK - 1) / BLOCK, (unsigned)(r->height + BLOCK - 1) / BLOCK, 1};
-    void *args[] = {&r->d_rgb, &r->d_bad, &r->width, &r->height};
-    CUDA_CHECK(cudaLaunchKernel((const void *)r->kernel, grid, block, args, 0, 0));
-}
-
-/* Renders once and checks; 1 if no NaN and within MIN_PSNR_DB of the reference. */
-static int render_checked(run *r, double *psnr)
-{
-    int bad = 0;
-    CUDA_CHECK(cudaMemset(r->d_bad, 0, sizeof(int)));
-    CUDA_CHECK(cudaMemset(r->d_rgb, 0xEE, image_bytes(&r->img)));
-    launch(r);
-    CUDA_CHECK(cudaDeviceSynchronize());
-    CUDA_CHECK(cudaMemcpy(r->img.rgb, r->d_rgb, image_bytes(&r->img), cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(&bad, r->d_bad, sizeof bad, cudaMemcpyDeviceToHost));
-    image_diff d;
-    image_compare(&r->img, &r->ref, &d);
-    *psnr = d.psnr;
-    return bad == 0 && d.psnr >= MIN_PSNR_DB;
-}
-
-static int device_arch(int device)
-{
-    int major = 0, minor = 0;
-    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-    return major * 10 + minor;
-}
-
-/* One GPU stage: generate, compile, load, check, time, check again. */
-static void run_gpu(run *r, const stage *s, int arch, report *rep, const char *device, int *ok_out)
+/* One GPU stage: generated, compiled, loaded, measured; two rows (the
+ * kernel's, NVRTC's). The unsimplified image is kept in *unsimplified (NULL:
+ * not rendered) for the strictly simplified stage to equal. */
+static int run_gpu(run *r, const stage *s, int device, int repeat, report *rep, const char *name, image *unsimplified)
 {
     int ops;
-    char *source = source_of(s, &ops);
-    compiled c;
-    static char err[1 << 16];
-    if (kernel_compile(source, s->name, s->fast_math, arch, 0, &c, err, sizeof err) != 0) {
-        fprintf(stderr, "ch10: %s\n", err);
-        exit(EXIT_CHECK_FAIL);
-    }
-    cudaLibrary_t lib;
-    CUDA_CHECK(cudaLibraryLoadData(&lib, c.image, NULL, NULL, 0, NULL, NULL, 0));
-    CUDA_CHECK(cudaLibraryGetKernel(&r->kernel, lib, "render"));
-    double psnr_a, psnr_b;
-    int ok = render_checked(r, &psnr_a);
-    double times[REPEAT_MAX];
-    for (int i = 0; i < r->repeat; i++)
-        times[i] = cuda_median_ms(launch, r, 1);
-    run_times t = summarize_runs(times, r->repeat);
-    ok &= render_checked(r, &psnr_b);
-    char note[300];
-    int used = snprintf(note, sizeof note, "vs CPU %.1f/%.1f dB; %s%d-op step; NVRTC %.0f ms", psnr_a, psnr_b,
-                        s->kind == HAND ? "hand-written, " : "", ops, c.ms);
-    if (s->kind == GENERATED && s->rules == EX_NONE && !s->fast_math) {
-        memcpy(r->simplified_ref.rgb, r->img.rgb, image_bytes(&r->img));
-        r->have_unsimplified = 1;
-    }
-    if (s->kind == GENERATED && s->rules == EX_STRICT && !s->fast_math && r->have_unsimplified) {
-        int same = memcmp(r->simplified_ref.rgb, r->img.rgb, image_bytes(&r->img)) == 0;
-        ok &= same;
-        snprintf(note + used, sizeof note - (size_t)used, "; %s gpu-generated's", same ? "identical to" : "DIFFERENT from");
-    }
+    compiled c = run_load_stage(r, s, device, &ops);
+    measure_result m;
+    measure_stage(&(measure_plan){.reset = poison, .run = launch, .check = check, .timer = cuda_time_ms,
+                                  .context = r, .repeat = repeat}, &m);
+    run_unload_stage(r);
     double rays = (double)r->width * r->height;
-    report_add(rep, (report_entry){.stage = s->name, .threads = REPORT_ON_GPU, .ms = t.median,
-                                   .value = rays / (t.median * 1e3), .unit = "Mrays/s", .ok = ok, .device = device,
-                                   .note = note, .runs = t.runs, .lo_ms = t.lo, .hi_ms = t.hi});
-    report_add(rep, (report_entry){.stage = s->name, .threads = REPORT_ON_GPU, .ms = c.ms, .value = c.size / 1024.0,
-                                   .unit = "kB cubin", .ok = REPORT_NO_CHECK, .device = device,
+    report_row *row = report_measured(rep, s->info.name, REPORT_ON_GPU, &m, rays / (m.times.median * 1e3), "Mrays/s",
+                                      name);
+    report_note(row, "; %s%d-op step; NVRTC %.0f ms", s->kind == HAND ? "hand-written, " : "", ops, c.ms);
+    if (s->kind == GENERATED && s->rules == EX_NONE && !s->fast_math)
+        memcpy(unsimplified->rgb, r->img.rgb, image_bytes(&r->img));
+    if (s->kind == GENERATED && s->rules == EX_STRICT && !s->fast_math) {
+        int same = memcmp(unsimplified->rgb, r->img.rgb, image_bytes(&r->img)) == 0;
+        row->ok &= same;
+        m.ok &= same;
+        report_note(row, "; %s gpu-generated's", same ? "identical to" : "DIFFERENT from");
+    }
+    report_add(rep, (report_entry){.stage = s->info.name, .threads = REPORT_ON_GPU, .ms = c.ms,
+                                   .value = c.size / 1024.0, .unit = "kB cubin", .ok = REPORT_NO_CHECK, .device = name,
                                    .note = "NVRTC compile time (the time column) and the cubin's size"});
-    CUDA_CHECK(cudaLibraryUnload(lib));
-    free(source);
-    *ok_out &= ok;
+    return m.ok == REPORT_OK;
 }
 
 int main(int argc, char **argv)
@@ -193,10 +100,10 @@ int main(int argc, char **argv)
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     cli_options opt = {.width = 1024, .height = 1024, .repeat = 5, .threads = cpus > 0 ? cpus : 1};
     cli_parse(&spec, &opt, argc, argv);
-    if (opt.print_source) {
-        const stage *s = &stages[cli_stage_index(&spec, opt.print_source)];
+    if (print_source) {
+        const stage *s = &stages[cli_stage_index(&spec, print_source)];
         if (s->kind == ON_CPU)
-            cli_usage_error(&spec, "--print-source %s: the CPU stage is not generated (its code is bh.h)", s->name);
+            cli_usage_error(&spec, "--print-source %s: the CPU stage is not generated (its code is bh.h)", s->info.name);
         int ops;
         char *text = source_of(s, &ops), options[160];
         kernel_options_text(s->fast_math, 0, 0, options, sizeof options);
@@ -214,27 +121,26 @@ int main(int argc, char **argv)
                         devices == 1 ? "" : "s");
     if (opt.stage_index > 0 && !gpu) { /* only a GPU stage asked for: no CPU reference to render, nothing to write */
         fprintf(stderr, "ch10: no CUDA device found (%s): stage %s not run, %s not written (exit status %d)\n", why,
-                stages[opt.stage_index].name, out, EXIT_NO_GPU);
+                stages[opt.stage_index].info.name, out, EXIT_NO_GPU);
         return EXIT_NO_GPU;
     }
 
     run r;
     memset(&r, 0, sizeof r);
-    r.width = (int)opt.width, r.height = (int)opt.height, r.repeat = (int)opt.repeat;
+    r.width = (int)opt.width, r.height = (int)opt.height;
+    image unsimplified;
     if (image_alloc(&r.ref, r.width, r.height) != 0 || image_alloc(&r.img, r.width, r.height) != 0 ||
-        image_alloc(&r.simplified_ref, r.width, r.height) != 0) {
+        image_alloc(&unsimplified, r.width, r.height) != 0) {
         fprintf(stderr, "ch10: out of memory (%dx%d image)\n", r.width, r.height);
         return EXIT_CHECK_FAIL;
     }
     cuda_device_info info;
     memset(&info, 0, sizeof info);
-    int arch = 0;
     if (gpu) {
         CUDA_CHECK(cudaSetDevice((int)opt.device));
         cuda_describe_device((int)opt.device, &info);
         if (!opt.quiet)
             cuda_print_device(stderr, (int)opt.device, &info);
-        arch = device_arch((int)opt.device);
         CUDA_CHECK(cudaMalloc((void **)&r.d_rgb, image_bytes(&r.img)));
         CUDA_CHECK(cudaMalloc((void **)&r.d_bad, sizeof(int)));
     }
@@ -261,17 +167,19 @@ int main(int argc, char **argv)
             return EXIT_CHECK_FAIL;
     }
     for (size_t i = 1; i < STAGE_COUNT; i++) {
-        if (opt.stage_index >= 0 && (size_t)opt.stage_index != i)
+        if (!cli_stage_selected(&opt, i))
             continue;
         if (!gpu) {
             skipped++;
             continue;
         }
-        if (opt.stage_index > 0 && stages[i].rules == EX_STRICT && !stages[i].fast_math)
-            run_gpu(&r, &stages[2], arch, &rep, info.name, &all_ok); /* what it must equal */
-        run_gpu(&r, &stages[i], arch, &rep, info.name, &all_ok);
+        int device = (int)opt.device, repeat = (int)opt.repeat;
+        if (opt.stage_index > 0 && stages[i].rules == EX_STRICT && !stages[i].fast_math) /* what it must equal */
+            all_ok &= run_gpu(&r, &stages[cli_stage_index(&spec, "gpu-generated")], device, repeat, &rep, info.name,
+                              &unsimplified);
+        all_ok &= run_gpu(&r, &stages[i], device, repeat, &rep, info.name, &unsimplified);
         last = &r.img;
-        if (opt.images && image_write_stage(&r.img, opt.images, spec.program, stages[i].name) != 0)
+        if (opt.images && image_write_stage(&r.img, opt.images, spec.program, stages[i].info.name) != 0)
             return EXIT_CHECK_FAIL;
     }
     if (skipped && !opt.quiet)
@@ -285,6 +193,6 @@ int main(int argc, char **argv)
     }
     image_free(&r.ref);
     image_free(&r.img);
-    image_free(&r.simplified_ref);
+    image_free(&unsimplified);
     return status == EXIT_OK && skipped ? EXIT_NO_GPU : status;
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ch09's objects: tools/ch09_rename.sh IN OUT SUFFIX "API..." "KEEP..."
+# ch09's objects: rename.sh IN OUT SUFFIX "API..." "KEEP..."
 # Renames each API function to <function>_<SUFFIX> and keeps it global; keeps
 # the KEEP functions global as they are; makes every other strong global
 # definition local, so two compilers' builds of one source link into one

@@ -1,0 +1,120 @@
+/* run.c - see run.h. The checks: no NaN/Inf pixel; 256 pixels (positions
+ * from a fixed seed) rendered again on the CPU by the same code within 35 dB
+ * PSNR of the GPU's; ch01's image, when there is one at this size, within 38 dB. */
+#include "run.h"
+
+#include "../../common/cuda_util.h"
+#include "../../common/measure.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#define CPU_CHECK_PIXELS 256
+#define CPU_PSNR_DB 35.0
+#define ORIGINAL_PSNR_DB 38.0
+
+void poison(void *context)
+{
+    run *r = context;
+    CUDA_CHECK(cudaMemset(r->d_bad, 0, sizeof(int)));
+    CUDA_CHECK(cudaMemset(r->d_rgb, 0xEE, image_bytes(&r->host)));
+}
+
+void render(void *context)
+{
+    run *r = context;
+    r->fn(r->flags, r->lanes, r->d_rgb, r->d_bad, r->width, r->height, r->spp, r->bx, r->by, r->info);
+    CUDA_CHECK_LAUNCH();
+    r->info = NULL;
+}
+
+/* PSNR of the GPU image against the CPU on fixed-seed pixels (seed 0xC4EC4). */
+static double cpu_spot_check(run *r, int flags, int *bad)
+{
+    unsigned long long x = 0xC4EC4, traces = cpu_trace_calls(), skips = cpu_box_skips(), tests = cpu_sphere_tests();
+    double sq = 0;
+    int n = 0;
+    for (int i = 0; i < CPU_CHECK_PIXELS; i++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        int col = (int)((x >> 33) % (unsigned long long)r->width);
+        int row = (int)((x >> 13) % (unsigned long long)r->height);
+        unsigned char cpu[3];
+        *bad += !cpu_render_picture_pixel(flags, r->lanes, col, row, r->width, r->height, r->spp, cpu);
+        const unsigned char *gpu = r->host.rgb + 3 * ((size_t)row * r->width + col);
+        for (int c = 0; c < 3; c++, n++)
+            sq += (double)(cpu[c] - gpu[c]) * (cpu[c] - gpu[c]);
+    }
+    if (!(flags & BOUNDING_BOX))
+        r->traces_per_sample = (double)(cpu_trace_calls() - traces) / ((double)CPU_CHECK_PIXELS * r->spp);
+    traces = cpu_trace_calls() - traces;
+    r->box_skip_share = (double)(cpu_box_skips() - skips) / (double)traces;
+    r->spheres_per_trace = (double)(cpu_sphere_tests() - tests) / (double)traces;
+    return sq == 0 ? INFINITY : 10 * log10(255.0 * 255.0 * n / sq);
+}
+
+/* Copies the image back and runs every check; 1 if all pass. */
+int check(void *context, char *note, size_t len)
+{
+    run *r = context;
+    int bad = 0;
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(r->host.rgb, r->d_rgb, image_bytes(&r->host), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(&bad, r->d_bad, sizeof bad, cudaMemcpyDeviceToHost));
+    double cpu_db = cpu_spot_check(r, r->flags, &bad);
+    int ok = bad == 0 && cpu_db >= CPU_PSNR_DB;
+    size_t used = (size_t)snprintf(note, len, "vs CPU %.1f dB", cpu_db);
+    if (r->have_original) {
+        image_diff d;
+        image_compare(&r->host, &r->original, &d);
+        ok &= d.psnr >= ORIGINAL_PSNR_DB;
+        used += (size_t)snprintf(note + used, len - used, ", vs ch01 %.1f dB", d.psnr);
+    }
+    if (bad)
+        snprintf(note + used, len - used, ", %d NaN/Inf pixels", bad);
+    return ok;
+}
+
+static const int shapes[][2] = {{8, 8}, {16, 8}, {8, 16}, {16, 16}, {32, 4}, {32, 8}, {64, 4}, {32, 16}};
+#define SHAPE_COUNT (sizeof shapes / sizeof shapes[0])
+/* With several lanes per pixel, blocks of 32 x 8 threads: each warp one row of 32 / lanes pixels. */
+static const int lane_counts[] = {32, 16, 8, 4, 2}; /* the first is the default, and what `make profile` sees */
+#define LANE_COUNT (sizeof lane_counts / sizeof lane_counts[0])
+
+/* A geometry: `lanes` threads per pixel, blocks of bx x by pixels. */
+static void use_shape(run *r, int shape)
+{
+    r->lanes = 1, r->bx = shapes[shape][0], r->by = shapes[shape][1];
+}
+
+static void use_lanes(run *r, int lanes)
+{
+    r->lanes = lanes, r->bx = 32 / lanes, r->by = 8;
+}
+
+/* Measures stage s at the best geometry so far, or at each one its sweep
+ * tries, keeping the fastest (*best, r's geometry and info, m). */
+void measure_best(run *r, const stage *s, int repeat, int *best, kernel_info *k, measure_result *m, int quiet)
+{
+    size_t count = s->sweep == SWEEP_SHAPES ? SHAPE_COUNT : s->sweep == SWEEP_LANES ? LANE_COUNT : 1;
+    for (size_t i = 0; i < count; i++) {
+        int at = s->sweep ? (int)i : *best;
+        if (s->lanes == 1)
+            use_shape(r, at);
+        else
+            use_lanes(r, lane_counts[at]);
+        kernel_info ki;
+        measure_result mi;
+        r->fn = s->run, r->flags = s->flags, r->info = &ki;
+        measure_stage(&(measure_plan){.reset = poison, .run = render, .check = check, .timer = cuda_time_ms,
+                                      .context = r, .repeat = repeat}, &mi);
+        if (s->sweep && !quiet)
+            fprintf(stderr, "ch05: %s %2d lanes, %2dx%-2d pixels %8.3f ms\n", s->info.name, r->lanes, r->bx, r->by,
+                    mi.times.median);
+        if (i == 0 || mi.times.median < m->times.median)
+            *m = mi, *k = ki, *best = at;
+    }
+    if (s->lanes == 1)
+        use_shape(r, *best);
+    else
+        use_lanes(r, lane_counts[*best]);
+}

@@ -1,0 +1,38 @@
+/* run.h - one stage's run as common/measure.h sees it (run.c): the image
+ * poisoned, rendered, and checked against the CPU running the same code. */
+#ifndef CH05_RUN_H
+#define CH05_RUN_H
+
+#include "render.h"
+#include "stages.h"
+
+#include "../../common/measure.h"
+
+#include "../../common/image.h"
+
+#include <stddef.h>
+
+typedef struct {
+    image host, original;
+    int have_original;
+    unsigned char *d_rgb;
+    int *d_bad;
+    int width, height, spp, lanes, bx, by;
+    render_fn *fn; /* the stage's render, and its flags */
+    int flags;
+    kernel_info *info; /* filled by the next run, then NULL */
+    double traces_per_sample; /* from the CPU spot check */
+    double box_skip_share;    /* of the spot check's trace() calls, those the box let skip the spheres */
+    double spheres_per_trace; /* the spot check's sphere tests per trace() call */
+} run;
+void poison(void *run);
+void render(void *run);
+int check(void *run, char *note, size_t len); /* 1 if every check passed; what they found in note */
+
+/* Measures stage s (common/measure.h) at the geometry *best names (a block
+ * shape, or a lane count for a stage with lanes 0), or, for a stage that
+ * sweeps, at each one it tries, keeping the fastest: its index in *best, its
+ * geometry in r, its kernel's resources in k, its measurement in m. */
+void measure_best(run *r, const stage *s, int repeat, int *best, kernel_info *k, measure_result *m, int quiet);
+
+#endif

@@ -1,0 +1,71 @@
+/* stages.h - ch05's stages.
+ *
+ * Each stage adds one change to the one before (card.h says what and why),
+ * except sphere-algebra, measured slower than sphere-list and not carried on
+ * (the negative result stays in the table); ftz, approx-div and approx-sqrt,
+ * each one of -use_fast_math's flags alone on sphere-list (an ablation);
+ * bounding-box and letter-boxes, which do less work rather than the same work
+ * faster; and samples-across-lanes, which renders each pixel with 2 ... 32
+ * threads (the best kept), each with its share of the samples and its own
+ * random stream, so its image is another draw of the same picture.
+ *
+ * A row: name, what it changes, where it runs, the kernel
+ * make profile measures; then its render function (the build of render.cu
+ * with its floating-point flags), its set of changes, whether it sweeps block
+ * shapes or lanes per pixel (keeping the best), whether it does less work than
+ * the full algorithm, and its lanes per pixel. The tag whole-process: `make
+ * bench` also times that stage alone as a whole process (bench_extra.sh). */
+#ifndef CH05_STAGES_H
+#define CH05_STAGES_H
+
+#include "render.h"
+
+#include "../../common/stage.h"
+
+enum { SWEEP_SHAPES = 1, SWEEP_LANES = 2 };
+
+typedef struct {
+    stage_info info;
+    render_fn *run;  /* gpu_render, or gpu_render_fast: the -use_fast_math build */
+    int flags;       /* the set of changes (render.h) */
+    int sweep;       /* SWEEP_SHAPES: try every block shape; SWEEP_LANES: every lane count; keep the best */
+    int less_work;   /* not the same algorithm: reported apart */
+    int lanes;       /* threads per pixel: 1, or 0 for the best the lane sweep found */
+} stage;
+
+#define ONE_LANE .where = STAGE_GPU, .kernel = "render_kernel"
+#define LANES .where = STAGE_GPU, .kernel = "render_lanes_kernel"
+static const stage stages[] = {
+    {{"loop", "ch04's loop kernel: double literals and pow() computed in FP64", ONE_LANE}, gpu_render, SET_LOOP, 0, 0,
+     1},
+    {{"float-only", "float literals, powf: no FP64 instruction left", ONE_LANE}, gpu_render, SET_FLOAT_ONLY, 0, 0, 1},
+    {{"intrinsics", "__powf (negative base handled), __fdividef, rsqrtf", ONE_LANE}, gpu_render, SET_INTRINSICS, 0, 0,
+     1},
+    {{"pow-squaring", "x^99 and x^4 by repeated squaring: no special function", ONE_LANE}, gpu_render,
+     SET_POW_SQUARING, 0, 0, 1},
+    {{"sphere-list", "the 49 spheres from an unrolled list, not 171 bitmap tests: same spheres, same order",
+      ONE_LANE}, gpu_render, SET_SPHERE_LIST, 0, 0, 1},
+    {{"sphere-algebra", "sphere-list with the test expanded (fewer flops): measured slower, not carried on",
+      ONE_LANE}, gpu_render, SET_SPHERE_ALGEBRA, 0, 0, 1},
+    {{"ftz", "ablation: sphere-list built with -ftz=true alone (subnormals flushed to zero)", ONE_LANE},
+     gpu_render_ftz, SET_SPHERE_LIST, 0, 0, 1},
+    {{"approx-div", "ablation: sphere-list built with -prec-div=false alone", ONE_LANE}, gpu_render_approx_div,
+     SET_SPHERE_LIST, 0, 0, 1},
+    {{"approx-sqrt", "ablation: sphere-list built with -prec-sqrt=false alone", ONE_LANE}, gpu_render_approx_sqrt,
+     SET_SPHERE_LIST, 0, 0, 1},
+    {{"fast-math", "sphere-list's source built with -use_fast_math: all three, and fast library functions",
+      ONE_LANE}, gpu_render_fast, SET_SPHERE_LIST, 0, 0, 1},
+    {{"block-shape", "fast-math at the best of eight block shapes (8x8 ... 32x16)", ONE_LANE}, gpu_render_fast,
+     SET_SPHERE_LIST, SWEEP_SHAPES, 0, 1},
+    {{"bounding-box", "block-shape, spheres tested only if the ray meets their box: less work", ONE_LANE},
+     gpu_render_fast, SET_BOUNDING_BOX, 0, 1, 1},
+    {{"samples-across-lanes", "bounding-box with each pixel's samples shared by 32 ... 2 neighbouring threads, the "
+      "best kept: more, shorter threads", LANES}, gpu_render_fast, SET_BOUNDING_BOX, SWEEP_LANES, 0, 0},
+    {{"letter-boxes", "samples-across-lanes, a box per letter inside the big box: only the letters a ray meets are "
+      "tested", LANES, .tags = "whole-process"}, gpu_render_fast, SET_LETTER_BOXES, 0, 1, 0},
+};
+#undef ONE_LANE
+#undef LANES
+#define STAGE_COUNT (sizeof stages / sizeof stages[0])
+
+#endif

@@ -1,0 +1,68 @@
+/* steps.c - one stage's run as common/measure.h sees it: the bodies back to
+ * their start, --steps steps, and the check. */
+#include "nbody.h"
+
+#include "../../common/cuda_util.h"
+
+#include <math.h>
+#include <stdio.h>
+
+int positions_finite(const body *b, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!isfinite(b[i].x) || !isfinite(b[i].y) || !isfinite(b[i].z))
+            return 0;
+    return 1;
+}
+
+void reset_bodies(void *context)
+{
+    problem *p = context;
+    nbody_init(p->b, p->v, p->n);
+    if (p->s->info.where != STAGE_GPU)
+        return;
+    CUDA_CHECK(cudaMemcpy(p->g.d_b, p->b, (size_t)p->n * sizeof(body), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(p->g.d_v, p->v, (size_t)p->n * sizeof(vec3), cudaMemcpyHostToDevice));
+}
+
+/* --steps steps from the initial state (GPU: launched, not waited for). */
+void run_steps(void *context)
+{
+    problem *p = context;
+    if (p->s->info.where == STAGE_ALL_GPUS) {
+        multi_gpu_run(p->b, p->v, p->n, p->steps, DT, p->devices, p->a); /* a: the first step's forces */
+        return;
+    }
+    for (int k = 0; k < p->steps; k++) {
+        if (p->s->info.where == STAGE_CPU) {
+            p->s->run(p->b, p->a, p->n, p->threads);
+            nbody_integrate_cpu(p->b, p->v, p->a, p->n, DT);
+        } else {
+            p->s->run(p->g.d_b, p->g.d_a, p->n, 0);
+            gpu_integrate(p->g.d_b, p->g.d_v, p->g.d_a, p->n, DT);
+        }
+    }
+}
+
+/* The bodies moved stay finite, and the forces on the initial bodies (the
+ * multi-gpu run's first step) are within the bound of the reference. */
+int check_forces(void *context, char *note, size_t size)
+{
+    problem *p = context;
+    if (p->s->info.where == STAGE_GPU)
+        CUDA_CHECK(cudaMemcpy(p->b, p->g.d_b, (size_t)p->n * sizeof(body), cudaMemcpyDeviceToHost));
+    int moved_ok = positions_finite(p->b, p->n);
+    if (p->s->info.where != STAGE_ALL_GPUS)
+        reset_bodies(p);
+    if (p->s->info.where == STAGE_CPU) {
+        p->s->run(p->b, p->a, p->n, p->threads);
+    } else if (p->s->info.where == STAGE_GPU) {
+        CUDA_CHECK(cudaMemset(p->g.d_a, 0xFF, (size_t)p->n * sizeof(vec3))); /* poison: NaN */
+        p->s->run(p->g.d_b, p->g.d_a, p->n, 0);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        CUDA_CHECK(cudaMemcpy(p->a, p->g.d_a, (size_t)p->n * sizeof(vec3), cudaMemcpyDeviceToHost));
+    }
+    double err = force_error(&p->ref, p->a);
+    snprintf(note, size, "error %.2g (bound %.2g)%s", err, error_bound(p->n), moved_ok ? "" : ", positions not finite");
+    return moved_ok && err <= error_bound(p->n);
+}

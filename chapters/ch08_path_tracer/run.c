@@ -1,0 +1,197 @@
+/* run.c - see run.h. The checks of a stage's two renders A and B:
+ *
+ * Two renders A and B of a stage differ only by their random streams, so
+ * n = MSE(A, B) / 2 estimates the noise of one render (it falls as 1/spp);
+ * the checks measure against it:
+ *   - no NaN or infinite sample;
+ *   - GPU stages: up to CPU_CHECK_PIXELS fixed-seed pixels (seed 0xC8C8),
+ *     rendered on the CPU by the kernel's own functions (path.h, compiled for
+ *     the host) with the same random streams, differ from the GPU's by an MSE
+ *     of at most SPOT_FRACTION n + 1. The GPU fuses multiply-adds, which sends
+ *     a few paths elsewhere (measured on the H100: 0.01 n for the loops, 0.2 n
+ *     for light sampling); a kernel that rendered other samples or other
+ *     pixels would differ by 2 n, like two independent renders;
+ *   - with the default scene at a size that has a reference image (a
+ *     converged render, data/reference/ch08_cornell_<w>x<h>.ppm; `make
+ *     ch08-reference` rebuilds them) and at least NOISE_TEST_MIN_SPP, the
+ *     noise test: if the stage's expectation is the reference's, then
+ *       E[MSE(A, ref)] = n + n_ref + (bias of clamping and gamma)
+ *     where n_ref is the reference's own noise (the table below); a stage
+ *     passes if MSE(A, ref) and MSE(B, ref) are <= 1.25 n + n_ref + 2
+ *     (render.h's noise_bound). A wrong expectation (a missing factor, a
+ *     light counted twice) shows up as MSE well above the noise. Below 64 spp
+ *     the bias term is not small: smallpt clamps each subpixel's mean before
+ *     gamma, and at 4 spp (one sample per subpixel) its estimator measured
+ *     MSE(A, ref) = 4 n on the H100, all of it that bias.
+ */
+#include "run.h"
+
+#include "../../common/cuda_util.h"
+#include "../../common/report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef REFERENCE_DIR
+#define REFERENCE_DIR "data/reference"
+#endif
+#define CPU_CHECK_PIXELS 256
+#define CPU_CHECK_SAMPLES (1 << 20) /* fewer pixels at high spp: the CPU's share stays about a second */
+#define SPOT_FRACTION 0.5
+#define NOISE_TEST_MIN_SPP 64
+
+/* The reference images: made by `make ch08-reference` (gpu-loop, the double-
+ * precision loop, checked against the CPU stage) at these spp with seed 1000.
+ * noise: each one's own MSE against the converged image, the noise of
+ * gpu-loop at 64 spp scaled by 64 / spp (measured on the H100: n = 1386.9 at
+ * 1024x768, and on the CPU 1373.6 at 128x96, by the same code). */
+static const struct {
+    int width, height, spp;
+    double noise;
+} references[] = {
+    {1024, 768, 16384, 5.4},
+    {128, 96, 65536, 1.3},
+};
+
+/* MSE per 8-bit channel (common/image.c; the sizes always match here). */
+static double mse(const image *x, const image *y)
+{
+    image_diff d;
+    image_compare(x, y, &d);
+    return d.mse;
+}
+
+int run_load_scene(run *r, const char *path, const char *default_path, char *err, size_t len)
+{
+    if (scene_load(path, &r->sc, err, len) != 0)
+        return -1;
+    scene standard;
+    char ignored[SCENE_ERROR_SIZE];
+    r->default_scene = scene_load(default_path, &standard, ignored, sizeof ignored) == 0 &&
+                       scene_equal(&standard, &r->sc);
+    return 0;
+}
+
+void run_load_reference(run *r)
+{
+    for (size_t i = 0; i < sizeof references / sizeof references[0]; i++) {
+        if (!r->default_scene || references[i].width != r->width || references[i].height != r->height)
+            continue;
+        char path[512], err[IMAGE_ERROR_SIZE];
+        snprintf(path, sizeof path, "%s/ch08_cornell_%dx%d.ppm", REFERENCE_DIR, r->width, r->height);
+        if (image_read_ppm(&r->reference, path, err, sizeof err) != 0) {
+            if (!r->quiet)
+                fprintf(stderr, "ch08: no reference image (%s): the noise test is skipped\n", err);
+            return;
+        }
+        r->have_reference = r->reference.width == r->width && r->reference.height == r->height;
+        r->reference_noise = references[i].noise;
+    }
+}
+
+/* MSE of the GPU image against the kernel's own code on the CPU, at
+ * fixed-seed pixels (seed 0xC8C8); *bad counts NaN pixels the CPU found. */
+static double spot_check(const run *r, int kernel, const image *img, unsigned int seed, int *bad)
+{
+    unsigned long long x = 0xC8C8;
+    int pixels = CPU_CHECK_SAMPLES / r->spp;
+    pixels = pixels < 8 ? 8 : pixels > CPU_CHECK_PIXELS ? CPU_CHECK_PIXELS : pixels;
+    double sq = 0;
+    int n = 0;
+    for (int i = 0; i < pixels; i++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        int col = (int)((x >> 33) % (unsigned long long)r->width);
+        int row = (int)((x >> 13) % (unsigned long long)r->height);
+        unsigned char cpu[3];
+        *bad += !cpu_kernel_pixel(kernel, &r->sc, col, row, r->width, r->height, r->spp, seed, cpu);
+        const unsigned char *gpu = img->rgb + 3 * ((size_t)row * r->width + col);
+        for (int c = 0; c < 3; c++, n++)
+            sq += (double)(cpu[c] - gpu[c]) * (cpu[c] - gpu[c]);
+    }
+    return sq / n;
+}
+
+/* The noise test (top of this file) on the stage's two renders; appends its
+ * numbers to the note. *mse_a: MSE(A, ref). */
+static int noise_test(const run *r, char *note, size_t len, double *mse_a)
+{
+    double n = mse(&r->a, &r->b) / 2, ma = mse(&r->a, &r->reference), mb = mse(&r->b, &r->reference);
+    double bound = noise_bound(2 * n, r->reference_noise);
+    *mse_a = ma;
+    size_t used = strlen(note);
+    snprintf(note + used, len - used, "%sMSE vs reference %.1f, %.1f (noise %.1f, bound %.1f%s)", used ? "; " : "", ma,
+             mb, n, bound, r->spp < NOISE_TEST_MIN_SPP ? ", not applied below 64 spp" : "");
+    return r->spp < NOISE_TEST_MIN_SPP || (ma <= bound && mb <= bound);
+}
+
+void run_begin_stage(run *r, const char *name, int kernel, int bx, int by, kernel_info *info)
+{
+    r->name = name, r->kernel = kernel, r->bx = bx, r->by = by, r->info = info;
+    r->checks = 0, r->run_seed = r->seed, r->bad = 0, r->quality = 0;
+}
+
+void poison(void *context)
+{
+    run *r = context;
+    if (r->kernel == ON_CPU)
+        return;
+    CUDA_CHECK(cudaMemset(r->d_bad, 0, sizeof(int)));
+    CUDA_CHECK(cudaMemset(r->d_rgb, 0xEE, image_bytes(&r->a)));
+}
+
+void render(void *context)
+{
+    run *r = context;
+    if (r->kernel == ON_CPU) {
+        char label[96];
+        snprintf(label, sizeof label, "%s x%d, render %d of 2", r->name, r->threads, r->checks + 1);
+        r->bad += cpu_render(&r->sc, r->checks ? &r->b : &r->a, r->spp, r->run_seed, r->threads, label, r->quiet);
+        return;
+    }
+    gpu_render(r->kernel, r->d_rgb, r->d_bad, r->width, r->height, r->spp, r->run_seed, r->bx, r->by, r->info);
+    CUDA_CHECK_LAUNCH();
+    r->info = NULL;
+}
+
+/* The pair: A and B against the CPU (GPU stages), within SPOT_FRACTION of
+ * their noise; both against the reference (noise_test). */
+static int check_pair(run *r, double spot_b, char *note, size_t len)
+{
+    int ok = r->bad == 0;
+    note[0] = '\0';
+    if (r->kernel != ON_CPU) {
+        double limit = SPOT_FRACTION * mse(&r->a, &r->b) / 2 + 1;
+        ok &= r->spot_a <= limit && spot_b <= limit;
+        snprintf(note, len, "vs CPU MSE %.2g, %.2g (limit %.3g)", r->spot_a, spot_b, limit);
+    }
+    if (r->bad)
+        snprintf(note + strlen(note), len - strlen(note), "%sNaN/Inf samples", note[0] ? "; " : "");
+    if (r->have_reference)
+        ok &= noise_test(r, note, len, &r->quality);
+    return ok;
+}
+
+int check(void *context, char *note, size_t len)
+{
+    run *r = context;
+    image *img = r->checks ? &r->b : &r->a;
+    double spot = 0;
+    if (r->kernel != ON_CPU) {
+        int bad = 0;
+        CUDA_CHECK(cudaDeviceSynchronize());
+        CUDA_CHECK(cudaMemcpy(img->rgb, r->d_rgb, image_bytes(img), cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(&bad, r->d_bad, sizeof bad, cudaMemcpyDeviceToHost));
+        spot = spot_check(r, r->kernel, img, r->run_seed, &bad);
+        r->bad += bad;
+    }
+    if (r->checks++ == 0) { /* A: the pair is judged when B is there */
+        r->spot_a = spot;
+        r->run_seed = r->seed + 1;
+        if (r->bad)
+            snprintf(note, len, "NaN/Inf samples");
+        return r->bad == 0;
+    }
+    return check_pair(r, spot, note, len);
+}

@@ -1,0 +1,46 @@
+/* run.h - one stage's renders as common/measure.h sees them (run.c).
+ *
+ * Each stage renders twice, with seeds S and S+1 (--seed S): image A is the
+ * first checked render, B the last (GPU: the checked run after the timed
+ * ones; CPU: its second render). The first check looks for NaN and, on the
+ * GPU, measures A against the CPU; the second has both renders and judges
+ * the pair (main.c's header says how). */
+#ifndef CH08_RUN_H
+#define CH08_RUN_H
+
+#include "render.h"
+
+#include "../../common/image.h"
+
+#include <stddef.h>
+
+typedef struct {
+    scene sc;
+    int default_scene;
+    image a, b, reference;
+    int have_reference;
+    double reference_noise;
+    int width, height, spp, threads, quiet;
+    unsigned int seed;
+    unsigned char *d_rgb;
+    int *d_bad;
+    /* the stage being measured (run_begin_stage) */
+    int kernel, bx, by, checks;
+    unsigned int run_seed; /* the next render's: S until A is checked, then S+1 */
+    kernel_info *info;     /* filled by the next GPU render, then NULL */
+    long bad;              /* NaN/Inf samples or pixels so far */
+    double spot_a, quality; /* A's MSE against the CPU (GPU stages); MSE(A, reference) */
+    const char *name;
+} run;
+
+/* The scene file (0, or -1 with the reason in err) and, for the default
+ * scene at a size that has one, the converged reference image. */
+int run_load_scene(run *r, const char *path, const char *default_path, char *err, size_t len);
+void run_load_reference(run *r);
+
+void run_begin_stage(run *r, const char *name, int kernel, int bx, int by, kernel_info *info);
+void poison(void *run);
+void render(void *run);
+int check(void *run, char *note, size_t len);
+
+#endif

@@ -1,0 +1,39 @@
+/* stages.h - ch08's stages: name, what it changes, where it runs, the kernel
+ * make profile measures; then which kernel (render.h) and whether the block
+ * shape is swept. The tag mse-ladder: `make bench` renders that stage at a
+ * ladder of spp for the quality-per-time chart (bench_extra.sh). */
+#ifndef CH08_STAGES_H
+#define CH08_STAGES_H
+
+#include "render.h"
+
+#include "../../common/stage.h"
+
+enum { SHAPE_FIXED, SHAPE_SWEPT };
+
+typedef struct {
+    stage_info info;
+    int kernel; /* render.h's KERNEL_*, or ON_CPU */
+    int shape;  /* 16x16, or the fastest of block_shapes measured */
+} stage;
+
+static const stage stages[] = {
+    {{"cpu-threads", "smallpt's recursive path tracer in C (double), POSIX threads taking rows on demand",
+      .where = STAGE_CPU}, ON_CPU, SHAPE_FIXED},
+    {{"gpu-recursive", "the same recursive code on the GPU, one thread per pixel: a stack in local memory",
+      .where = STAGE_GPU, .kernel = "render_kernel<(int)0>"}, KERNEL_RECURSIVE_F64, SHAPE_FIXED},
+    {{"gpu-loop", "recursion to a loop carrying gathered light and throughput: no stack", .where = STAGE_GPU,
+      .kernel = "render_kernel<(int)1>"}, KERNEL_LOOP_F64, SHAPE_FIXED},
+    {{"gpu-float", "double to float, every literal marked float", .where = STAGE_GPU,
+      .kernel = "render_kernel<(int)2>", .tags = "mse-ladder"}, KERNEL_LOOP_F32, SHAPE_FIXED},
+    {{"gpu-block-shape", "block shapes measured, the fastest kept", .where = STAGE_GPU,
+      .kernel = "render_kernel<(int)2>"}, KERNEL_LOOP_F32, SHAPE_SWEPT},
+    {{"gpu-balanced", "one loop over samples and bounces: a lane whose path ends starts its next sample",
+      .where = STAGE_GPU, .kernel = "render_kernel<(int)3>", .tags = "mse-ladder"}, KERNEL_REGENERATE_F32,
+     SHAPE_SWEPT},
+    {{"gpu-light-sampling", "a shadow ray to the light at every diffuse surface: less noise per sample",
+      .where = STAGE_GPU, .kernel = "render_kernel<(int)4>", .tags = "mse-ladder"}, KERNEL_LIGHT_F32, SHAPE_SWEPT},
+};
+#define STAGE_COUNT (sizeof stages / sizeof stages[0])
+
+#endif

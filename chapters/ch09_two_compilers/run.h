@@ -1,0 +1,39 @@
+/* run.h - a ch09 stage's run as common/measure.h sees it (run.c): its
+ * chapter's data prepared once, its output poisoned, its kernel launched, its
+ * result checked as in its own chapter. */
+#ifndef CH09_RUN_H
+#define CH09_RUN_H
+
+#include "parts.h"
+#include "stages.h"
+
+#include "../../common/image.h"
+
+#include <stddef.h>
+
+typedef struct {
+    long long n;
+    const stage *s; /* the stage being measured */
+    int bodies, width, height, spp, repeat;
+    /* ch05 */
+    image host, original;
+    int have_original;
+    unsigned char *d_rgb;
+    int *d_bad;
+    /* ch06 */
+    int *d_in;
+    long long *d_sum, exact;
+    reduce_ctx ctx;
+    /* ch07 */
+    body *b, *d_b;
+    vec3 *a, *d_a;
+    reference ref;
+} run;
+
+void run_prepare(run *r, const int parts_wanted[PART_COUNT]); /* each wanted part's data, host and device */
+void run_release(run *r);
+void poison(void *run);
+void launch(void *run);
+int check(void *run, char *note, size_t len);
+
+#endif

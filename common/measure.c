@@ -1,0 +1,76 @@
+/* measure.c - see measure.h. */
+#include "measure.h"
+#include "cli.h"
+
+#include <string.h>
+
+double measure_wall_ms(measure_fn *run, void *context)
+{
+    double t0 = now_seconds();
+    run(context);
+    return 1e3 * (now_seconds() - t0);
+}
+
+/* Reset, run, check: 1, 0, or REPORT_NO_CHECK. */
+static int checked_run(const measure_plan *p, char *note, size_t size)
+{
+    if (p->reset)
+        p->reset(p->context);
+    p->run(p->context);
+    note[0] = '\0';
+    return p->check ? p->check(p->context, note, size) : REPORT_NO_CHECK;
+}
+
+/* A later check's verdict joins the first: a failure is kept, with its note;
+ * a later note stands in for a first one that said nothing (a check that can
+ * judge only once it has seen two runs). */
+static void join_check(measure_result *out, int ok, const char *note, const char *when)
+{
+    if (!out->note[0] && ok != REPORT_FAIL) {
+        snprintf(out->note, sizeof out->note, "%s", note);
+        if (out->ok == REPORT_NO_CHECK)
+            out->ok = ok;
+        return;
+    }
+    if (ok != REPORT_FAIL || out->ok == REPORT_FAIL)
+        return;
+    size_t used = strlen(out->note);
+    snprintf(out->note + used, sizeof out->note - used, "%s%s: %s", used ? "; " : "", when, note);
+    out->ok = REPORT_FAIL;
+}
+
+void measure_stage(const measure_plan *p, measure_result *out)
+{
+    measure_timer_fn *timer = p->timer ? p->timer : measure_wall_ms;
+    int repeat = p->repeat < 1 ? 1 : p->repeat > REPEAT_MAX ? REPEAT_MAX : p->repeat;
+    double times[REPEAT_MAX];
+    char later[sizeof out->note];
+    if (!p->check_each_run)
+        out->ok = checked_run(p, out->note, sizeof out->note);
+    for (int r = 0; r < repeat; r++) {
+        if (p->reset)
+            p->reset(p->context);
+        times[r] = timer(p->run, p->context);
+        if (!p->check_each_run || !p->check)
+            continue;
+        if (r == 0) {
+            out->ok = p->check(p->context, out->note, sizeof out->note);
+        } else {
+            later[0] = '\0';
+            join_check(out, p->check(p->context, later, sizeof later), later, "a later run");
+        }
+    }
+    if (p->check_each_run && !p->check)
+        out->ok = REPORT_NO_CHECK, out->note[0] = '\0';
+    if (!p->check_each_run)
+        join_check(out, checked_run(p, later, sizeof later), later, "after timing");
+    out->times = summarize_runs(times, repeat);
+}
+
+report_row *report_measured(report *r, const char *stage, int threads, const measure_result *m, double value,
+                            const char *unit, const char *device)
+{
+    return report_add(r, (report_entry){.stage = stage, .threads = threads, .ms = m->times.median, .value = value,
+                                        .unit = unit, .ok = m->ok, .device = device, .note = m->note,
+                                        .runs = m->times.runs, .lo_ms = m->times.lo, .hi_ms = m->times.hi});
+}

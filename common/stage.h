@@ -1,0 +1,35 @@
+/* stage.h - what every stage row starts with.
+ *
+ * Each chapter keeps its stages in one table, `stages[]` in its stages.h, of
+ * its own struct whose first member is a stage_info: the row says everything
+ * the shared code and the tools need to know about the stage, and the
+ * chapter's members after it say how to run it.
+ *
+ *   static const stage stages[] = {
+ *       {{"gpu-tiled", "bodies staged through shared memory", .where = STAGE_GPU, .kernel = "tiled_kernel"},
+ *        gpu_tiled_forces},
+ *   };
+ *
+ * `./chNN --list-stages` prints the heads, one line per stage, tab-separated:
+ *   name  where(cpu|gpu|all-gpus)  kernel  bench  tags  description
+ * with "-" for an empty field. make profile, make bench and the chapters' own
+ * scripts read that list, so adding a row is all it takes for them to see a
+ * new stage.
+ */
+#ifndef COMMON_STAGE_H
+#define COMMON_STAGE_H
+
+enum { STAGE_CPU, STAGE_GPU, STAGE_ALL_GPUS };
+
+typedef struct {
+    const char *name;        /* --stage NAME; the CSV's stage column */
+    const char *description; /* one line: what this stage changes */
+    int where;               /* STAGE_CPU, STAGE_GPU, or STAGE_ALL_GPUS (split over every GPU) */
+    const char *kernel;      /* make profile: the kernel, as Nsight Compute names it, e.g. "tiled_float4_kernel<(int)3>"
+                                (a prefix or a part of the name is enough); NULL: nothing to profile */
+    const char *bench;       /* make bench: further runs of this stage beyond the standard one, each one set of
+                                arguments, ';' between sets ("--n 1024;--n 4096"); NULL: none */
+    const char *tags;        /* words the chapter's own scripts select stages by ("ptx-mix=2"); NULL: none */
+} stage_info;
+
+#endif
