@@ -153,6 +153,7 @@ CUDA_CONFIG := $(NVCC_CONFIG) $(if $(filter clang,$(CUDA_COMPILER)),$(CLANG_CONF
 #   chNN_TEST_DEPS             what else a CPU suite's build depends on (e.g. $(CLANG_CONFIG))
 #   chNN_DIFFS                 difference images for the book: "A B NAME;..."
 #   chNN_BENCH_EXTRA           a script bench.sh runs after the chapter (extra runs, images)
+#   chNN_BOOK_EXTRA            a script book.sh sources: the chapter's own generated sections
 #   chNN_PROFILE_ARGS          what make profile adds to the stage's command line (each stage's
 #                              kernel is its row's: ./chNN --list-stages)
 #   chNN_CHART, chNN_CHART_TITLE, chNN_CHART_YLABEL   bar | bar-log | lines-threads | lines-n
@@ -174,7 +175,7 @@ BOOK_INPUTS :=
 include $(sort $(wildcard chapters/*/chapter.mk))
 
 REGISTRY_FIELDS := DIR TITLE SUMMARY GPU RAYTRACER SMALL BAD SANITIZE RACY VALGRIND SAN_ARGS TSAN_STAGES DIFFS \
-                   BENCH_EXTRA PROFILE_ARGS CHART CHART_TITLE CHART_YLABEL \
+                   BENCH_EXTRA BOOK_EXTRA PROFILE_ARGS CHART CHART_TITLE CHART_YLABEL \
                    RENAMED EXERCISES
 EXERCISE_FIELDS := WHAT ON DIR
 EXERCISES := $(foreach c,$(CHAPTERS),$($(c)_EXERCISES))

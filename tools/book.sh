@@ -193,64 +193,15 @@ done
     done
 } > "$gen/exercises.md"
 
-# The source article's own steps (data/reference/article_steps.csv: its
-# figures, its machine, its clocks) beside this course's corresponding stage,
-# per results file that has them, at the standard workload. Threads "max": the
-# stage's row with the most threads.
-: > "$gen/article_steps.md"
-for f in "${csvs[@]}"; do
-    grep -q '^ch05,' "$f" && grep -q '^ch01,' "$f" || continue
-    awk -F, -v file="$f" "$fmt_awk"'
-    FNR == NR { if (FNR > 1) { n++; step[n] = $1; ams[n] = $2; aclock[n] = $3; ch[n] = $4; st[n] = $5; th[n] = $6 } next }
-    FNR > 1 && ($3 == "512x512x64spp" || $2 ~ /^process/) {
-        key = $1 SUBSEP $2
-        if ($4 > maxthr[key] || !(key in ms0)) maxthr[key] = $4
-        ms[key, $4] = $5; ms0[key] = 1
-        clock[key] = $4 == 0 ? ($7 == "ms" ? "whole process (wall)" : "kernel (events)") : "wall time of the render"
-    }
-    END {
-        printf "*The article (its Ryzen 5 2600 and GTX 1050 Ti) and this course (`%s`):*\n\n", file
-        printf "| the article\x27s step | its time | its clock | this course\x27s stage | time | clock |\n|---|---:|---|---|---:|---|\n"
-        for (i = 1; i <= n; i++) {
-            key = ch[i] SUBSEP st[i]; t = th[i] == "max" ? maxthr[key] : th[i]
-            ours = (key, t) in ms ? ftime(ms[key, t]) : "-"
-            printf "| %s | %s | %s | %s %s%s | %s | %s |\n", step[i], ftime(ams[i]), aclock[i], ch[i], st[i],
-                   th[i] == "max" ? " (" t " threads)" : "", ours, (key in clock) ? clock[key] : "-"
-        }
-        printf "\n"
-    }' data/reference/article_steps.csv "$f" >> "$gen/article_steps.md" || { echo "book: the article table from $f failed" >&2; exit 1; }
-done
-
-# The smallpt report's own steps (data/reference/smallpt_report_steps.csv:
-# its figures at 1024x768, its machine) beside ch08's stages, as rates: its
-# runs were at 1000 spp, ours at the bench's workload, so times do not compare.
-: > "$gen/smallpt_report.md"
-for f in "${csvs[@]}"; do
-    grep -q '^ch08,.*,Msamples/s,' "$f" || continue
-    awk -F, -v file="$f" "$fmt_awk"'
-    FNR == NR { if (FNR > 1) { n++; step[n] = $1; t[n] = $2; spp[n] = $3; rate[n] = $4; src[n] = $5; ours[n] = $6 } next }
-    FNR > 1 && $1 == "ch08" && $7 == "Msamples/s" && !(($2) in value) { value[$2] = $6; wl[$2] = $3 }
-    END {
-        printf "*The smallpt report\x27s figures (1024x768; its own machine unless said) beside ch08\x27s stages (`%s`):*\n\n", file
-        printf "| the report\x27s step | where | its time | its Msamples/s | ch08 stage | Msamples/s |\n|---|---|---:|---:|---|---:|\n"
-        for (i = 1; i <= n; i++) {
-            r = rate[i] != "" ? rate[i] : (t[i] != "" && spp[i] != "" ? 1024 * 768 * spp[i] / (t[i] * 1e6) : "")
-            mine = ours[i] != "" && (ours[i] in value) ? fval(value[ours[i]]) " (" wl[ours[i]] ")" : "-"
-            printf "| %s | %s | %s | %s | %s | %s |\n", step[i], src[i], t[i] != "" ? ftime(t[i] * 1000) " at " spp[i] " spp" : "-",
-                   r != "" ? fval(r) : "-", ours[i] != "" ? ours[i] : "(the quality table)", mine
-        }
-        printf "\n"
-    }' data/reference/smallpt_report_steps.csv "$f" >> "$gen/smallpt_report.md" || { echo "book: the smallpt report table from $f failed" >&2; exit 1; }
-done
-
-# Machine-specific evidence (the assembly of ch02's builds depends on the
-# compilers and the CPU): one section per machine, named.
-: > "$gen/asm_ch02.md"
-for f in data/asm/ch02_summary_*.md; do
-    m=$(basename "$f" .md)
-    printf '*Assembly of each build on `%s` (`make ch02-asm`, `%s`):*\n\n' "${m#ch02_summary_}" "$f" >> "$gen/asm_ch02.md"
-    cat "$f" >> "$gen/asm_ch02.md"
-    echo >> "$gen/asm_ch02.md"
+# Each chapter's own part of the book (chNN_BOOK_EXTRA: a script sourced
+# here, with csvs, gen and fmt_awk at hand), which writes $gen/<name>.md for
+# a <!-- generated:name --> section.
+for ch in $CHAPTERS; do
+    extra=${ch}_BOOK_EXTRA
+    if [ -n "${!extra:-}" ]; then
+        # shellcheck disable=SC1090 # the chapter's script
+        source "${!extra}" || { echo "book: ${!extra} failed" >&2; exit 1; }
+    fi
 done
 
 # line_chart OUT CHAPTER TAG EXTRA AWK TITLE XLABEL YLABEL LOGSCALE KEY: one line

@@ -22,6 +22,7 @@ ch01: $(BUILD)/ch01/main.o $(BUILD)/ch01/card.o $(LIBCOMMON)
 ex_ch01_WHAT := the card's vector functions: add, scale, dot, cross, normalize, reflect
 ex_ch01_ON := CPU
 ch01_BENCH_EXTRA := $(ch01_DIR)/bench_extra.sh
+ch01_BOOK_EXTRA := $(ch01_DIR)/book_extra.sh
 
 # The original C++ program against ch01's port at -O0 .. -O3, each alone (ORIGINAL=its path).
 CHAPTER_TARGETS += original-vs-port

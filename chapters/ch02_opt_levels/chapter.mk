@@ -10,6 +10,7 @@ ch02_SMALL := --width 9 --height 7 --spp 1
 # its portable builds run there (the code is the same card.c).
 ch02_VALGRIND := --stage gcc-O0 --width 5 --height 3 --spp 1;--stage gcc-O2 --width 5 --height 3 --spp 1;--stage gcc-O3 --width 5 --height 3 --spp 1
 ch02_BENCH_EXTRA := $(ch02_DIR)/bench_extra.sh
+ch02_BOOK_EXTRA := $(ch02_DIR)/book_extra.sh
 ch02_CHART := bar
 ch02_CHART_TITLE := ch02: card.c, one build per bar (lower is faster)
 ch02_CHART_YLABEL := seconds, 512x512 at 64 spp

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# ch02's part of `make book` (sourced by tools/book.sh, with its variables at
+# hand: csvs, gen, fmt_awk): each machine's assembly summary of ch02's builds.
+# Machine-specific evidence (the assembly of ch02's builds depends on the
+# compilers and the CPU): one section per machine, named.
+: > "$gen/asm_ch02.md"
+for f in data/asm/ch02_summary_*.md; do
+    m=$(basename "$f" .md)
+    printf '*Assembly of each build on `%s` (`make ch02-asm`, `%s`):*\n\n' "${m#ch02_summary_}" "$f" >> "$gen/asm_ch02.md"
+    cat "$f" >> "$gen/asm_ch02.md"
+    echo >> "$gen/asm_ch02.md"
+done
