@@ -145,7 +145,6 @@ CUDA_CONFIG := $(NVCC_CONFIG) $(if $(filter clang,$(CUDA_COMPILER)),$(CLANG_CONF
 #   chNN_SMALL                 arguments for a quick run at a small, odd size (tests)
 #   chNN_BAD                   more bad-input vectors: "OPTION VALUE TEXT-THE-ERROR-NAMES;..."
 #   chNN_SANITIZE              compute-sanitizer argument sets, ';'-separated (GPU stages)
-#   chNN_RACY                  stages racecheck must flag (the race is their lesson)
 #   chNN_VALGRIND              Valgrind argument sets, ';'-separated (CPU chapters)
 #   chNN_SAN_SRC, chNN_SAN_ARGS, chNN_TSAN_STAGES   its ASan/UBSan (and TSan) build and run
 #                              (a SAN_SRC without main.c: only tests/test_chNN.c is built with it)
@@ -174,7 +173,7 @@ CHAPTER_TARGETS :=
 BOOK_INPUTS :=
 include $(sort $(wildcard chapters/*/chapter.mk))
 
-REGISTRY_FIELDS := DIR TITLE SUMMARY GPU RAYTRACER SMALL BAD SANITIZE RACY VALGRIND SAN_ARGS TSAN_STAGES DIFFS \
+REGISTRY_FIELDS := DIR TITLE SUMMARY GPU RAYTRACER SMALL BAD SANITIZE VALGRIND SAN_ARGS TSAN_STAGES DIFFS \
                    BENCH_EXTRA BOOK_EXTRA PROFILE_ARGS CHART CHART_TITLE CHART_YLABEL \
                    RENAMED EXERCISES
 EXERCISE_FIELDS := WHAT ON DIR

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The GPU half of `make sanitize`: compute-sanitizer's memcheck, racecheck,
 # synccheck and initcheck over every GPU stage of every GPU chapter in the
-# registry, with each argument set of chNN_SANITIZE (small, odd sizes). Stages
-# named cpu-* run on the CPU and are left to the CPU sanitizers.
-# Every stage must be clean, except the stages a chapter lists in chNN_RACY,
-# which racecheck must flag (their race is the lesson): if racecheck finds
-# nothing there, that is a failure too. Logs go to build/sanitize/.
+# registry, with each argument set of chNN_SANITIZE (small, odd sizes). The
+# stages are the chapter's rows (--list-stages) that do not run on the CPU
+# (those are left to the CPU sanitizers). Every stage must be clean, except a
+# row tagged racy, which racecheck must flag (its race is the lesson): if
+# racecheck finds nothing there, that is a failure too. Logs go to build/sanitize/.
 set -u
 cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 if [ ! -x "$cs" ]; then echo "gpu-sanitize: compute-sanitizer not found (it comes with the full CUDA Toolkit): GPU checks skipped"; exit 0; fi
@@ -16,7 +16,9 @@ eval "$(make -s print-registry)" || exit 2
 mkdir -p build/sanitize
 failures=0 runs=0
 
-stages_of() { ./"$1" --help | awk '/^stages/ {on = 1; next} on && NF == 0 {exit} on {print $1}'; }
+# The GPU stages of a chapter from its rows (--list-stages): name, and yes when
+# the row is tagged racy (its race is its lesson: racecheck must flag it).
+gpu_stages_of() { ./"$1" --list-stages | awk -F'\t' '$2 != "cpu" {print $1, ($5 ~ /(^| )racy( |$)/ ? "yes" : "no")}'; }
 
 run() { # tool chapter stage racy args...
     local tool=$1 ch=$2 stage=$3 racy=$4
@@ -43,20 +45,17 @@ run() { # tool chapter stage racy args...
 
 for tool in ${TOOLS:-memcheck racecheck synccheck initcheck}; do
     for ch in $CHAPTERS; do
-        gpu=${ch}_GPU sets=${ch}_SANITIZE racy_list=${ch}_RACY ray=${ch}_RAYTRACER
+        gpu=${ch}_GPU sets=${ch}_SANITIZE ray=${ch}_RAYTRACER
         [ "${!gpu}" = none ] && continue
         out=()
         [ "${!ray}" = yes ] && out=(--out "build/sanitize/$ch.ppm")
         IFS=';' read -ra argsets <<<"${!sets}"
-        for s in $(stages_of "$ch"); do
-            case $s in cpu-*) continue ;; esac
-            racy=no
-            case " ${!racy_list} " in *" $s "*) racy=yes ;; esac
+        while read -r s racy; do
             for a in "${argsets[@]}"; do
                 # shellcheck disable=SC2086 # an argument set is words
-                run "$tool" "$ch" "$s" "$racy" $a "${out[@]}"
+                run "$tool" "$ch" "$s" "$racy" $a "${out[@]}" < /dev/null
             done
-        done
+        done < <(gpu_stages_of "$ch")
     done
 done
 echo "gpu-sanitize: $runs runs, $failures failures"

@@ -10,10 +10,10 @@
 static const stage stages[] = {
     {{"rand-shared", "rows in equal blocks; every thread calls libc rand(): one lock for all", .where = STAGE_CPU},
      rows_in_blocks, RNG_LIBC},
-    {{"rng-packed", "an LCG per thread, states adjacent in one array: false sharing", .where = STAGE_CPU}, rows_in_blocks,
-     RNG_PACKED},
-    {{"rng-local", "the LCG state on each thread's own stack: nothing shared", .where = STAGE_CPU, .tags = "divisor-typo"},
-     rows_in_blocks, RNG_LOCAL},
+    {{"rng-packed", "an LCG per thread, states adjacent in one array: false sharing", .where = STAGE_CPU},
+     rows_in_blocks, RNG_PACKED},
+    {{"rng-local", "the LCG state on each thread's own stack: nothing shared", .where = STAGE_CPU,
+      .tags = "divisor-typo"}, rows_in_blocks, RNG_LOCAL},
     {{"rng-local-dynamic", "rng-local, rows handed out one by one from an atomic counter", .where = STAGE_CPU},
      rows_on_demand, RNG_LOCAL},
 };

@@ -8,7 +8,6 @@ ch06_RAYTRACER := no
 ch06_SMALL := --n 1025
 ch06_BAD := --n 1099511627776 host memory
 ch06_SANITIZE := --n 1;--n 1025
-ch06_RACY := warp-unrolled-volatile
 ch06_TEST_OBJ := $(BUILD)/ch06/reduce_cpu.o $(BUILD)/ch06/reduce_gpu.o $(BUILD)/ch06/reduce_cub.o
 ch06_PROFILE_ARGS := --n 268435456
 ch06_CHART := bar-log

@@ -1,5 +1,6 @@
 /* stages.h - ch06's stages: name, what it changes, where it runs, the kernel
- * make profile measures; then its function. main.c runs them;
+ * make profile measures, tags (racy: make sanitize's racecheck must flag
+ * it, the race is its lesson); then its function. main.c runs them;
  * tests/test_ch06.cu tests every row. */
 #ifndef CH06_STAGES_H
 #define CH06_STAGES_H
@@ -20,7 +21,7 @@ static const stage stages[] = {
     {{"first-add-on-load", "each thread adds two elements while loading: half the blocks", .where = STAGE_GPU,
       .kernel = "first_add_on_load_kernel"}, reduce_first_add_on_load},
     {{"warp-unrolled-volatile", "last warp unrolled without barriers (volatile): racy since Volta",
-      .where = STAGE_GPU, .kernel = "warp_unrolled_volatile_kernel"}, reduce_warp_unrolled_volatile},
+      .where = STAGE_GPU, .kernel = "warp_unrolled_volatile_kernel", .tags = "racy"}, reduce_warp_unrolled_volatile},
     {{"warp-unrolled-sync", "the same, made correct with __syncwarp()", .where = STAGE_GPU,
       .kernel = "warp_unrolled_sync_kernel"}, reduce_warp_unrolled_sync},
     {{"fully-unrolled", "block size as a template parameter: every loop unrolled", .where = STAGE_GPU,

@@ -103,7 +103,8 @@ int main(int argc, char **argv)
     if (print_source) {
         const stage *s = &stages[cli_stage_index(&spec, print_source)];
         if (s->kind == ON_CPU)
-            cli_usage_error(&spec, "--print-source %s: the CPU stage is not generated (its code is bh.h)", s->info.name);
+            cli_usage_error(&spec, "--print-source %s: the CPU stage is not generated (its code is bh.h)",
+                            s->info.name);
         int ops;
         char *text = source_of(s, &ops), options[160];
         kernel_options_text(s->fast_math, 0, 0, options, sizeof options);
