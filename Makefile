@@ -236,7 +236,8 @@ help:
 	@echo "  make book           regenerate the tables in book.md and README.md, charts and images, from data/"
 	@echo "  make sanitize       CPU code and tests under ASan + UBSan, TSan, Valgrind;"
 	@echo "                      with a GPU, every GPU stage under compute-sanitizer"
-	@echo "  make profile CH=ch05 STAGE=fast-math   Nsight Compute on one stage, saved in data/profiles/"
+	@echo "  make profile CH=ch05 STAGE=fast-math   Nsight Compute on one stage, saved in data/profiles/<machine>/"
+	@echo "  make profiles       make profile for every GPU stage of every GPU chapter (CHAPTERS=...: a subset)"
 	@echo "  make cpu-scaling    this machine's parallel efficiency on work that shares nothing (the CPU chapters' yardstick)"
 	@$(foreach t,$(CHAPTER_TARGETS),printf '  make %-15s %s\n' $(call sh_quote,$(t)) $(call sh_quote,$($(t)_HELP));)
 	@echo "  make CUDA_COMPILER=clang chNN   a GPU chapter's kernels compiled by clang (clang++-22) instead of nvcc"
@@ -445,6 +446,11 @@ sanitize: check-deps $(SAN_PROGRAMS:%=$(SAN)/%) $(foreach c,$(SAN_PROGRAMS),$(if
 
 profile:
 	@tools/profile.sh "$(CH)" "$(STAGE)"
+
+# Every GPU stage that names a kernel, every GPU chapter (CHAPTERS=...: a subset).
+.PHONY: profiles
+profiles: all
+	@tools/profiles.sh
 
 # ---------------------------------------------------------------- misc
 diff:

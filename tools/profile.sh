@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # make profile CH=ch05 STAGE=fast-math: Nsight Compute on one stage's kernels.
-# Saves the report as text in data/profiles/<chapter>_<stage>.txt: launch
+# Saves the report as text in data/profiles/<machine>/<chapter>_<stage>.txt
+# (<machine> as make bench names it: <gpu>_<cpu>), its first lines naming the
+# device, the driver, ncu's version and the commit profiled: launch
 # statistics (registers, block shape), occupancy, speed of light (compute and
 # memory throughput), scheduler statistics (active, eligible and issued warps),
 # warp-state stalls, local-memory traffic and FP64 instruction counts.
@@ -25,18 +27,36 @@ name=$(cut -f3 <<<"$row")
 kernel="regex:$(sed 's/[][()*+?.^$|\\{}]/./g' <<<"$name")"
 ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 if [ ! -x "$ncu" ]; then echo "profile: ncu (Nsight Compute) not found: nothing profiled"; exit 0; fi
-mkdir -p data/profiles
-out=data/profiles/${ch}_${stage}.txt
-metrics=smsp__inst_executed.sum,smsp__sass_thread_inst_executed_op_dadd_pred_on.sum,smsp__sass_thread_inst_executed_op_dmul_pred_on.sum,smsp__sass_thread_inst_executed_op_dfma_pred_on.sum,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,smsp__sass_thread_inst_executed_op_fadd_pred_on.sum,smsp__sass_thread_inst_executed_op_fmul_pred_on.sum,l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum,l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum,smsp__thread_inst_executed_per_inst_executed.ratio,dram__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
+dir=data/profiles/$MACHINE
+mkdir -p "$dir"
+out=$dir/${ch}_${stage}.txt
+# The counted work the book's rates and rooflines use: bytes moved at DRAM and
+# L2, cycles the SMs were active and elapsed, instructions issued per active
+# cycle, and thread-level instructions (for active lanes).
+counted=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,sm__cycles_active.avg,sm__cycles_elapsed.avg,smsp__issue_active.avg.per_cycle_active,smsp__thread_inst_executed.sum
+metrics=$counted,smsp__inst_executed.sum,smsp__sass_thread_inst_executed_op_dadd_pred_on.sum,smsp__sass_thread_inst_executed_op_dmul_pred_on.sum,smsp__sass_thread_inst_executed_op_dfma_pred_on.sum,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,smsp__sass_thread_inst_executed_op_fadd_pred_on.sum,smsp__sass_thread_inst_executed_op_fmul_pred_on.sum,l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum,l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum,smsp__thread_inst_executed_per_inst_executed.ratio,dram__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
 # warp stalls, in cycles per issued instruction, by reason (the smallpt report's "Stall No Instructions", "Stall Wait")
 for reason in no_instruction wait long_scoreboard short_scoreboard math_pipe_throttle branch_resolving barrier; do
     metrics=$metrics,smsp__average_warps_issue_stalled_${reason}_per_issue_active.ratio
 done
+device=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n1)
+{
+    echo "# device: ${device:-unknown} (nvidia-smi: name, driver)"
+    echo "# ncu: $("$ncu" --version 2>/dev/null | tail -n1)"
+    echo "# commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
+    echo "# command: ./$ch --stage $stage --repeat 1 --quiet ${!avar}; kernel $kernel, the launch after the first"
+} > "$out.tmp"
 # shellcheck disable=SC2086 # PROFILE_ARGS is words
 "$ncu" --clock-control none --kernel-name-base demangled --kernel-name "$kernel" --launch-skip 1 --launch-count 1 --section LaunchStats --section Occupancy \
-    --section SpeedOfLight --section SchedulerStats --section WarpStateStats --metrics "$metrics" ./"$ch" --stage "$stage" --repeat 1 --quiet ${!avar} > "$out.tmp" 2>&1
+    --section SpeedOfLight --section SchedulerStats --section WarpStateStats --metrics "$metrics" ./"$ch" --stage "$stage" --repeat 1 --quiet ${!avar} >> "$out.tmp" 2>&1
 status=$?
+# Kept only when ncu profiled the kernel: a failed run leaves the last good report.
+if [ $status -ne 0 ] || ! grep -q "Registers Per Thread" "$out.tmp"; then
+    mv "$out.tmp" "$out.failed"
+    echo "profile: $ch $stage: ncu exit $status, no kernel profiled (log: $out.failed); $out left as it was" >&2
+    exit 1
+fi
 mv "$out.tmp" "$out"
-echo "profile: $out (ncu exit $status)"
+echo "profile: $out"
 grep -E 'Eligible Warps|Issued Warp|Warp Cycles Per Issued|bank_conflicts|Registers Per Thread|Achieved Occupancy|Theoretical Occupancy|Compute \(SM\) Throughput|Memory Throughput|DRAM Throughput|dadd|dfma|dmul|ffma|local_op|per_inst_executed|Block Size' "$out" | sed 's/^/  /'
 exit $status

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Summarises the Nsight Compute reports in data/profiles/*.txt (made by
-# `make profile`) as Markdown tables, for the book. Values are ncu's own; a
-# metric a report does not have (it was taken before the metric was asked
-# for) shows as "-".
+# Summarises the Nsight Compute reports in data/profiles/<machine>/*.txt (made
+# by `make profile` and `make profiles`) as Markdown tables for the book, one
+# set per machine, under a heading that names its device (each report's first
+# line): no device's numbers under another's. Values are ncu's own; a metric a
+# report does not have shows as "-".
 set -u
 shopt -s nullglob
-profiles=(data/profiles/ch[0-9][0-9]_*.txt)
 
 # table HEADER MARKER BODY: a table of the reports that contain MARKER (none:
 # no table), one row each from the awk program BODY, which sees the report's
@@ -28,43 +28,53 @@ table() {
     done
 }
 
-table "| profile | duration | registers/thread | occupancy theoretical / achieved | SM throughput | DRAM throughput | L1/shared throughput | local memory ld + st | warp instructions executed | FP64 instructions | FP32 FMA instructions | active threads per warp instruction |" \
-    "Registers Per Thread" '
-    /Duration/ && !dur { dur = val($0) " " unit($0) }
-    /Registers Per Thread/ { regs = val($0) }
-    /Theoretical Occupancy/ { theo = val($0) }
-    /Achieved Occupancy/ { ach = val($0) }
-    /Compute \(SM\) Throughput/ { sm = val($0) }
-    /^ *DRAM Throughput/ { dram = val($0) }
-    /L1\/TEX Cache Throughput/ { l1 = val($0) }
-    /local_op_ld.sum/ { ld = val($0) " " unit($0) }
-    /local_op_st.sum/ { st = val($0) " " unit($0) }
-    /smsp__inst_executed.sum / { inst = val($0) }
-    /op_dadd_pred_on|op_dmul_pred_on|op_dfma_pred_on/ { v = val($0); gsub(",", "", v); fp64 += v }
-    /op_ffma_pred_on/ { ffma = val($0) }
-    /per_inst_executed.ratio/ { ratio = val($0) }
-    END { printf "| %s | %s | %s | %s%% / %s%% | %s%% | %s%% | %s%% | %s + %s | %s | %s | %s | %s of 32 |\n", name, dur, regs,
-          theo, ach, sm, dram, l1, ld, st, or_dash(inst), fp64, ffma, ratio }'
+for dir in data/profiles/*/; do
+    profiles=("$dir"ch[0-9][0-9]_*.txt)
+    [ ${#profiles[@]} -gt 0 ] || continue
+    devices=$(sed -n '1s/^# device: \([^,]*\),.*/\1/p' "${profiles[@]}" | sort -u)
+    if [ "$(wc -l <<<"$devices")" -ne 1 ] || [ -z "$devices" ]; then
+        echo "profile_summary: $dir holds reports of no one device (${devices:-none named}): not summarised" >&2
+        exit 1
+    fi
+    printf '\n*Nsight Compute on the %s (`%s`, %d reports):*\n' "$devices" "${dir%/}" ${#profiles[@]}
+    table "| profile | duration | registers/thread | occupancy theoretical / achieved | SM throughput | DRAM throughput | L1/shared throughput | local memory ld + st | warp instructions executed | FP64 instructions | FP32 FMA instructions | active threads per warp instruction |" \
+        "Registers Per Thread" '
+        /Duration/ && !dur { dur = val($0) " " unit($0) }
+        /Registers Per Thread/ { regs = val($0) }
+        /Theoretical Occupancy/ { theo = val($0) }
+        /Achieved Occupancy/ { ach = val($0) }
+        /Compute \(SM\) Throughput/ { sm = val($0) }
+        /^ *DRAM Throughput/ { dram = val($0) }
+        /L1\/TEX Cache Throughput/ { l1 = val($0) }
+        /local_op_ld.sum/ { ld = val($0) " " unit($0) }
+        /local_op_st.sum/ { st = val($0) " " unit($0) }
+        /smsp__inst_executed.sum / { inst = val($0) }
+        /op_dadd_pred_on|op_dmul_pred_on|op_dfma_pred_on/ { v = val($0); gsub(",", "", v); fp64 += v }
+        /op_ffma_pred_on/ { ffma = val($0) }
+        /per_inst_executed.ratio/ { ratio = val($0) }
+        END { printf "| %s | %s | %s | %s%% / %s%% | %s%% | %s%% | %s%% | %s + %s | %s | %s | %s | %s of 32 |\n", name, dur, regs,
+              theo, ach, sm, dram, l1, ld, st, or_dash(inst), fp64, ffma, ratio }'
 
-# Shared-memory bank conflicts, for the kernels that have any.
-table "| profile | shared-memory load bank conflicts | store bank conflicts |" "bank_conflicts_pipe_lsu_mem_shared_op_ld" '
-    /bank_conflicts_pipe_lsu_mem_shared_op_ld/ { ld = val($0) }
-    /bank_conflicts_pipe_lsu_mem_shared_op_st/ { st = val($0) }
-    END { if (ld != "0" || st != "0") printf "| %s | %s | %s |\n", name, ld, st }'
+    # Shared-memory bank conflicts, for the kernels that have any.
+    table "| profile | shared-memory load bank conflicts | store bank conflicts |" "bank_conflicts_pipe_lsu_mem_shared_op_ld" '
+        /bank_conflicts_pipe_lsu_mem_shared_op_ld/ { ld = val($0) }
+        /bank_conflicts_pipe_lsu_mem_shared_op_st/ { st = val($0) }
+        END { if (ld != "0" || st != "0") printf "| %s | %s | %s |\n", name, ld, st }'
 
-# The scheduler's view (the smallpt report's tables): warps per scheduler, and
-# cycles between two instructions of one warp with what they were waiting for.
-table "| profile | active warps / scheduler | eligible warps / scheduler | issued warps / scheduler | warp cycles per issued instruction | of which stalled: no instruction | wait | short scoreboard | long scoreboard | branch resolving | math pipe throttle |" \
-    "Eligible Warps Per Scheduler" '
-    /Active Warps Per Scheduler/ { act = val($0) }
-    /Eligible Warps Per Scheduler/ { eli = val($0) }
-    /Issued Warp Per Scheduler/ { iss = val($0) }
-    /Warp Cycles Per Issued Instruction/ { cyc = val($0) }
-    /issue_stalled_no_instruction_per/ { ni = val($0) }
-    /issue_stalled_wait_per/ { wt = val($0) }
-    /issue_stalled_short_scoreboard_per/ { ss = val($0) }
-    /issue_stalled_long_scoreboard_per/ { ls = val($0) }
-    /issue_stalled_branch_resolving_per/ { br = val($0) }
-    /issue_stalled_math_pipe_throttle_per/ { mp = val($0) }
-    END { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", name, act, eli, iss, cyc,
-          or_dash(ni), or_dash(wt), or_dash(ss), or_dash(ls), or_dash(br), or_dash(mp) }'
+    # The scheduler's view (the smallpt report's tables): warps per scheduler, and
+    # cycles between two instructions of one warp with what they were waiting for.
+    table "| profile | active warps / scheduler | eligible warps / scheduler | issued warps / scheduler | warp cycles per issued instruction | of which stalled: no instruction | wait | short scoreboard | long scoreboard | branch resolving | math pipe throttle |" \
+        "Eligible Warps Per Scheduler" '
+        /Active Warps Per Scheduler/ { act = val($0) }
+        /Eligible Warps Per Scheduler/ { eli = val($0) }
+        /Issued Warp Per Scheduler/ { iss = val($0) }
+        /Warp Cycles Per Issued Instruction/ { cyc = val($0) }
+        /issue_stalled_no_instruction_per/ { ni = val($0) }
+        /issue_stalled_wait_per/ { wt = val($0) }
+        /issue_stalled_short_scoreboard_per/ { ss = val($0) }
+        /issue_stalled_long_scoreboard_per/ { ls = val($0) }
+        /issue_stalled_branch_resolving_per/ { br = val($0) }
+        /issue_stalled_math_pipe_throttle_per/ { mp = val($0) }
+        END { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", name, act, eli, iss, cyc,
+              or_dash(ni), or_dash(wt), or_dash(ss), or_dash(ls), or_dash(br), or_dash(mp) }'
+done

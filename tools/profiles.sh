@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# make profiles: make profile for every GPU stage that names a kernel, in every
+# GPU chapter of the registry (CHAPTERS="ch06 ch07": a subset), into
+# data/profiles/<machine>/ (the device named in each report). Needs ncu and a GPU.
+set -u
+requested=${CHAPTERS:-}
+eval "$(make -s print-registry)" || exit 2
+[ -n "$requested" ] && CHAPTERS=$requested
+command -v ncu > /dev/null || [ -x /usr/local/cuda/bin/ncu ] || { echo "profiles: ncu (Nsight Compute) not found: nothing profiled"; exit 0; }
+failures=0 done=0
+for ch in $CHAPTERS; do
+    gpu=${ch}_GPU
+    [ "${!gpu}" = none ] && continue
+    [ -x "./$ch" ] || { echo "profiles: ./$ch is not built (make $ch)"; failures=$((failures + 1)); continue; }
+    while IFS=$'\t' read -r stage _ kernel _; do
+        [ "$kernel" = - ] && continue
+        if tools/profile.sh "$ch" "$stage" > /dev/null < /dev/null; then done=$((done + 1)); else failures=$((failures + 1)); fi
+    done < <(./"$ch" --list-stages)
+done
+echo "profiles: $done stages profiled into data/profiles/$MACHINE/, $failures failed"
+[ $failures -eq 0 ]
