@@ -285,6 +285,8 @@ chart() {
 
 # Charts (gnuplot, SVG), one per machine that has the data.
 tools/profile_summary.sh > "$gen/profile_summary.md"
+tools/decomposition.sh > "$gen/decomposition.md"
+tools/counted_flops.sh > "$gen/counted_flops.md"
 charts="charts redrawn"
 if command -v gnuplot >/dev/null; then
     for f in "${csvs[@]}"; do

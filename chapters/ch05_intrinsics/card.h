@@ -198,7 +198,7 @@ __host__ __device__ constexpr sphere_letter letter_of_list(int l)
     return letters[l];
 }
 
-/* Calls of trace() on the CPU, for the program's flop estimate (see main.c),
+/* Calls of trace() on the CPU (for the box's share of them),
  * of those the ones the bounding box let skip the spheres, and calls of
  * test_sphere; the GPU code does not count. Inline variables (C++17): one
  * counter for the whole program, though every file that includes this one

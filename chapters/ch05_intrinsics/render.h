@@ -48,7 +48,7 @@ render_fn gpu_render, gpu_render_fast, gpu_render_ftz, gpu_render_approx_div, gp
 int cpu_render_picture_pixel(int flags, int lanes, int col, int row, int width, int height, int spp,
                              unsigned char *out);
 
-/* trace() calls the CPU has made so far (for the flop estimate), and of
+/* trace() calls the CPU has made so far, and of
  * those, the ones that skipped the spheres because the ray missed their box. */
 unsigned long long cpu_trace_calls(void);
 unsigned long long cpu_box_skips(void);

@@ -44,8 +44,6 @@ static double cpu_spot_check(run *r, int flags, int *bad)
         for (int c = 0; c < 3; c++, n++)
             sq += (double)(cpu[c] - gpu[c]) * (cpu[c] - gpu[c]);
     }
-    if (!(flags & BOUNDING_BOX))
-        r->traces_per_sample = (double)(cpu_trace_calls() - traces) / ((double)CPU_CHECK_PIXELS * r->spp);
     traces = cpu_trace_calls() - traces;
     r->box_skip_share = (double)(cpu_box_skips() - skips) / (double)traces;
     r->spheres_per_trace = (double)(cpu_sphere_tests() - tests) / (double)traces;

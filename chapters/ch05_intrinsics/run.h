@@ -21,7 +21,6 @@ typedef struct {
     render_fn *fn; /* the stage's render, and its flags */
     int flags;
     kernel_info *info; /* filled by the next run, then NULL */
-    double traces_per_sample; /* from the CPU spot check */
     double box_skip_share;    /* of the spot check's trace() calls, those the box let skip the spheres */
     double spheres_per_trace; /* the spot check's sphere tests per trace() call */
 } run;
