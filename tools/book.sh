@@ -97,14 +97,18 @@ done
 : > "$gen/results_summary.md"
 for f in "${csvs[@]}"; do
     awk -F, -v file="$f" "$fmt_awk"'
+    # first pass: the GPUs (the device of every row with threads 0), so a row
+    # on several GPUs (threads = the GPU count) is not taken for a CPU row
+    FNR == NR { if (FNR > 1 && $4 == 0) gpu_device[$9] = 1; next }
     FNR > 1 && $8 != "n/a" && $7 != "MSE" {
         # the fastest row in the unit and workload of the first row (not a smaller n of a sweep);
-        # and, in the same workload, the fastest CPU row (threads > 0) and the fastest GPU row
+        # and, in the same workload, the fastest CPU row (threads > 0 on no GPU) and the fastest GPU row
         if (!($1 in first)) { order[++n] = $1; first[$1] = $2; firstms[$1] = $5; best[$1] = $2; bestms[$1] = $5; u[$1] = $7; wl[$1] = $3 }
         if ($7 == u[$1] && $3 == wl[$1]) {
             if ($5 < bestms[$1]) { best[$1] = $2; bestms[$1] = $5 }
-            if ($4 > 0 && (!($1 in cpums) || $5 < cpums[$1])) { cpu[$1] = $2; cpums[$1] = $5 }
-            if ($4 == 0 && (!($1 in gpums) || $5 < gpums[$1])) { gpums[$1] = $5 }
+            on_gpu = ($9 in gpu_device)
+            if (!on_gpu && (!($1 in cpums) || $5 < cpums[$1])) { cpu[$1] = $2; cpums[$1] = $5 }
+            if (on_gpu && (!($1 in gpums) || $5 < gpums[$1])) { gpums[$1] = $5 }
         }
         if (!(($9) in seen)) { seen[$9] = 1; devs = devs (devs ? "; " : "") $9 }
         if ($8 == "FAIL") fails[$1]++
@@ -116,7 +120,7 @@ for f in "${csvs[@]}"; do
             vs = (c in cpums) && (c in gpums) ? sprintf("%.1fx", cpums[c] / gpums[c]) : "-"
             printf "| %s | %s | %s | %s | %s | %.1fx | %s | %s | %s |\n", c, first[c], ftime(firstms[c]), best[c], ftime(bestms[c]), firstms[c] / bestms[c], (c in cpums) ? cpu[c] : "-", vs, fails[c] ? fails[c] " FAIL" : "all ok" }
         printf "\n"
-    }' "$f" >> "$gen/results_summary.md" || { echo "book: making the summary from $f failed" >&2; exit 1; }
+    }' "$f" "$f" >> "$gen/results_summary.md" || { echo "book: making the summary from $f failed" >&2; exit 1; }
 done
 
 # Images: PPMs from a bench without libpng become PNGs (then the PPM goes).
