@@ -69,8 +69,13 @@ CUDA_HOME := $(abspath $(or $(shell $(NVCC) -v --dryrun -x cu -c /dev/null -o /d
 #   CUDA_FAST_MATH     nvcc's -use_fast_math; for clang the same four effects, spelled out (not clang's
 #                      -ffast-math, which also assumes no NaN and may delete the programs' NaN checks: ch09)
 #   CUDA_FTZ, CUDA_APPROX_DIV, CUDA_APPROX_SQRT   each of those effects alone
+# clang's CUDA headers take sqrtf from libdevice, which asks __nvvm_reflect
+# whether to round it exactly; clang answers no (sqrt.approx) unless told, where
+# nvcc's default is -prec-sqrt=true (sqrt.rn). CLANG_PREC_SQRT tells it, so the
+# plain builds of both compilers compute the same square root (ch09).
+CLANG_PREC_SQRT := -mllvm -nvvm-reflect-add=__CUDA_PREC_SQRT=1
 CLANG_CUDA_FLAGS = -x cuda --cuda-gpu-arch=$(CUDA_ARCH) --cuda-path=$(CUDA_HOME) -I$(CUDA_HOME)/include/cccl \
-                   -Wno-unknown-cuda-version -O3 -std=c++17 -gline-tables-only -Wall -Wextra
+                   -Wno-unknown-cuda-version -O3 -std=c++17 -gline-tables-only -Wall -Wextra $(CLANG_PREC_SQRT)
 # Which clang compiles CUDA (ch09's second half, CUDA_COMPILER=clang): the
 # first of clang++-22 and clang++ that passes a trial compile of a small kernel
 # for CUDA_ARCH (tools/clang_cuda_probe.sh, cached in build/.probe). Debian 12's
@@ -95,7 +100,7 @@ endif
 endif
 CLANG_FTZ := -fgpu-flush-denormals-to-zero
 CLANG_APPROX_DIV := -mllvm -nvptx-prec-divf32=1
-CLANG_APPROX_SQRT := -mllvm -nvptx-prec-sqrtf32=0
+CLANG_APPROX_SQRT := -mllvm -nvptx-prec-sqrtf32=0 -mllvm -nvvm-reflect-add=__CUDA_PREC_SQRT=0
 CLANG_FAST_MATH := $(CLANG_FTZ) $(CLANG_APPROX_DIV) $(CLANG_APPROX_SQRT) -fgpu-approx-transcendentals
 NVCC_FAST_MATH := -use_fast_math
 ifeq ($(CUDA_COMPILER),clang)
