@@ -344,6 +344,33 @@ START_TEST(list_stages_is_the_stage_table)
 }
 END_TEST
 
+/* tools/decomposition.sh and tools/counted_flops.sh on two made-up reports
+ * whose numbers are chosen by hand: stage b runs half the thread instructions
+ * of a, on fuller warps (x2), issuing at half the rate (x0.5) with the SMs
+ * busy all the time (x2): elapsed cycles / 4; and a's FP32 work is known. */
+START_TEST(book_tables_from_counters)
+{
+    const char *report =
+        "printf '# device: Test GPU, 1.0 (nvidia-smi: name, driver)\\n"
+        "    smsp__thread_inst_executed.sum   inst %s\\n    smsp__inst_executed.sum   inst %s\\n"
+        "    sm__cycles_active.avg   cycle %s\\n    sm__cycles_elapsed.avg   cycle %s\\n"
+        "    smsp__sass_thread_inst_executed_op_fadd_pred_on.sum   inst 1,000\\n"
+        "    smsp__sass_thread_inst_executed_op_fmul_pred_on.sum   inst 2,000\\n"
+        "    smsp__sass_thread_inst_executed_op_ffma_pred_on.sum   inst 3,000\\n"
+        "    Duration   %s\\n' > data/profiles/M/%s.txt";
+    char a[600], b[600], script[3000];
+    snprintf(a, sizeof a, report, "1,000", "100", "50", "100", "ms   2.00", "ch99_a");
+    snprintf(b, sizeof b, report, "500", "25", "25", "25", "us   500", "ch99_b");
+    snprintf(script, sizeof script,
+             "mkdir -p data/profiles/M data/results && %s && %s && "
+             "printf 'chapter,stage\\nch99,a,w,0\\nch99,b,w,0\\nch07,ceiling-fp32-peak,w,0,1,0.009,GFLOP/s\\n' > data/results/M.csv && "
+             "$P/tools/decomposition.sh > d.md && grep -q '^| ch99 | b (after a) | 4.00 | 4.00 | 2.00 | 2.00 | 0.50 | 2.00 | instructions |$' d.md && "
+             "$P/tools/counted_flops.sh > f.md && grep -q '^| ch99_a | 1e+03 | 2e+03 | 3e+03 | 9000 | 2 ms | 0 | 50.0%% |$' f.md",
+             a, b);
+    ck_assert_msg(in_temp_folder(script) == 0, "the book's counter tables from hand-made reports");
+}
+END_TEST
+
 /* The raytracer chapters that can run here: every one without a GPU part,
  * and the GPU ones only on a machine with a GPU. */
 static const program_info *runnable[PROGRAM_COUNT];
@@ -614,6 +641,7 @@ int main(void)
     tcase_add_loop_test(tc, bad_vector_is_refused, 0, vector_count);
     tcase_add_loop_test(tc, help_exits_zero_and_lists_stages, 0, PROGRAM_COUNT);
     tcase_add_loop_test(tc, list_stages_is_the_stage_table, 0, PROGRAM_COUNT);
+    tcase_add_test(tc, book_tables_from_counters);
     /* The GPU raytracers render on the GPU: without one their tests are skipped. */
     tcase_add_loop_test(tc, images_written_for_every_stage, 0, runnable_count);
     tcase_add_loop_test(tc, unwritable_default_output_is_refused_first, 0, runnable_count);
