@@ -243,6 +243,7 @@ help:
 	@echo "                      with a GPU, every GPU stage under compute-sanitizer"
 	@echo "  make profile CH=ch05 STAGE=fast-math   Nsight Compute on one stage, saved in data/profiles/<machine>/"
 	@echo "  make profiles       make profile for every GPU stage of every GPU chapter (CHAPTERS=...: a subset)"
+	@echo "  make host-record    this host's CPU model, vector ISA and triad memory bandwidth (make bench runs it)"
 	@echo "  make cpu-scaling    this machine's parallel efficiency on work that shares nothing (the CPU chapters' yardstick)"
 	@$(foreach t,$(CHAPTER_TARGETS),printf '  make %-15s %s\n' $(call sh_quote,$(t)) $(call sh_quote,$($(t)_HELP));)
 	@echo "  make CUDA_COMPILER=clang chNN   a GPU chapter's kernels compiled by clang (clang++-22) instead of nvcc"
@@ -392,11 +393,17 @@ hint:
 	@tools/hint.sh $(EX_TEXT) $(EXERCISES)
 
 # ---------------------------------------------------------------- bench, book
-bench: all $(BUILD)/image_diff
+bench: all $(BUILD)/image_diff host-record
 	@IMAGE_DIFF=$(BUILD)/image_diff IMAGE_EXT=$(if $(PNG_FOUND),png,ppm) tools/bench.sh
 
-$(BUILD)/ppm2png $(BUILD)/image_diff $(BUILD)/cpu_scaling: $(BUILD)/%: tools/%.c $(LIBCOMMON)
+$(BUILD)/ppm2png $(BUILD)/image_diff $(BUILD)/cpu_scaling $(BUILD)/host_record: $(BUILD)/%: tools/%.c $(LIBCOMMON)
 	$(CC) $(ALL_CFLAGS) $(PNG_CFLAGS) $< $(LIBCOMMON) -o $@ $(PNG_LIBS) $(LDLIBS_BASE)
+
+# What the host is beside its CPU results: model, vector ISA, triad bandwidth.
+.PHONY: host-record
+host-record: $(BUILD)/host_record
+	@mkdir -p data/results/$(MACHINE) && $(BUILD)/host_record > data/results/$(MACHINE)/host.txt.tmp && \
+	  mv data/results/$(MACHINE)/host.txt.tmp data/results/$(MACHINE)/host.txt && cat data/results/$(MACHINE)/host.txt
 
 # How this machine's cores scale on work that shares nothing (the CPU chapters' yardstick).
 .PHONY: cpu-scaling

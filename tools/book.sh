@@ -291,6 +291,13 @@ chart() {
 tools/profile_summary.sh > "$gen/profile_summary.md"
 tools/decomposition.sh > "$gen/decomposition.md"
 tools/counted_flops.sh > "$gen/counted_flops.md"
+# Each machine's host record (make host-record), named.
+: > "$gen/host_record.md"
+for f in data/results/*/host.txt; do
+    printf '*The host of `%s` (`%s`):*\n\n```\n' "$(basename "$(dirname "$f")")" "$f" >> "$gen/host_record.md"
+    cat "$f" >> "$gen/host_record.md"
+    printf '```\n\n' >> "$gen/host_record.md"
+done
 charts="charts redrawn"
 if command -v gnuplot >/dev/null; then
     for f in "${csvs[@]}"; do
