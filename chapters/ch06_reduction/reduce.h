@@ -52,18 +52,19 @@ typedef struct {
 } stage;
 
 /* The ceilings, measured in the same run (bytes moved per second):
- * a read-only streaming kernel over `bytes` bytes of d_in, the best of 16
- * grid sizes and loads in flight (what a reduction can at most reach),
- * and a device-to-device cudaMemcpy (read + written), each the median of
- * `repeat` timed runs. */
-double measure_read_bandwidth(const void *d_in, size_t bytes, int repeat);
+ * a read-only streaming kernel over `bytes` bytes of d_in, the best of a
+ * search over loads in flight, block sizes and grids (what a reduction can at
+ * most reach; the winner described in best_config), and a device-to-device
+ * cudaMemcpy (read + written), each the median of `repeat` timed runs. */
+double measure_read_bandwidth(const void *d_in, size_t bytes, int repeat, char *best_config, size_t len);
 double measure_copy_bandwidth(void *d_a, void *d_b, size_t bytes, int repeat);
 
 /* Both ceilings in GB/s, as main.c reports them: the copy over two buffers of
  * REDUCE_CEILING_BYTES; the read over the input d_in (in_bytes), or over such
  * a buffer when the input is smaller. */
 #define REDUCE_CEILING_BYTES ((size_t)256 << 20)
-void reduce_ceilings(const void *d_in, size_t in_bytes, double *read_gbs, double *copy_gbs);
+void reduce_ceilings(const void *d_in, size_t in_bytes, double *read_gbs, double *copy_gbs, char *read_config,
+                     size_t len);
 
 #ifdef __cplusplus
 }

@@ -498,7 +498,7 @@ typedef struct {
     void *dst;
     const void *src;
     size_t bytes;
-    unsigned blocks;
+    unsigned blocks, block; /* the grid and the threads per block */
     int loads;
     int *sink;
 } stream_job;
@@ -515,42 +515,72 @@ static void launch_read(void *p)
     const int4 *in = (const int4 *)j->src;
     size_t n4 = j->bytes / 16;
     switch (j->loads) {
-    case 1: read_stream_kernel<1><<<j->blocks, BLOCK>>>(in, n4, j->sink); break;
-    case 2: read_stream_kernel<2><<<j->blocks, BLOCK>>>(in, n4, j->sink); break;
-    case 4: read_stream_kernel<4><<<j->blocks, BLOCK>>>(in, n4, j->sink); break;
-    default: read_stream_kernel<8><<<j->blocks, BLOCK>>>(in, n4, j->sink); break;
+    case 1: read_stream_kernel<1><<<j->blocks, j->block>>>(in, n4, j->sink); break;
+    case 2: read_stream_kernel<2><<<j->blocks, j->block>>>(in, n4, j->sink); break;
+    case 4: read_stream_kernel<4><<<j->blocks, j->block>>>(in, n4, j->sink); break;
+    case 8: read_stream_kernel<8><<<j->blocks, j->block>>>(in, n4, j->sink); break;
+    default: read_stream_kernel<16><<<j->blocks, j->block>>>(in, n4, j->sink); break;
     }
     CUDA_CHECK_LAUNCH();
 }
 
 double measure_copy_bandwidth(void *d_a, void *d_b, size_t bytes, int repeat)
 {
-    stream_job j = {d_b, d_a, bytes, 0, 0, NULL};
+    stream_job j = {d_b, d_a, bytes, 0, 0, 0, NULL};
     launch_copy(&j); /* warm-up */
     return 2.0 * (double)bytes / (cuda_median_ms(launch_copy, &j, repeat) * 1e-3); /* read + written */
 }
 
-double measure_read_bandwidth(const void *d_in, size_t bytes, int repeat)
+/* The read ceiling: the best of a search over loads in flight per thread
+ * (1 ... 16 int4), threads per block (128 ... 1024) and grids (1 ... 32
+ * blocks per SM, up to 4096 resident threads' worth, and one that covers the
+ * input once with no grid-stride loop): every configuration timed 3 times,
+ * the three fastest again `repeat` times; the best median wins. */
+double measure_read_bandwidth(const void *d_in, size_t bytes, int repeat, char *best_config, size_t len)
 {
+    enum { MAX_CONFIGS = 160, FINALISTS = 3 };
     int device, sms, *sink;
     CUDA_CHECK(cudaGetDevice(&device));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     CUDA_CHECK(cudaMalloc(&sink, sizeof(int)));
+    stream_job jobs[MAX_CONFIGS];
+    double gbs[MAX_CONFIGS];
+    int count = 0;
+    const int loads[] = {1, 2, 4, 8, 16}, blocks[] = {128, 256, 512, 1024}, per_sm[] = {1, 2, 4, 8, 16, 32};
+    size_t n4 = bytes / 16;
+    for (int l = 0; l < 5; l++)
+        for (int b = 0; b < 4; b++)
+            for (int g = 0; g <= 6; g++) {
+                size_t cover = (n4 + (size_t)blocks[b] * loads[l] - 1) / ((size_t)blocks[b] * loads[l]);
+                size_t grid = g < 6 ? (size_t)sms * per_sm[g] : cover < 1 ? 1 : cover;
+                if ((g < 6 && blocks[b] * per_sm[g] > 4096) || grid > 0x7fffffffu || count == MAX_CONFIGS)
+                    continue;
+                jobs[count++] = (stream_job){NULL, d_in, bytes & ~(size_t)15, (unsigned)grid, (unsigned)blocks[b],
+                                             loads[l], sink};
+            }
+    for (int c = 0; c < count; c++) {
+        launch_read(&jobs[c]); /* warm-up */
+        gbs[c] = (double)jobs[c].bytes / (cuda_median_ms(launch_read, &jobs[c], 3) * 1e-3);
+    }
     double best = 0;
-    const int loads[] = {1, 2, 4, 8}, blocks_per_sm[] = {4, 8, 16, 32};
-    for (int l = 0; l < 4; l++)
-        for (int b = 0; b < 4; b++) {
-            stream_job j = {NULL, d_in, bytes & ~(size_t)15, (unsigned)(sms * blocks_per_sm[b]), loads[l], sink};
-            launch_read(&j); /* warm-up */
-            double gbs = (double)j.bytes / (cuda_median_ms(launch_read, &j, repeat) * 1e-3);
-            best = gbs > best ? gbs : best;
+    for (int f = 0; f < FINALISTS && f < count; f++) {
+        int top = 0;
+        for (int c = 1; c < count; c++)
+            top = gbs[c] > gbs[top] ? c : top;
+        gbs[top] = -1; /* taken */
+        double rate = (double)jobs[top].bytes / (cuda_median_ms(launch_read, &jobs[top], repeat) * 1e-3);
+        if (rate > best) {
+            best = rate;
+            snprintf(best_config, len, "%d int4 loads in flight x %u threads, %u blocks", jobs[top].loads,
+                     jobs[top].block, jobs[top].blocks);
         }
+    }
     CUDA_CHECK(cudaFree(sink));
     return best;
 }
 
-
-void reduce_ceilings(const void *d_in, size_t in_bytes, double *read_gbs, double *copy_gbs)
+void reduce_ceilings(const void *d_in, size_t in_bytes, double *read_gbs, double *copy_gbs, char *read_config,
+                     size_t len)
 {
     void *a, *b;
     CUDA_CHECK(cudaMalloc(&a, REDUCE_CEILING_BYTES));
@@ -560,9 +590,9 @@ void reduce_ceilings(const void *d_in, size_t in_bytes, double *read_gbs, double
     /* The read ceiling over the stages' own input, so launch and tail costs
      * weigh the same (at least 256 MiB: a small n would measure only those). */
     if (in_bytes >= REDUCE_CEILING_BYTES)
-        *read_gbs = measure_read_bandwidth(d_in, in_bytes, 21) * 1e-9;
+        *read_gbs = measure_read_bandwidth(d_in, in_bytes, 21, read_config, len) * 1e-9;
     else
-        *read_gbs = measure_read_bandwidth(a, REDUCE_CEILING_BYTES, 21) * 1e-9;
+        *read_gbs = measure_read_bandwidth(a, REDUCE_CEILING_BYTES, 21, read_config, len) * 1e-9;
     CUDA_CHECK(cudaFree(a));
     CUDA_CHECK(cudaFree(b));
 }
