@@ -366,3 +366,16 @@ void progress_job_free(progress_job *j)
     free(j->row_costs);
     j->row_costs = NULL;
 }
+
+unsigned long long host_available_bytes(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    unsigned long long kb = 0;
+    char line[256];
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kb * 1024;
+}

@@ -97,6 +97,9 @@ int report_finish_image(const report *r, int ok, const char *program, const imag
 /* "AMD EPYC 9654 96-Core Processor" from /proc/cpuinfo, or "unknown CPU". */
 const char *host_cpu_name(void);
 
+/* Bytes of memory the kernel reports as available (MemAvailable), or 0 if unknown. */
+unsigned long long host_available_bytes(void);
+
 /* Progress on stderr unless quiet, only for runs expected to last more than
  * PROGRESS_MIN_SECONDS (nothing is drawn in the first second, nor when the
  * work done so far says the whole will be shorter): on a terminal one line

@@ -91,19 +91,6 @@ static double best_gbs(size_t n, int threads)
     return best;
 }
 
-static unsigned long long available_bytes(void)
-{
-    FILE *f = fopen("/proc/meminfo", "r");
-    unsigned long long kb = 0;
-    char line[256];
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kb * 1024;
-}
-
 int main(void)
 {
     char flags[8192] = "", line[8192];
@@ -118,7 +105,7 @@ int main(void)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int threads = cores < 1 ? 1 : cores > MAX_THREADS ? MAX_THREADS : (int)cores;
     size_t n = (size_t)1 << 27; /* 1 GiB per array */
-    unsigned long long avail = available_bytes();
+    unsigned long long avail = host_available_bytes();
     while (avail && n > ((size_t)1 << 20) && 3 * n * sizeof(double) > avail / 2)
         n /= 2;
     printf("cpu: %s\nlogical cpus online: %d\nisa:", host_cpu_name(), threads);

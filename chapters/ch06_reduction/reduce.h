@@ -42,9 +42,8 @@ static inline size_t reduce_stage_scratch_bytes(size_t n)
  * from xorshift64* with seed 0x5EED06; returns their exact sum. */
 long long reduce_fill(int *in, size_t n);
 
-/* Bytes of host memory the kernel reports as available, or 0 if unknown, and
- * what main.c keeps free besides the input (the program, the OS, the page cache). */
-unsigned long long host_available_bytes(void);
+/* Host memory main.c keeps free besides the input (the program, the OS, the
+ * page cache); what is available is report.h's host_available_bytes(). */
 #define HOST_MARGIN_BYTES (1ULL << 30)
 
 /* A stage (the table is stages.h). */

@@ -3,7 +3,6 @@
 #include "reduce.h"
 
 #include <pthread.h>
-#include <stdio.h>
 
 long long reduce_fill(int *in, size_t n)
 {
@@ -69,18 +68,4 @@ void reduce_cpu_threads(const int *in, size_t n, long long *result, const reduce
         sum += c[t].sum;
     }
     *result = sum;
-}
-
-/* Bytes of memory the kernel reports as available, or 0 if unknown. */
-unsigned long long host_available_bytes(void)
-{
-    FILE *f = fopen("/proc/meminfo", "r");
-    unsigned long long kb = 0;
-    char line[256];
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kb * 1024;
 }
