@@ -275,14 +275,29 @@ static int read_header_int(FILE *f, int *value)
     return digits > 0 && (c == ' ' || c == '\t' || c == '\n' || c == '\r');
 }
 
-/* Reads a P6 header; 1 if it is one with maxval 255 and a size within the cap. */
+/* Reads a P6 or P3 header; its kind ('6' or '3'), or 0 if it is neither or
+ * not maxval 255 and a size within the cap. */
 static int read_ppm_header(FILE *f, int *w, int *h)
 {
     int maxval;
     char magic[2];
-    return fread(magic, 1, 2, f) == 2 && magic[0] == 'P' && magic[1] == '6' && read_header_int(f, w) &&
-           read_header_int(f, h) && read_header_int(f, &maxval) && maxval == 255 && *w > 0 && *h > 0 &&
-           (long)*w * *h <= IMAGE_READ_MAX_PIXELS;
+    int ok = fread(magic, 1, 2, f) == 2 && magic[0] == 'P' && (magic[1] == '6' || magic[1] == '3') &&
+             read_header_int(f, w) && read_header_int(f, h) && read_header_int(f, &maxval) && maxval == 255 &&
+             *w > 0 && *h > 0 && (long)*w * *h <= IMAGE_READ_MAX_PIXELS;
+    return ok ? magic[1] : 0;
+}
+
+/* P3's pixels: decimal numbers 0-255 separated by whitespace (smallpt
+ * writes its image so). */
+static int read_plain_pixels(FILE *f, image *img)
+{
+    for (size_t i = 0; i < image_bytes(img); i++) {
+        int v;
+        if (fscanf(f, "%d", &v) != 1 || v < 0 || v > 255)
+            return 0;
+        img->rgb[i] = (unsigned char)v;
+    }
+    return 1;
 }
 
 FILE *open_regular_file(const char *path, const char **why)
@@ -321,10 +336,10 @@ int image_read_ppm(image *img, const char *path, char *err, size_t errlen)
     FILE *f = open_input(path, err, errlen);
     if (!f)
         return -1;
-    int w, h;
-    if (!read_ppm_header(f, &w, &h)) {
+    int w, h, kind = read_ppm_header(f, &w, &h);
+    if (!kind) {
         fclose(f);
-        return fail(err, errlen, "%s: not a P6 PPM with maxval 255 and at most %ld pixels", path,
+        return fail(err, errlen, "%s: not a P6 or P3 PPM with maxval 255 and at most %ld pixels", path,
                     IMAGE_READ_MAX_PIXELS);
     }
     if (image_alloc(img, w, h) != 0) {
@@ -332,11 +347,11 @@ int image_read_ppm(image *img, const char *path, char *err, size_t errlen)
         return fail(err, errlen, "%s: out of memory (a %dx%d image)", path, w, h);
     }
     int ok;
-    ok = fread(img->rgb, 1, image_bytes(img), f) == image_bytes(img);
+    ok = kind == '3' ? read_plain_pixels(f, img) : fread(img->rgb, 1, image_bytes(img), f) == image_bytes(img);
     fclose(f);
     if (!ok) {
         image_free(img);
-        return fail(err, errlen, "%s: truncated pixel data", path);
+        return fail(err, errlen, "%s: truncated or bad pixel data", path);
     }
     return 0;
 }
@@ -411,7 +426,7 @@ int image_read_size(const char *path, int *width, int *height, char *err, size_t
         return -1;
     int ok = read_ppm_header(f, width, height);
     fclose(f);
-    return ok ? 0 : fail(err, errlen, "%s: not a P6 PPM with maxval 255 and at most %ld pixels", path,
+    return ok ? 0 : fail(err, errlen, "%s: not a P6 or P3 PPM with maxval 255 and at most %ld pixels", path,
                          IMAGE_READ_MAX_PIXELS);
 }
 

@@ -54,7 +54,8 @@ FILE *open_regular_file(const char *path, const char **why);
  * decoded). Returns 0, or -1 and a message in err. */
 int image_read_size(const char *path, int *width, int *height, char *err, size_t errlen);
 
-/* Reads a binary PPM (P6, maxval 255), any whitespace in the header. */
+/* Reads a PPM, binary (P6) or plain (P3, as smallpt writes), maxval 255,
+ * any whitespace in the header. */
 int image_read_ppm(image *img, const char *path, char *err, size_t errlen);
 
 /* Reads a PNG (8-bit RGB after conversion; needs libpng), or by extension

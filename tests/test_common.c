@@ -131,6 +131,13 @@ START_TEST(ppm_reader_takes_any_header_whitespace_and_comments)
     ck_assert_int_eq(img.width, 2);
     ck_assert_int_eq(img.rgb[5], 0xff);
     image_free(&img);
+    f = fopen(path, "wb"); /* plain PPM, as smallpt writes it: "P3\nW H\n255\n" and numbers */
+    fputs("P3\n2 1\n255\n1 2 3 253 254 255 ", f);
+    fclose(f);
+    ck_assert_int_eq(image_read_ppm(&img, path, err, sizeof err), 0);
+    ck_assert_int_eq(img.rgb[0], 1);
+    ck_assert_int_eq(img.rgb[5], 255);
+    image_free(&img);
     remove_tmpdir();
 }
 END_TEST
@@ -143,7 +150,8 @@ START_TEST(ppm_reader_refuses_bad_files)
     snprintf(path, sizeof path, "%s/missing.ppm", tmpdir);
     ck_assert_int_eq(image_read_ppm(&img, path, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "missing.ppm"));
-    const char *bad[] = {"P5 2 1 255 abcdef", "P6 2 1 65535 abcdef", "P6 2 1 255 abc", "P6 -2 1 255 abcdef", ""};
+    const char *bad[] = {"P5 2 1 255 abcdef", "P6 2 1 65535 abcdef", "P6 2 1 255 abc", "P6 -2 1 255 abcdef", "",
+                         "P3 2 1 255 1 2 3 4 5", "P3 2 1 255 1 2 3 4 5 256", "P3 2 1 255 1 2 3 4 5 -1"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         snprintf(path, sizeof path, "%s/bad%zu.ppm", tmpdir, i);
         FILE *f = fopen(path, "wb");

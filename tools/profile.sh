@@ -43,7 +43,8 @@ device=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev
 {
     echo "# device: ${device:-unknown} (nvidia-smi: name, driver)"
     echo "# ncu: $("$ncu" --version 2>/dev/null | tail -n1)"
-    echo "# commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
+    # PROFILE_COMMIT: where the tree was copied from a commit whose history the copy lacks
+    echo "# commit: ${PROFILE_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')}"
     echo "# command: ./$ch --stage $stage --repeat 1 --quiet ${!avar}; kernel $kernel, the launch after the first"
 } > "$out.tmp"
 # shellcheck disable=SC2086 # PROFILE_ARGS is words

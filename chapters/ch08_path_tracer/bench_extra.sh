@@ -1,19 +1,41 @@
 #!/usr/bin/env bash
 # ch08's part of `make bench` (run by tools/bench.sh after ./ch08, with its
-# helpers sourced): quality per second. Each stage renders 1024x768 at a
-# ladder of spp, each run a row "MSE" (against the converged reference) with
-# its kernel time; the ladder stops two rungs after the MSE drops below 52
-# (the report's bar). `make book` charts MSE against time and tabulates the
-# first rung below 52 per stage. The stages: those tagged mse-ladder (stages.h).
+# helpers sourced): quality per second. Each stage tagged mse-ladder
+# (stages.h) renders 1024x768 at a ladder of spp, each run a row "MSE"
+# (against the converged reference) with its kernel time. The ladder doubles
+# until the MSE is below 52 (the report's bar) and one rung past it (for the
+# chart); then the spp between the last rung above 52 and the first below is
+# bisected (geometric midpoints, multiples of 4) until the two are at most
+# 1.25x apart. `make book` charts MSE against time and tabulates, per stage,
+# the smallest spp measured below 52 with its time.
+
+# ch08_mse STAGE SPP: renders, appends the rows to $new, prints the MSE (empty on failure).
+ch08_mse() {
+    ./ch08 --stage "$1" --spp "$2" --repeat 3 --quiet --csv "$new" > "$scratch/ch08_sweep.txt" 2>&1 ||
+        { cat "$scratch/ch08_sweep.txt" >&2; echo "bench: ch08 $1 spp=$2 failed" >&2; return 1; }
+    awk -F, -v s="$1" -v w="1024x768x${2}spp" '$2 == s && $3 == w && $7 == "MSE" {v = $6} END {print v}' "$new"
+}
+below_bar() { awk -v m="$1" 'BEGIN {exit !(m < 52)}'; }
+
 for stage in $(./ch08 --list-stages | awk -F'\t' '$5 ~ /(^| )mse-ladder( |$)/ {print $1}'); do
-    below=0
-    for spp in 4 8 16 32 64 128 256 512 1024 2048 4096; do
-        ./ch08 --stage $stage --spp $spp --repeat 3 --quiet --csv "$new" > "$scratch/ch08_sweep.txt" 2>&1 ||
-            { cat "$scratch/ch08_sweep.txt"; echo "bench: ch08 $stage spp=$spp failed"; status=1; break; }
-        mse=$(awk -F, -v s=$stage -v w="1024x768x${spp}spp" '$2 == s && $3 == w && $7 == "MSE" {v = $6} END {print v}' "$new")
-        echo "bench: ch08 $stage at $spp spp: MSE ${mse:-?}"
-        [ -n "$mse" ] || break
-        awk -v m="$mse" 'BEGIN {exit !(m < 52)}' && below=$((below + 1))
-        [ $below -ge 2 ] && break
+    above=0 below=0 spp=4
+    while [ $spp -le 8192 ]; do
+        mse=$(ch08_mse "$stage" $spp) && [ -n "$mse" ] || { status=1; break; }
+        echo "bench: ch08 $stage at $spp spp: MSE $mse"
+        if below_bar "$mse"; then
+            [ $below -eq 0 ] && below=$spp
+        else
+            above=$spp
+        fi
+        [ $below -ne 0 ] && [ $spp -ge $((2 * below)) ] && break
+        spp=$((2 * spp))
+    done
+    [ $below -ne 0 ] && [ $above -ne 0 ] || continue
+    while [ $((4 * below)) -gt $((5 * above)) ]; do
+        mid=$(awk -v a=$above -v b=$below 'BEGIN {m = int(sqrt(a * b) / 4 + 0.5) * 4; print (m > a && m < b) ? m : 0}')
+        [ "$mid" -ne 0 ] || break
+        mse=$(ch08_mse "$stage" "$mid") && [ -n "$mse" ] || { status=1; break; }
+        echo "bench: ch08 $stage at $mid spp (bisecting $above-$below): MSE $mse"
+        if below_bar "$mse"; then below=$mid; else above=$mid; fi
     done
 done

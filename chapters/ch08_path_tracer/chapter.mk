@@ -6,7 +6,7 @@ ch08_SUMMARY := smallpt's Cornell box from a scene file: CPU threads, recursion 
 ch08_GPU := some
 ch08_RAYTRACER := yes
 ch08_SMALL := --width 33 --height 31 --spp 4 --threads 2
-ch08_BAD := --spp 6 multiple;--scene /nonexistent/scene.txt scene;--seed 4294967295 seed
+ch08_BAD := --spp 6 multiple;--noise-test maybe noise-test;--scene /nonexistent/scene.txt scene;--seed 4294967295 seed
 ch08_SANITIZE := --width 33 --height 31 --spp 4
 ch08_SAN_SRC := $(ch08_DIR)/scene.c $(ch08_DIR)/cpu.c $(ch08_DIR)/cpu_f32.c
 ch08_TEST_OBJ := $(BUILD)/ch08/scene.o $(BUILD)/ch08/cpu.o $(BUILD)/ch08/cpu_f32.o
@@ -35,5 +35,15 @@ CHAPTER_TARGETS += ch08-reference
 ch08-reference_HELP := re-render ch08's converged reference images (GPU, about a minute)
 .PHONY: ch08-reference
 ch08-reference: ch08
-	./ch08 --stage gpu-loop --width 128 --height 96 --spp 65536 --seed 1000 --repeat 1 --out $(CURDIR)/data/reference/ch08_cornell_128x96.ppm
-	./ch08 --stage gpu-loop --width 1024 --height 768 --spp 16384 --seed 1000 --repeat 1 --out $(CURDIR)/data/reference/ch08_cornell_1024x768.ppm
+	./ch08 --stage gpu-loop --width 128 --height 96 --spp 65536 --seed 1000 --repeat 1 --noise-test no --out $(CURDIR)/data/reference/ch08_cornell_128x96.ppm
+	./ch08 --stage gpu-loop --width 1024 --height 768 --spp 16384 --seed 1000 --repeat 1 --noise-test no --out $(CURDIR)/data/reference/ch08_cornell_1024x768.ppm
+
+# Beason's smallpt against the cpu-threads stage: the same picture, within noise (ORIGINAL=its .cpp).
+$(BUILD)/ch08/smallpt_agree: $(ch08_DIR)/smallpt_agree.c $(LIBCOMMON) | $(BUILD)/ch08/.dir
+	$(CC) $(ALL_CFLAGS) $< $(LIBCOMMON) -o $@ $(PNG_LIBS) $(LDLIBS_BASE)
+CHAPTER_TARGETS += smallpt-vs-port
+smallpt-vs-port_HELP := smallpt (ORIGINAL=its .cpp; SIZE, SPP) against ch08's cpu-threads: the same picture within noise
+.PHONY: smallpt-vs-port
+smallpt-vs-port: ch08 $(BUILD)/ch08/smallpt_agree
+	@mkdir -p data/results/$(MACHINE) && AGREE=$(BUILD)/ch08/smallpt_agree \
+	  OUT=data/results/$(MACHINE)/smallpt-vs-port.txt $(ch08_DIR)/smallpt_vs_port.sh

@@ -85,11 +85,33 @@ static const world *world_for(const scene *sc, int width, int height)
     return &w;
 }
 
+/* The radiance function a double kernel's samples come from (regeneration
+ * draws the loop's samples in another order). */
+static int f64_method(int kernel) { return kernel == KERNEL_RECURSIVE_F64 ? PT_RECURSIVE_SPLIT : PT_LOOP; }
+static int is_f64(int kernel)
+{
+    return kernel == KERNEL_RECURSIVE_F64 || kernel == KERNEL_LOOP_F64 || kernel == KERNEL_REGENERATE_F64 ||
+           kernel == KERNEL_CAPPED_F64;
+}
+
 int cpu_kernel_pixel(int kernel, const scene *sc, int col, int row, int width, int height, int spp,
                      unsigned int seed, unsigned char *out)
 {
-    if (kernel != KERNEL_RECURSIVE_F64 && kernel != KERNEL_LOOP_F64)
+    if (!is_f64(kernel))
         return cpu_kernel_pixel_f32(kernel, sc, col, row, width, height, spp, seed, out);
-    int method = kernel == KERNEL_RECURSIVE_F64 ? PT_RECURSIVE_SPLIT : PT_LOOP;
-    return render_pixel(world_for(sc, width, height), method, col, row, spp, seed, out);
+    const world *w = world_for(sc, width, height);
+    if (kernel == KERNEL_REGENERATE_F64 || kernel == KERNEL_CAPPED_F64)
+        return render_pixel_regenerating(w, 0, col, row, spp, seed, out);
+    return render_pixel(w, f64_method(kernel), col, row, spp, seed, out);
+}
+
+void cpu_kernel_radiance(int kernel, const scene *sc, int col, int row, int width, int height, int spp,
+                         unsigned int seed, radiance_sums *acc)
+{
+    if (!is_f64(kernel)) {
+        cpu_kernel_radiance_f32(kernel, sc, col, row, width, height, spp, seed, acc);
+        return;
+    }
+    add_pixel_radiance(world_for(sc, width, height), f64_method(kernel), col, row, spp, seed, acc->sum, acc->sum2);
+    acc->samples += spp / 4 * 4;
 }

@@ -270,9 +270,9 @@ PT_FN vec direct_light(const world *w, const light *l, vec x, vec nl, vec f, rng
 }
 
 /* 1 if x can see no more of each light than its cap: x lies inside each
- * light's wall. smallpt's camera rays at the top corners start just above the
- * ceiling, outside the room, where more of the light is in view; there the
- * path gathers light by its bounces alone. */
+ * light's wall. Outside it (a scene whose camera starts rays beyond a wall)
+ * more of the light is in view than the cap, and the path gathers light by
+ * its bounces alone. */
 PT_FN int caps_suffice(const world *w, vec x)
 {
     for (int i = 0; i < w->light_count; i++) {
@@ -359,7 +359,14 @@ PT_FN real tent(real u2)
 }
 
 /* The camera ray of subpixel (sx, sy) of picture pixel (col, row), row 0 at
- * the top: smallpt counts y from the bottom. */
+ * the top: smallpt counts y from the bottom. The ray starts CAMERA_START
+ * along the unit direction, inside the room. smallpt writes
+ * Ray(cam.o + d*140, d.norm()), and norm() rescales d in place: g++ (the
+ * build its header names) evaluates the second argument first, so its rays
+ * start 140 along the unit direction; a compiler that goes left to right
+ * (clang++) starts them 140 along the longer unscaled d, and the top rows'
+ * rays then start above the ceiling, in view of the whole light (a white top
+ * row). The original's picture is g++'s: `make smallpt-vs-port` shows both. */
 PT_FN void camera_ray(const camera *c, int col, int row, int sx, int sy, rng *r, vec *o, vec *d)
 {
     real dx = tent(R(2.0) * uniform(r)), dy = tent(R(2.0) * uniform(r));
@@ -367,8 +374,8 @@ PT_FN void camera_ray(const camera *c, int col, int row, int sx, int sy, rng *r,
     vec dir = add(add(scale(c->right, ((sx + R(0.5) + dx) / R(2.0) + (real)col) / (real)c->width - R(0.5)),
                       scale(c->up, ((sy + R(0.5) + dy) / R(2.0) + (real)y) / (real)c->height - R(0.5))),
                   c->direction);
-    *o = add(c->origin, scale(dir, R(CAMERA_START)));
     *d = normalise(dir);
+    *o = add(c->origin, scale(*d, R(CAMERA_START)));
 }
 
 PT_FN int finite3(vec v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
@@ -390,29 +397,54 @@ PT_FN int store_pixel(vec pixel, int ok, unsigned char *out)
     return ok;
 }
 
+/* Sample s of subpixel `sub` of a pixel: its camera ray and the radiance
+ * along it (linear, unclamped), by the radiance function `method`. */
+PT_FN vec sample_radiance(const world *w, int method, int col, int row, int sub, int s, int per_sub,
+                          unsigned int seed)
+{
+    unsigned int pixel_id = (unsigned int)(row * w->cam.width + col);
+    rng r = rng_for(pixel_id, (unsigned int)(sub * per_sub + s), seed);
+    vec o, d;
+    camera_ray(&w->cam, col, row, sub & 1, sub >> 1, &r, &o, &d);
+    if (method == PT_RECURSIVE_SPLIT)
+        return radiance_recursive(w, o, d, 0, &r);
+    return radiance_loop(w, o, d, method == PT_LIGHT_SAMPLING, &r);
+}
+
 /* One picture pixel with spp samples (spp / 4 per subpixel), one radiance
  * function chosen by `method`; 0 if a sample was NaN or infinite. */
 PT_FN int render_pixel(const world *w, int method, int col, int row, int spp, unsigned int seed, unsigned char *out)
 {
     int per_sub = spp / 4, ok = 1;
-    unsigned int pixel_id = (unsigned int)(row * w->cam.width + col);
     vec pixel = v3(0, 0, 0);
     for (int sub = 0; sub < 4; sub++) {
         vec sum = v3(0, 0, 0);
         for (int s = 0; s < per_sub; s++) {
-            rng r = rng_for(pixel_id, (unsigned int)(sub * per_sub + s), seed);
-            vec o, d, l;
-            camera_ray(&w->cam, col, row, sub & 1, sub >> 1, &r, &o, &d);
-            if (method == PT_RECURSIVE_SPLIT)
-                l = radiance_recursive(w, o, d, 0, &r);
-            else
-                l = radiance_loop(w, o, d, method == PT_LIGHT_SAMPLING, &r);
+            vec l = sample_radiance(w, method, col, row, sub, s, per_sub, seed);
             ok &= finite3(l);
             sum = add(sum, l);
         }
         pixel = add_subpixel(pixel, sum, per_sub);
     }
     return store_pixel(pixel, ok, out);
+}
+
+/* A pixel's spp samples as render_pixel draws them, added linearly (no
+ * clamp, no gamma) to sum[c], their squares to sum2[c]: for the tests that
+ * measure an estimator's bias. */
+PT_FN void add_pixel_radiance(const world *w, int method, int col, int row, int spp, unsigned int seed, double *sum,
+                              double *sum2)
+{
+    int per_sub = spp / 4;
+    for (int sub = 0; sub < 4; sub++)
+        for (int s = 0; s < per_sub; s++) {
+            vec l = sample_radiance(w, method, col, row, sub, s, per_sub, seed);
+            double c[3] = {l.x, l.y, l.z};
+            for (int k = 0; k < 3; k++) {
+                sum[k] += c[k];
+                sum2[k] += c[k] * c[k];
+            }
+        }
 }
 
 /* The same pixel with the sample loop and the bounce loop made one (path

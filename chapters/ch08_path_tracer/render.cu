@@ -35,14 +35,15 @@ __device__ int render_one(int col, int row, int spp, unsigned int seed, unsigned
     switch (K) {
     case KERNEL_RECURSIVE_F64: return f64::render_pixel(&world64, PT_RECURSIVE_SPLIT, col, row, spp, seed, out);
     case KERNEL_LOOP_F64: return f64::render_pixel(&world64, PT_LOOP, col, row, spp, seed, out);
-    case KERNEL_LOOP_F32: return f32::render_pixel(&world32, PT_LOOP, col, row, spp, seed, out);
+    case KERNEL_REGENERATE_F64:
+    case KERNEL_CAPPED_F64: return f64::render_pixel_regenerating(&world64, 0, col, row, spp, seed, out);
     case KERNEL_REGENERATE_F32: return f32::render_pixel_regenerating(&world32, 0, col, row, spp, seed, out);
     default: return f32::render_pixel_regenerating(&world32, 1, col, row, spp, seed, out);
     }
 }
 
 template <int K>
-__global__ void render_kernel(unsigned char *rgb, int *bad, int width, int height, int spp, unsigned int seed)
+__device__ void render_thread(unsigned char *rgb, int *bad, int width, int height, int spp, unsigned int seed)
 {
     int col = blockIdx.x * blockDim.x + threadIdx.x;
     int row = blockIdx.y * blockDim.y + threadIdx.y;
@@ -52,12 +53,31 @@ __global__ void render_kernel(unsigned char *rgb, int *bad, int width, int heigh
         atomicAdd(bad, 1);
 }
 
+template <int K>
+__global__ void render_kernel(unsigned char *rgb, int *bad, int width, int height, int spp, unsigned int seed)
+{
+    render_thread<K>(rgb, bad, width, height, spp, seed);
+}
+
+/* The same, with blocks of up to 512 threads of which two must fit on an SM:
+ * 65536 registers / 1024 threads = at most 64 registers a thread. The double
+ * loop wants 106, so only a quarter of the SM's warps fit; capped, it gets
+ * half, and the compiler keeps what does not fit in local memory (spills). */
+#define CAPPED_THREADS 512
+#define CAPPED_BLOCKS 2
+template <int K>
+__global__ void __launch_bounds__(CAPPED_THREADS, CAPPED_BLOCKS)
+    render_kernel_capped(unsigned char *rgb, int *bad, int width, int height, int spp, unsigned int seed)
+{
+    render_thread<K>(rgb, bad, width, height, spp, seed);
+}
+
 static const void *kernel_for(int k)
 {
     static const void *const kernels[KERNEL_COUNT] = {
-        (const void *)render_kernel<KERNEL_RECURSIVE_F64>, (const void *)render_kernel<KERNEL_LOOP_F64>,
-        (const void *)render_kernel<KERNEL_LOOP_F32>, (const void *)render_kernel<KERNEL_REGENERATE_F32>,
-        (const void *)render_kernel<KERNEL_LIGHT_F32>};
+        (const void *)render_kernel<KERNEL_RECURSIVE_F64>,        (const void *)render_kernel<KERNEL_LOOP_F64>,
+        (const void *)render_kernel<KERNEL_REGENERATE_F64>,       (const void *)render_kernel_capped<KERNEL_CAPPED_F64>,
+        (const void *)render_kernel_capped<KERNEL_REGENERATE_F32>, (const void *)render_kernel_capped<KERNEL_LIGHT_F32>};
     return kernels[k];
 }
 

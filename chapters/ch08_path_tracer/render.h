@@ -17,8 +17,9 @@ extern "C" {
 enum {
     KERNEL_RECURSIVE_F64 = 0, /* smallpt as written, recursion splitting at glass */
     KERNEL_LOOP_F64,          /* a loop: no stack */
-    KERNEL_LOOP_F32,          /* the loop in float */
-    KERNEL_REGENERATE_F32,    /* one loop over samples and bounces: no idle lanes between samples */
+    KERNEL_REGENERATE_F64,    /* one loop over samples and bounces: no idle lanes between samples */
+    KERNEL_CAPPED_F64,        /* the same, at most 64 registers a thread */
+    KERNEL_REGENERATE_F32,    /* the same in float */
     KERNEL_LIGHT_F32,         /* and a shadow ray to the light at every diffuse surface */
     KERNEL_COUNT
 };
@@ -55,6 +56,18 @@ int cpu_kernel_pixel(int kernel, const scene *sc, int col, int row, int width, i
                      unsigned int seed, unsigned char *out);
 int cpu_kernel_pixel_f32(int kernel, const scene *sc, int col, int row, int width, int height, int spp,
                          unsigned int seed, unsigned char *out);
+
+/* The linear radiance of a pixel's samples as kernel `kernel` estimates it
+ * (unclamped, before gamma): sum[c] and sum2[c] gain the sum of the spp
+ * samples and of their squares, for means and standard errors over regions. */
+typedef struct {
+    double sum[3], sum2[3];
+    long samples;
+} radiance_sums;
+void cpu_kernel_radiance(int kernel, const scene *sc, int col, int row, int width, int height, int spp,
+                         unsigned int seed, radiance_sums *acc);
+void cpu_kernel_radiance_f32(int kernel, const scene *sc, int col, int row, int width, int height, int spp,
+                             unsigned int seed, radiance_sums *acc);
 
 /* ---------------------------------------------------------------- GPU (render.cu) */
 typedef struct {
