@@ -74,7 +74,7 @@ for ch in $(awk -F, 'FNR > 1 && $7 == "MSE" {print $1}' "${csvs[@]}" /dev/null |
             ms[k] = $5; mse[k] = $6
         }
         END {
-            printf "*Time to MSE < 52 at 1024x768 (kernel time of the first spp of the sweep below it; `%s`):*\n\n", file
+            printf "*Time to MSE < 52 at 1024x768 (kernel time at the smallest spp measured below it: the sweep doubles, then bisects until its bracket is at most 1.25x wide; `%s`):*\n\n", file
             printf "| stage | spp | kernel time | MSE | sweep (spp: MSE) |\n|---|---:|---:|---:|---|\n"
             for (i = 1; i <= n; i++) {
                 s = order[i]; m = cnt[s]

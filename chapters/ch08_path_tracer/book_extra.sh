@@ -7,7 +7,10 @@
 : > "$gen/smallpt_report.md"
 for f in "${csvs[@]}"; do
     grep -q '^ch08,.*,Msamples/s,' "$f" || continue
-    awk -F, -v file="$f" "$fmt_awk"'
+    # the original as make smallpt-vs-port ran it on this machine (its first line: size, spp, whole-process ms)
+    svp=${f%.csv}/smallpt-vs-port.txt original=
+    [ -f "$svp" ] && original=$(head -n1 "$svp" | sed -n 's/^# smallpt-vs-port: \([0-9]*\)x\([0-9]*\) at \([0-9]*\) spp;.* \([0-9]*\) ms$/\1 \2 \3 \4/p')
+    awk -F, -v file="$f" -v original="$original" -v svp="$svp" "$fmt_awk"'
     FNR == NR { if (FNR > 1) { n++; step[n] = $1; t[n] = $2; spp[n] = $3; rate[n] = $4; src[n] = $5; ours[n] = $6 } next }
     FNR > 1 && $1 == "ch08" && $7 == "Msamples/s" && !(($2) in value) { value[$2] = $6; wl[$2] = $3 }
     END {
@@ -19,6 +22,10 @@ for f in "${csvs[@]}"; do
             printf "| %s | %s | %s | %s | %s | %s |\n", step[i], src[i], t[i] != "" ? ftime(t[i] * 1000) " at " spp[i] " spp" : "-",
                    r != "" ? fval(r) : "-", ours[i] != "" ? ours[i] : "(the quality table)", mine
         }
+        if (split(original, o, " ") == 4)
+            printf "| Beason\x27s program, g++ -O3 -fopenmp, whole process | this machine (`%s`) | %s at %d spp (%dx%d) | %s | cpu-threads | %s |\n",
+                   svp, ftime(o[4]), o[3], o[1], o[2], fval(o[1] * o[2] * o[3] / (o[4] * 1e3)),
+                   ("cpu-threads" in value) ? fval(value["cpu-threads"]) " (" wl["cpu-threads"] ")" : "-"
         printf "\n"
     }' data/reference/smallpt_report_steps.csv "$f" >> "$gen/smallpt_report.md" || { echo "book: the smallpt report table from $f failed" >&2; exit 1; }
 done
