@@ -4,6 +4,7 @@
  * converged reference image. Fixed seeds throughout. */
 #include "harness.h"
 #include "render.h"
+#include "run.h"
 #include "scene.h"
 
 #include "image.h"
@@ -323,8 +324,8 @@ START_TEST(regeneration_renders_the_same_samples)
         ck_assert(cpu_kernel_pixel(KERNEL_LOOP_F64, &s, col, row, 128, 96, 12, 21, a));
         ck_assert(cpu_kernel_pixel(KERNEL_REGENERATE_F64, &s, col, row, 128, 96, 12, 21, b));
         ck_assert_msg(memcmp(a, b, 3) == 0, "double, pixel %d,%d", col, row);
-        ck_assert(render_pixel(&w, PT_LOOP, col, row, 12, 21, a));
-        ck_assert(render_pixel_regenerating(&w, 0, col, row, 12, 21, b));
+        ck_assert(render_pixel(&w, PT_LOOP, col, row, 12, 21, a, NULL));
+        ck_assert(render_pixel_regenerating(&w, 0, col, row, 12, 21, b, NULL));
         ck_assert_msg(memcmp(a, b, 3) == 0, "float, pixel %d,%d", col, row);
     }
 }
@@ -415,8 +416,8 @@ START_TEST(float_without_the_offset_leaks_light)
     for (int row = 0; row < 96; row++)
         for (int col = 0; col < 128; col++) {
             size_t at = 3 * ((size_t)row * 128 + col);
-            render_pixel(&w, PT_LOOP, col, row, 64, 1, a.rgb + at);
-            render_pixel(&w, PT_LOOP, col, row, 64, 2, b.rgb + at);
+            render_pixel(&w, PT_LOOP, col, row, 64, 1, a.rgb + at, NULL);
+            render_pixel(&w, PT_LOOP, col, row, 64, 2, b.rgb + at, NULL);
         }
     double bound = noise_bound(mse(&a, &b), 0), got = mse(&a, &ref), top = 0;
     for (size_t i = 0; i < 3 * 128 * 12; i++)
@@ -428,6 +429,65 @@ START_TEST(float_without_the_offset_leaks_light)
     image_free(&ref);
     image_free(&a);
     image_free(&b);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- linear radiance
+ * --linear-out's numbers are the pixel's samples averaged before clamp and
+ * gamma: the same as the samples summed one by one (add_pixel_radiance), in
+ * the loop and in the regenerating loop alike. */
+START_TEST(linear_output_is_the_unclamped_mean)
+{
+    scene s;
+    load_default(&s);
+    world w = make_world(&s, 64, 48, EPS_F32, OFFSET_F32);
+    for (int i = 0; i < 20; i++) {
+        int col = (i * 37) % 64, row = (i * 23) % 48;
+        unsigned char px[3];
+        float a[3], b[3];
+        double sum[3] = {0, 0, 0}, sum2[3] = {0, 0, 0};
+        ck_assert(render_pixel(&w, PT_LOOP, col, row, 12, 5, px, a));
+        ck_assert(render_pixel_regenerating(&w, 0, col, row, 12, 5, px, b));
+        add_pixel_radiance(&w, PT_LOOP, col, row, 12, 5, sum, sum2);
+        for (int c = 0; c < 3; c++) {
+            ck_assert_msg(fabs(a[c] - sum[c] / 12) <= 1e-5 * (1 + sum[c]), "pixel %d,%d: %g against %g", col, row,
+                          a[c], sum[c] / 12);
+            ck_assert(a[c] == b[c]);
+        }
+    }
+}
+END_TEST
+
+START_TEST(pfm_round_trip_and_bad_files)
+{
+    char dir[] = "/tmp/ch08-pfm-XXXXXX", path[64], err[512];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/a.pfm", dir);
+    float rgb[3 * 3 * 5];
+    for (int i = 0; i < 45; i++)
+        rgb[i] = (float)i * 0.25f;
+    ck_assert_int_eq(linear_write_pfm(path, rgb, 3, 5, err, sizeof err), 0);
+    float *back = NULL;
+    ck_assert_msg(linear_read_pfm(path, &back, 3, 5, err, sizeof err) == 0, "%s", err);
+    ck_assert_mem_eq(back, rgb, sizeof rgb);
+    free(back);
+    ck_assert_int_eq(linear_read_pfm(path, &back, 5, 3, err, sizeof err), -1); /* another size */
+    ck_assert_ptr_null(back);
+    rgb[7] = NAN;
+    ck_assert_int_eq(linear_write_pfm(path, rgb, 3, 5, err, sizeof err), 0);
+    ck_assert_int_eq(linear_read_pfm(path, &back, 3, 5, err, sizeof err), -1); /* NaN is refused */
+    FILE *f = fopen(path, "wb");
+    fputs("PF\n3 5\n-1.0\n", f); /* truncated */
+    fclose(f);
+    ck_assert_int_eq(linear_read_pfm(path, &back, 3, 5, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "truncated"));
+    snprintf(path, sizeof path, "%s/no/such.pfm", dir);
+    ck_assert_int_eq(linear_write_pfm(path, rgb, 3, 5, err, sizeof err), -1);
+    harness_shell("rm -rf %s", dir);
+    /* the relative MSE: (a - r)^2 / (r^2 + 0.01), averaged */
+    float a[3] = {1, 2, 0.5f}, r[3] = {0, 1, 0.5f};
+    ck_assert(fabs(linear_mse(a, r, 3) - (100 + 1 / 1.01) / 3) < 1e-9);
+    ck_assert(linear_mse(r, r, 3) == 0);
 }
 END_TEST
 
@@ -575,6 +635,8 @@ int main(void)
     tcase_add_loop_test(tc, every_kernel_passes_the_noise_test, 0, KERNELS);
     tcase_add_test(tc, float_without_the_offset_leaks_light);
     tcase_add_test(tc, reference_has_the_originals_top_rows);
+    tcase_add_test(tc, linear_output_is_the_unclamped_mean);
+    tcase_add_test(tc, pfm_round_trip_and_bad_files);
     tcase_add_test(tc, float_offset_bias_is_within_one_percent);
     tcase_add_test(tc, glass_roulette_bias_is_within_one_percent);
     suite_add_tcase(s, tc);

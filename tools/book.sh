@@ -36,7 +36,7 @@ for ch in $(awk -F, 'FNR > 1 {print $1}' "${csvs[@]}" /dev/null | sort -u); do
     for f in "${csvs[@]}"; do
         grep -q "^$ch," "$f" || continue
         awk -F, -v ch="$ch" -v file="$f" "$fmt_awk"'
-        FNR > 1 && $1 == ch && $7 != "MSE" {
+        FNR > 1 && $1 == ch && $7 != "MSE" && $7 != "relMSE" {
             n++; stage[n] = $2; wl[n] = $3; thr[n] = $4; ms[n] = $5; val[n] = $6; unit[n] = $7; chk[n] = $8
             if (!(($9) in seen)) { seen[$9] = 1; devs = devs (devs ? "; " : "") $9 }
             date = $10
@@ -66,16 +66,16 @@ for ch in $(awk -F, 'FNR > 1 && $7 == "MSE" {print $1}' "${csvs[@]}" /dev/null |
     for f in "${csvs[@]}"; do
         grep -q "^$ch,.*,MSE," "$f" || continue
         awk -F, -v ch="$ch" -v file="$f" "$fmt_awk"'
-        FNR > 1 && $1 == ch && $7 == "MSE" && $3 ~ /^1024x768x/ {
+        FNR > 1 && $1 == ch && ($7 == "MSE" || $7 == "relMSE") && $3 ~ /^1024x768x/ {
             if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 }
             spp = $3; sub(/^1024x768x/, "", spp); sub(/spp$/, "", spp); spp += 0
             k = $2 SUBSEP spp
             if (!(k in ms)) { cnt[$2]++; sp[$2, cnt[$2]] = spp }
-            ms[k] = $5; mse[k] = $6
+            if ($7 == "relMSE") rel[k] = $6; else { ms[k] = $5; mse[k] = $6 }
         }
         END {
-            printf "*Time to MSE < 52 at 1024x768 (kernel time at the smallest spp measured below it: the sweep doubles, then bisects until its bracket is at most 1.25x wide; `%s`):*\n\n", file
-            printf "| stage | spp | kernel time | MSE | sweep (spp: MSE) |\n|---|---:|---:|---:|---|\n"
+            printf "*Time to MSE < 52 at 1024x768 (kernel time at the smallest spp measured below it: the sweep doubles, then bisects until its bracket is at most 1.25x wide; relative MSE of the unclamped linear radiance, mean of (a - ref)^2 / (ref^2 + 0.01), against a double render at 16384 spp, whose own noise it includes; `%s`):*\n\n", file
+            printf "| stage | spp | kernel time | MSE | relative MSE, linear | sweep (spp: MSE) |\n|---|---:|---:|---:|---:|---|\n"
             for (i = 1; i <= n; i++) {
                 s = order[i]; m = cnt[s]
                 for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++) if (sp[s, b] < sp[s, a]) { t = sp[s, a]; sp[s, a] = sp[s, b]; sp[s, b] = t }
@@ -85,8 +85,8 @@ for ch in $(awk -F, 'FNR > 1 && $7 == "MSE" {print $1}' "${csvs[@]}" /dev/null |
                     if (!hit && mse[k] < 52) hit = a
                 }
                 if (m < 2) continue
-                if (hit) { k = s SUBSEP sp[s, hit]; printf "| %s | %d | %s | %.1f | %s |\n", s, sp[s, hit], ftime(ms[k]), mse[k], list }
-                else printf "| %s | - | not reached | - | %s |\n", s, list
+                if (hit) { k = s SUBSEP sp[s, hit]; printf "| %s | %d | %s | %.1f | %s | %s |\n", s, sp[s, hit], ftime(ms[k]), mse[k], (k in rel) ? sprintf("%.4f", rel[k]) : "-", list }
+                else printf "| %s | - | not reached | - | - | %s |\n", s, list
             }
             printf "\n"
         }' "$f" >> "$out" || { echo "book: making the $ch quality table from $f failed" >&2; exit 1; }
@@ -100,7 +100,7 @@ for f in "${csvs[@]}"; do
     # first pass: the GPUs (the device of every row with threads 0), so a row
     # on several GPUs (threads = the GPU count) is not taken for a CPU row
     FNR == NR { if (FNR > 1 && $4 == 0) gpu_device[$9] = 1; next }
-    FNR > 1 && $8 != "n/a" && $7 != "MSE" {
+    FNR > 1 && $8 != "n/a" && $7 != "MSE" && $7 != "relMSE" {
         # the fastest row in the unit and workload of the first row (not a smaller n of a sweep);
         # and, in the same workload, the fastest CPU row (threads > 0 on no GPU) and the fastest GPU row
         if (!($1 in first)) { order[++n] = $1; first[$1] = $2; firstms[$1] = $5; best[$1] = $2; bestms[$1] = $5; u[$1] = $7; wl[$1] = $3 }

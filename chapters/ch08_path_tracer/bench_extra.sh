@@ -7,11 +7,19 @@
 # chart); then the spp between the last rung above 52 and the first below is
 # bisected (geometric midpoints, multiples of 4) until the two are at most
 # 1.25x apart. `make book` charts MSE against time and tabulates, per stage,
-# the smallest spp measured below 52 with its time.
+# the smallest spp measured below 52 with its time. Each run also prints the
+# relative MSE of its linear radiance (before clamp and gamma) against a
+# linear reference rendered first: gpu-registers (double) at 16384 spp.
+
+linear_ref=$scratch/ch08_linear_reference.pfm
+./ch08 --stage gpu-registers --spp 16384 --repeat 1 --noise-test no --quiet --out "$scratch/ch08_ref.ppm" \
+    --linear-out "$linear_ref" > "$scratch/ch08_sweep.txt" 2>&1 ||
+    { cat "$scratch/ch08_sweep.txt"; echo "bench: ch08's linear reference failed"; status=1; }
 
 # ch08_mse STAGE SPP: renders, appends the rows to $new, prints the MSE (empty on failure).
 ch08_mse() {
-    ./ch08 --stage "$1" --spp "$2" --repeat 3 --quiet --csv "$new" > "$scratch/ch08_sweep.txt" 2>&1 ||
+    ./ch08 --stage "$1" --spp "$2" --repeat 3 --quiet --csv "$new" --linear-reference "$linear_ref" \
+        > "$scratch/ch08_sweep.txt" 2>&1 ||
         { cat "$scratch/ch08_sweep.txt" >&2; echo "bench: ch08 $1 spp=$2 failed" >&2; return 1; }
     awk -F, -v s="$1" -v w="1024x768x${2}spp" '$2 == s && $3 == w && $7 == "MSE" {v = $6} END {print v}' "$new"
 }

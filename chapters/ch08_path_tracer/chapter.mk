@@ -6,10 +6,10 @@ ch08_SUMMARY := smallpt's Cornell box from a scene file: CPU threads, recursion 
 ch08_GPU := some
 ch08_RAYTRACER := yes
 ch08_SMALL := --width 33 --height 31 --spp 4 --threads 2
-ch08_BAD := --spp 6 multiple;--noise-test maybe noise-test;--scene /nonexistent/scene.txt scene;--seed 4294967295 seed
+ch08_BAD := --spp 6 multiple;--noise-test maybe noise-test;--linear-reference /nonexistent/ref.pfm linear-reference;--scene /nonexistent/scene.txt scene;--seed 4294967295 seed
 ch08_SANITIZE := --width 33 --height 31 --spp 4
-ch08_SAN_SRC := $(ch08_DIR)/scene.c $(ch08_DIR)/cpu.c $(ch08_DIR)/cpu_f32.c
-ch08_TEST_OBJ := $(BUILD)/ch08/scene.o $(BUILD)/ch08/cpu.o $(BUILD)/ch08/cpu_f32.o
+ch08_SAN_SRC := $(ch08_DIR)/scene.c $(ch08_DIR)/cpu.c $(ch08_DIR)/cpu_f32.c $(ch08_DIR)/linear.c
+ch08_TEST_OBJ := $(BUILD)/ch08/scene.o $(BUILD)/ch08/cpu.o $(BUILD)/ch08/cpu_f32.o $(BUILD)/ch08/linear.o
 # every profile at 16 spp and 16x16 (the launch after the first is a 16x16 one in every stage)
 ch08_PROFILE_ARGS := --spp 16
 ch08_BENCH_EXTRA := $(ch08_DIR)/bench_extra.sh
@@ -26,7 +26,7 @@ $(BUILD)/ch08/%.o: $(ch08_DIR)/%.c $(ch08_DIR)/*.h common/*.h | $(BUILD)/ch08/.d
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) $(REFERENCE_DEF) $(SCENE_DEF) -c $< -o $@
 $(BUILD)/ch08/render.o: $(ch08_DIR)/render.cu $(ch08_DIR)/*.h common/*.h $(CUDA_CONFIG) | $(BUILD)/ch08/.dir
 	$(CUDA_CXX) -c $< -o $@
-ch08: $(BUILD)/ch08/main.o $(BUILD)/ch08/run.o $(BUILD)/ch08/scene.o $(BUILD)/ch08/cpu.o $(BUILD)/ch08/cpu_f32.o $(BUILD)/ch08/render.o $(LIBCOMMON)
+ch08: $(BUILD)/ch08/main.o $(BUILD)/ch08/run.o $(BUILD)/ch08/linear.o $(BUILD)/ch08/scene.o $(BUILD)/ch08/cpu.o $(BUILD)/ch08/cpu_f32.o $(BUILD)/ch08/render.o $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)
 
 # The converged reference images the noise test compares with (GPU; minutes).

@@ -36,7 +36,7 @@ static void *render_rows(void *p)
         long bad = 0;
         for (int col = 0; col < j->img->width; col++) {
             unsigned char *out = j->img->rgb + 3 * ((size_t)row * j->img->width + col);
-            bad += !render_pixel(j->w, PT_RECURSIVE_SPLIT, col, row, j->spp, j->seed, out);
+            bad += !render_pixel(j->w, PT_RECURSIVE_SPLIT, col, row, j->spp, j->seed, out, NULL);
         }
         atomic_fetch_add(&j->bad, bad);
         atomic_fetch_add(&j->rows_done, 1);
@@ -101,8 +101,8 @@ int cpu_kernel_pixel(int kernel, const scene *sc, int col, int row, int width, i
         return cpu_kernel_pixel_f32(kernel, sc, col, row, width, height, spp, seed, out);
     const world *w = world_for(sc, width, height);
     if (kernel == KERNEL_REGENERATE_F64 || kernel == KERNEL_CAPPED_F64)
-        return render_pixel_regenerating(w, 0, col, row, spp, seed, out);
-    return render_pixel(w, f64_method(kernel), col, row, spp, seed, out);
+        return render_pixel_regenerating(w, 0, col, row, spp, seed, out, NULL);
+    return render_pixel(w, f64_method(kernel), col, row, spp, seed, out, NULL);
 }
 
 void cpu_kernel_radiance(int kernel, const scene *sc, int col, int row, int width, int height, int spp,

@@ -21,7 +21,7 @@ int cpu_kernel_pixel_f32(int kernel, const scene *sc, int col, int row, int widt
                          unsigned int seed, unsigned char *out)
 {
     return render_pixel_regenerating(world_for(sc, width, height), kernel == KERNEL_LIGHT_F32, col, row, spp, seed,
-                                     out);
+                                     out, NULL);
 }
 
 void cpu_kernel_radiance_f32(int kernel, const scene *sc, int col, int row, int width, int height, int spp,

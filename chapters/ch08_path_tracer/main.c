@@ -46,12 +46,17 @@ static const int block_shapes[][2] = {{16, 16}, {32, 16}, {32, 8}, {32, 4}, {64,
 static const char *scene_path = DEFAULT_SCENE;
 static long first_seed = 1;
 static const char *noise_test = "yes"; /* no: make ch08-reference, which renders the reference itself */
+static const char *linear_out, *linear_reference; /* PFM files of linear radiance (make bench's quality ladder) */
 static const cli_option options[] = {
     {"scene", "FILE", "the scene file (format: its own comments, and the chapter's --help)", .text = &scene_path},
     {"seed", "S", "the first of the seeds of the random streams (default 1; a second render uses S+1)", .min = 1,
      .max = 4294967294LL, .number = &first_seed},
     {"noise-test", "yes|no", "compare with the converged reference where one exists (default yes)",
      .text = &noise_test},
+    {"linear-out", "FILE", "also write the last GPU stage's unclamped mean radiance as PFM (after its checks)",
+     .text = &linear_out},
+    {"linear-reference", "FILE", "a PFM from --linear-out: each GPU stage's relative MSE against it, as a row",
+     .text = &linear_reference},
 };
 
 static const cli_spec spec = {
@@ -98,6 +103,33 @@ static int best_shape(run *r, int kernel)
     return pick;
 }
 
+/* Room for linear radiance, on the GPU and here. */
+static void gpu_alloc_linear(run *r)
+{
+    size_t bytes = 3 * (size_t)r->width * r->height * sizeof(float);
+    CUDA_CHECK(cudaMalloc((void **)&r->d_linear, bytes));
+    r->linear = malloc(bytes);
+    if (!r->linear) {
+        fprintf(stderr, "%s: out of memory (%zu bytes of linear radiance)\n", spec.program, bytes);
+        exit(EXIT_CHECK_FAIL);
+    }
+}
+
+/* --linear-out: the last GPU stage's A, if one was rendered. */
+static int write_linear(const run *r, const char *path)
+{
+    char err[4400];
+    if (!r->have_linear) {
+        fprintf(stderr, "%s: --linear-out %s: no GPU stage was rendered\n", spec.program, path);
+        return -1;
+    }
+    if (linear_write_pfm(path, r->linear, r->width, r->height, err, sizeof err) != 0) {
+        fprintf(stderr, "%s: --linear-out: %s\n", spec.program, err);
+        return -1;
+    }
+    return 0;
+}
+
 /* Measures one stage and adds its rows: Msamples/s, and MSE with a reference. */
 static void measure_row(report *rep, run *r, const stage *s, int repeat, const char *gpu_name)
 {
@@ -119,6 +151,10 @@ static void measure_row(report *rep, run *r, const stage *s, int repeat, const c
         report_add(rep, (report_entry){.stage = s->info.name, .threads = cpu ? r->threads : REPORT_ON_GPU, .ms = ms,
                                        .value = r->quality, .unit = "MSE", .ok = m.ok, .device = device,
                                        .note = "MSE per 8-bit channel against the reference"});
+    if (r->rel_quality >= 0)
+        report_add(rep, (report_entry){.stage = s->info.name, .threads = REPORT_ON_GPU, .ms = ms,
+                                       .value = r->rel_quality, .unit = "relMSE", .ok = m.ok, .device = device,
+                                       .note = "relative MSE of linear radiance against --linear-reference"});
 }
 
 int main(int argc, char **argv)
@@ -158,9 +194,15 @@ int main(int argc, char **argv)
             cuda_print_device(stderr, (int)opt.device, &info);
         CUDA_CHECK(cudaMalloc((void **)&r.d_rgb, image_bytes(&r.a)));
         CUDA_CHECK(cudaMalloc((void **)&r.d_bad, sizeof(int)));
+        if (linear_out || linear_reference)
+            gpu_alloc_linear(&r);
         gpu_prepare_stack();
         gpu_set_scene(&r.sc, r.width, r.height);
     }
+
+    if (linear_reference &&
+        linear_read_pfm(linear_reference, &r.linear_reference, r.width, r.height, err, sizeof err) != 0)
+        cli_usage_error(&spec, "--linear-reference: %s", err);
 
     char workload[96];
     snprintf(workload, sizeof workload, "%dx%dx%dspp", r.width, r.height, r.spp);
@@ -185,11 +227,16 @@ int main(int argc, char **argv)
                 skipped, skipped == 1 ? "" : "s", EXIT_NO_GPU);
 
     int status = report_finish_image(&rep, 1, spec.program, rendered ? &r.a : NULL, out, opt.quiet);
+    if (linear_out && gpu && status == EXIT_OK && write_linear(&r, linear_out) != 0)
+        status = EXIT_CHECK_FAIL;
     report_print(&rep, stdout);
     if (gpu) {
         CUDA_CHECK(cudaFree(r.d_rgb));
         CUDA_CHECK(cudaFree(r.d_bad));
+        CUDA_CHECK(cudaFree(r.d_linear));
     }
+    free(r.linear);
+    free(r.linear_reference);
     image_free(&r.a);
     image_free(&r.b);
     image_free(&r.reference);

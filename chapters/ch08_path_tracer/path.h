@@ -389,11 +389,19 @@ PT_FN vec add_subpixel(vec pixel, vec sum, int samples)
     return add(pixel, scale(v3(clamp01(sum.x * inv), clamp01(sum.y * inv), clamp01(sum.z * inv)), R(0.25)));
 }
 
-PT_FN int store_pixel(vec pixel, int ok, unsigned char *out)
+/* The pixel's bytes; and, if `linear` is not NULL, its mean radiance over
+ * all samples, unclamped (total / samples), for the relative MSE. */
+PT_FN int store_pixel(vec pixel, vec total, int samples, int ok, unsigned char *out, float *linear)
 {
     out[0] = to_byte(pixel.x);
     out[1] = to_byte(pixel.y);
     out[2] = to_byte(pixel.z);
+    if (linear) {
+        real inv = R(1.0) / (real)samples;
+        linear[0] = (float)(total.x * inv);
+        linear[1] = (float)(total.y * inv);
+        linear[2] = (float)(total.z * inv);
+    }
     return ok;
 }
 
@@ -412,11 +420,13 @@ PT_FN vec sample_radiance(const world *w, int method, int col, int row, int sub,
 }
 
 /* One picture pixel with spp samples (spp / 4 per subpixel), one radiance
- * function chosen by `method`; 0 if a sample was NaN or infinite. */
-PT_FN int render_pixel(const world *w, int method, int col, int row, int spp, unsigned int seed, unsigned char *out)
+ * function chosen by `method`; 0 if a sample was NaN or infinite. linear:
+ * NULL, or where its unclamped mean goes (store_pixel). */
+PT_FN int render_pixel(const world *w, int method, int col, int row, int spp, unsigned int seed, unsigned char *out,
+                       float *linear)
 {
     int per_sub = spp / 4, ok = 1;
-    vec pixel = v3(0, 0, 0);
+    vec pixel = v3(0, 0, 0), total = v3(0, 0, 0);
     for (int sub = 0; sub < 4; sub++) {
         vec sum = v3(0, 0, 0);
         for (int s = 0; s < per_sub; s++) {
@@ -425,8 +435,9 @@ PT_FN int render_pixel(const world *w, int method, int col, int row, int spp, un
             sum = add(sum, l);
         }
         pixel = add_subpixel(pixel, sum, per_sub);
+        total = add(total, sum);
     }
-    return store_pixel(pixel, ok, out);
+    return store_pixel(pixel, total, 4 * per_sub, ok, out, linear);
 }
 
 /* A pixel's spp samples as render_pixel draws them, added linearly (no
@@ -452,15 +463,15 @@ PT_FN void add_pixel_radiance(const world *w, int method, int col, int row, int 
  * instead of idling until the longest path of its warp has ended. The same
  * samples in the same order as render_pixel(PT_LOOP or PT_LIGHT_SAMPLING). */
 PT_FN int render_pixel_regenerating(const world *w, int sample_lights, int col, int row, int spp, unsigned int seed,
-                                    unsigned char *out)
+                                    unsigned char *out, float *linear)
 {
-    int per_sub = spp / 4, total = 4 * per_sub, ok = 1, s = 0;
+    int per_sub = spp / 4, samples = 4 * per_sub, ok = 1, s = 0;
     unsigned int pixel_id = (unsigned int)(row * w->cam.width + col);
-    vec pixel = v3(0, 0, 0), sum = v3(0, 0, 0);
+    vec pixel = v3(0, 0, 0), sum = v3(0, 0, 0), total = v3(0, 0, 0);
     path p;
     rng r;
     int alive = 0;
-    while (s < total) {
+    while (s < samples) {
         if (!alive) {
             vec o, d;
             r = rng_for(pixel_id, (unsigned int)s, seed);
@@ -473,11 +484,12 @@ PT_FN int render_pixel_regenerating(const world *w, int sample_lights, int col, 
             sum = add(sum, p.gathered);
             if (++s % per_sub == 0) {
                 pixel = add_subpixel(pixel, sum, per_sub);
+                total = add(total, sum);
                 sum = v3(0, 0, 0);
             }
         }
     }
-    return store_pixel(pixel, ok, out);
+    return store_pixel(pixel, total, samples, ok, out, linear);
 }
 
 /* ---------------------------------------------------------------- the world from a scene */

@@ -30,33 +30,36 @@ __constant__ f64::world world64;
 __constant__ f32::world world32;
 
 template <int K>
-__device__ int render_one(int col, int row, int spp, unsigned int seed, unsigned char *out)
+__device__ int render_one(int col, int row, int spp, unsigned int seed, unsigned char *out, float *lin)
 {
     switch (K) {
-    case KERNEL_RECURSIVE_F64: return f64::render_pixel(&world64, PT_RECURSIVE_SPLIT, col, row, spp, seed, out);
-    case KERNEL_LOOP_F64: return f64::render_pixel(&world64, PT_LOOP, col, row, spp, seed, out);
+    case KERNEL_RECURSIVE_F64: return f64::render_pixel(&world64, PT_RECURSIVE_SPLIT, col, row, spp, seed, out, lin);
+    case KERNEL_LOOP_F64: return f64::render_pixel(&world64, PT_LOOP, col, row, spp, seed, out, lin);
     case KERNEL_REGENERATE_F64:
-    case KERNEL_CAPPED_F64: return f64::render_pixel_regenerating(&world64, 0, col, row, spp, seed, out);
-    case KERNEL_REGENERATE_F32: return f32::render_pixel_regenerating(&world32, 0, col, row, spp, seed, out);
-    default: return f32::render_pixel_regenerating(&world32, 1, col, row, spp, seed, out);
+    case KERNEL_CAPPED_F64: return f64::render_pixel_regenerating(&world64, 0, col, row, spp, seed, out, lin);
+    case KERNEL_REGENERATE_F32: return f32::render_pixel_regenerating(&world32, 0, col, row, spp, seed, out, lin);
+    default: return f32::render_pixel_regenerating(&world32, 1, col, row, spp, seed, out, lin);
     }
 }
 
 template <int K>
-__device__ void render_thread(unsigned char *rgb, int *bad, int width, int height, int spp, unsigned int seed)
+__device__ void render_thread(unsigned char *rgb, float *linear, int *bad, int width, int height, int spp,
+                              unsigned int seed)
 {
     int col = blockIdx.x * blockDim.x + threadIdx.x;
     int row = blockIdx.y * blockDim.y + threadIdx.y;
     if (col >= width || row >= height)
         return;
-    if (!render_one<K>(col, row, spp, seed, rgb + 3 * ((size_t)row * width + col)))
+    size_t at = 3 * ((size_t)row * width + col);
+    if (!render_one<K>(col, row, spp, seed, rgb + at, linear ? linear + at : NULL))
         atomicAdd(bad, 1);
 }
 
 template <int K>
-__global__ void render_kernel(unsigned char *rgb, int *bad, int width, int height, int spp, unsigned int seed)
+__global__ void render_kernel(unsigned char *rgb, float *linear, int *bad, int width, int height, int spp,
+                              unsigned int seed)
 {
-    render_thread<K>(rgb, bad, width, height, spp, seed);
+    render_thread<K>(rgb, linear, bad, width, height, spp, seed);
 }
 
 /* The same, with blocks of up to 512 threads of which two must fit on an SM:
@@ -67,9 +70,9 @@ __global__ void render_kernel(unsigned char *rgb, int *bad, int width, int heigh
 #define CAPPED_BLOCKS 2
 template <int K>
 __global__ void __launch_bounds__(CAPPED_THREADS, CAPPED_BLOCKS)
-    render_kernel_capped(unsigned char *rgb, int *bad, int width, int height, int spp, unsigned int seed)
+    render_kernel_capped(unsigned char *rgb, float *linear, int *bad, int width, int height, int spp, unsigned int seed)
 {
-    render_thread<K>(rgb, bad, width, height, spp, seed);
+    render_thread<K>(rgb, linear, bad, width, height, spp, seed);
 }
 
 static const void *kernel_for(int k)
@@ -111,11 +114,11 @@ void gpu_set_scene(const scene *sc, int width, int height)
     CUDA_CHECK(cudaMemcpyToSymbol(world32, &w32, sizeof w32));
 }
 
-void gpu_render(int kernel, unsigned char *d_rgb, int *d_bad, int width, int height, int spp, unsigned int seed,
-                int block_x, int block_y, kernel_info *info)
+void gpu_render(int kernel, unsigned char *d_rgb, float *d_linear, int *d_bad, int width, int height, int spp,
+                unsigned int seed, int block_x, int block_y, kernel_info *info)
 {
     dim3 block(block_x, block_y), grid((width + block_x - 1) / block_x, (height + block_y - 1) / block_y);
-    void *args[] = {&d_rgb, &d_bad, &width, &height, &spp, &seed};
+    void *args[] = {&d_rgb, &d_linear, &d_bad, &width, &height, &spp, &seed};
     CUDA_CHECK(cudaLaunchKernel(kernel_for(kernel), grid, block, args, 0, 0));
     if (info)
         describe_kernel(kernel_for(kernel), block_x, block_y, info);

@@ -79,10 +79,11 @@ typedef struct {
 void gpu_set_scene(const scene *sc, int width, int height);
 
 /* Launches kernel `kernel` into d_rgb (device, width*height*3 bytes) and adds
- * the number of bad pixels to *d_bad (device). Asynchronous. info, if not
- * NULL, is filled for this kernel at this block shape. */
-void gpu_render(int kernel, unsigned char *d_rgb, int *d_bad, int width, int height, int spp, unsigned int seed,
-                int block_x, int block_y, kernel_info *info);
+ * the number of bad pixels to *d_bad (device). Asynchronous. d_linear: NULL,
+ * or width*height*3 floats (device) for each pixel's unclamped mean radiance.
+ * info, if not NULL, is filled for this kernel at this block shape. */
+void gpu_render(int kernel, unsigned char *d_rgb, float *d_linear, int *d_bad, int width, int height, int spp,
+                unsigned int seed, int block_x, int block_y, kernel_info *info);
 
 /* The recursive kernel's stack per thread (cudaLimitStackSize), set once. */
 int gpu_prepare_stack(void);

@@ -129,7 +129,7 @@ static int noise_test(const run *r, char *note, size_t len, double *mse_a)
 void run_begin_stage(run *r, const char *name, int kernel, int bx, int by, kernel_info *info)
 {
     r->name = name, r->kernel = kernel, r->bx = bx, r->by = by, r->info = info;
-    r->checks = 0, r->run_seed = r->seed, r->bad = 0, r->quality = 0;
+    r->checks = 0, r->run_seed = r->seed, r->bad = 0, r->quality = 0, r->rel_quality = -1, r->have_linear = 0;
 }
 
 void poison(void *context)
@@ -139,6 +139,8 @@ void poison(void *context)
         return;
     CUDA_CHECK(cudaMemset(r->d_bad, 0, sizeof(int)));
     CUDA_CHECK(cudaMemset(r->d_rgb, 0xEE, image_bytes(&r->a)));
+    if (r->d_linear) /* NaN: a pixel the kernel skipped fails linear_mse's caller loudly */
+        CUDA_CHECK(cudaMemset(r->d_linear, 0xFF, 3 * (size_t)r->width * r->height * sizeof(float)));
 }
 
 void render(void *context)
@@ -150,7 +152,8 @@ void render(void *context)
         r->bad += cpu_render(&r->sc, r->checks ? &r->b : &r->a, r->spp, r->run_seed, r->threads, label, r->quiet);
         return;
     }
-    gpu_render(r->kernel, r->d_rgb, r->d_bad, r->width, r->height, r->spp, r->run_seed, r->bx, r->by, r->info);
+    gpu_render(r->kernel, r->d_rgb, r->d_linear, r->d_bad, r->width, r->height, r->spp, r->run_seed, r->bx, r->by,
+               r->info);
     CUDA_CHECK_LAUNCH();
     r->info = NULL;
 }
@@ -170,6 +173,11 @@ static int check_pair(run *r, double spot_b, char *note, size_t len)
         snprintf(note + strlen(note), len - strlen(note), "%sNaN/Inf samples", note[0] ? "; " : "");
     if (r->have_reference)
         ok &= noise_test(r, note, len, &r->quality);
+    if (r->have_linear && r->linear_reference) {
+        r->rel_quality = linear_mse(r->linear, r->linear_reference, 3 * (size_t)r->width * r->height);
+        snprintf(note + strlen(note), len - strlen(note), "%srelative MSE (linear) %.4g", note[0] ? "; " : "",
+                 r->rel_quality);
+    }
     return ok;
 }
 
@@ -188,6 +196,11 @@ int check(void *context, char *note, size_t len)
     }
     if (r->checks++ == 0) { /* A: the pair is judged when B is there */
         r->spot_a = spot;
+        if (r->d_linear && r->kernel != ON_CPU) {
+            CUDA_CHECK(cudaMemcpy(r->linear, r->d_linear, 3 * (size_t)r->width * r->height * sizeof(float),
+                                  cudaMemcpyDeviceToHost));
+            r->have_linear = 1;
+        }
         r->run_seed = r->seed + 1;
         if (r->bad)
             snprintf(note, len, "NaN/Inf samples");

@@ -24,12 +24,17 @@ typedef struct {
     unsigned int seed;
     unsigned char *d_rgb;
     int *d_bad;
+    /* linear radiance (--linear-out, --linear-reference): A's per-pixel
+     * unclamped means on the GPU and here, and the converged ones */
+    float *d_linear, *linear, *linear_reference;
+    int have_linear; /* linear holds A's (a GPU stage whose A is checked) */
     /* the stage being measured (run_begin_stage) */
     int kernel, bx, by, checks;
     unsigned int run_seed; /* the next render's: S until A is checked, then S+1 */
     kernel_info *info;     /* filled by the next GPU render, then NULL */
     long bad;              /* NaN/Inf samples or pixels so far */
     double spot_a, quality; /* A's MSE against the CPU (GPU stages); MSE(A, reference) */
+    double rel_quality;     /* A's relative MSE against linear_reference (linear_mse), or -1 */
     const char *name;
 } run;
 
@@ -37,6 +42,15 @@ typedef struct {
  * scene at a size that has one, the converged reference image. */
 int run_load_scene(run *r, const char *path, const char *default_path, char *err, size_t len);
 void run_load_reference(run *r);
+
+/* Relative MSE of linear radiance: the mean over pixels and channels of
+ * (a - ref)^2 / (ref^2 + 0.01), the 0.01 keeping black pixels finite. */
+double linear_mse(const float *a, const float *ref, size_t values);
+/* A width x height x 3 float image as PFM (little-endian, rows bottom to
+ * top), written to a temporary file and renamed; read back the same way.
+ * 0, or -1 with the reason in err. */
+int linear_write_pfm(const char *path, const float *rgb, int width, int height, char *err, size_t len);
+int linear_read_pfm(const char *path, float **rgb, int width, int height, char *err, size_t len);
 
 void run_begin_stage(run *r, const char *name, int kernel, int bx, int by, kernel_info *info);
 void poison(void *run);
