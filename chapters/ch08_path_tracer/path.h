@@ -389,20 +389,34 @@ PT_FN vec add_subpixel(vec pixel, vec sum, int samples)
     return add(pixel, scale(v3(clamp01(sum.x * inv), clamp01(sum.y * inv), clamp01(sum.z * inv)), R(0.25)));
 }
 
-/* The pixel's bytes; and, if `linear` is not NULL, its mean radiance over
- * all samples, unclamped (total / samples), for the relative MSE. */
-PT_FN int store_pixel(vec pixel, vec total, int samples, int ok, unsigned char *out, float *linear)
+PT_FN int store_pixel(vec pixel, int ok, unsigned char *out)
 {
     out[0] = to_byte(pixel.x);
     out[1] = to_byte(pixel.y);
     out[2] = to_byte(pixel.z);
-    if (linear) {
-        real inv = R(1.0) / (real)samples;
-        linear[0] = (float)(total.x * inv);
-        linear[1] = (float)(total.y * inv);
-        linear[2] = (float)(total.z * inv);
-    }
     return ok;
+}
+
+/* linear (if not NULL) gains a subpixel's share of the pixel's unclamped
+ * mean radiance: sum / samples, samples the pixel's total. Added in memory as
+ * each subpixel ends: no running total stays live across the radiance calls.
+ * (A first version kept one in registers; built by nvcc 13.0, the recursive
+ * kernel then rendered other pixels than the same code on the CPU, on the
+ * H100, and its check caught it. Not understood further.) */
+PT_FN void add_linear(float *linear, vec sum, int samples)
+{
+    if (!linear)
+        return;
+    real inv = R(1.0) / (real)samples;
+    linear[0] += (float)(sum.x * inv);
+    linear[1] += (float)(sum.y * inv);
+    linear[2] += (float)(sum.z * inv);
+}
+
+PT_FN void clear_linear(float *linear)
+{
+    if (linear)
+        linear[0] = linear[1] = linear[2] = 0;
 }
 
 /* Sample s of subpixel `sub` of a pixel: its camera ray and the radiance
@@ -421,12 +435,13 @@ PT_FN vec sample_radiance(const world *w, int method, int col, int row, int sub,
 
 /* One picture pixel with spp samples (spp / 4 per subpixel), one radiance
  * function chosen by `method`; 0 if a sample was NaN or infinite. linear:
- * NULL, or where its unclamped mean goes (store_pixel). */
+ * NULL, or where its unclamped mean goes (add_linear). */
 PT_FN int render_pixel(const world *w, int method, int col, int row, int spp, unsigned int seed, unsigned char *out,
                        float *linear)
 {
     int per_sub = spp / 4, ok = 1;
-    vec pixel = v3(0, 0, 0), total = v3(0, 0, 0);
+    vec pixel = v3(0, 0, 0);
+    clear_linear(linear);
     for (int sub = 0; sub < 4; sub++) {
         vec sum = v3(0, 0, 0);
         for (int s = 0; s < per_sub; s++) {
@@ -435,9 +450,9 @@ PT_FN int render_pixel(const world *w, int method, int col, int row, int spp, un
             sum = add(sum, l);
         }
         pixel = add_subpixel(pixel, sum, per_sub);
-        total = add(total, sum);
+        add_linear(linear, sum, 4 * per_sub);
     }
-    return store_pixel(pixel, total, 4 * per_sub, ok, out, linear);
+    return store_pixel(pixel, ok, out);
 }
 
 /* A pixel's spp samples as render_pixel draws them, added linearly (no
@@ -467,10 +482,11 @@ PT_FN int render_pixel_regenerating(const world *w, int sample_lights, int col, 
 {
     int per_sub = spp / 4, samples = 4 * per_sub, ok = 1, s = 0;
     unsigned int pixel_id = (unsigned int)(row * w->cam.width + col);
-    vec pixel = v3(0, 0, 0), sum = v3(0, 0, 0), total = v3(0, 0, 0);
+    vec pixel = v3(0, 0, 0), sum = v3(0, 0, 0);
     path p;
     rng r;
     int alive = 0;
+    clear_linear(linear);
     while (s < samples) {
         if (!alive) {
             vec o, d;
@@ -484,12 +500,12 @@ PT_FN int render_pixel_regenerating(const world *w, int sample_lights, int col, 
             sum = add(sum, p.gathered);
             if (++s % per_sub == 0) {
                 pixel = add_subpixel(pixel, sum, per_sub);
-                total = add(total, sum);
+                add_linear(linear, sum, samples);
                 sum = v3(0, 0, 0);
             }
         }
     }
-    return store_pixel(pixel, total, samples, ok, out, linear);
+    return store_pixel(pixel, ok, out);
 }
 
 /* ---------------------------------------------------------------- the world from a scene */

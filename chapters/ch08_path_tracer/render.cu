@@ -42,6 +42,12 @@ __device__ int render_one(int col, int row, int spp, unsigned int seed, unsigned
     }
 }
 
+/* K below LINEAR_KERNELS: kernel K as the stages time it; K + LINEAR_KERNELS:
+ * the same kernel also writing each pixel's unclamped mean radiance
+ * (--linear-out, --linear-reference). Two instantiations, so the pointer and
+ * its stores cost the timed kernels nothing (under the 64-register cap even
+ * one more live pointer means spills). */
+#define LINEAR_KERNELS 16
 template <int K>
 __device__ void render_thread(unsigned char *rgb, float *linear, int *bad, int width, int height, int spp,
                               unsigned int seed)
@@ -51,7 +57,8 @@ __device__ void render_thread(unsigned char *rgb, float *linear, int *bad, int w
     if (col >= width || row >= height)
         return;
     size_t at = 3 * ((size_t)row * width + col);
-    if (!render_one<K>(col, row, spp, seed, rgb + at, linear ? linear + at : NULL))
+    float *lin = K >= LINEAR_KERNELS ? linear + at : NULL;
+    if (!render_one<K % LINEAR_KERNELS>(col, row, spp, seed, rgb + at, lin))
         atomicAdd(bad, 1);
 }
 
@@ -75,13 +82,17 @@ __global__ void __launch_bounds__(CAPPED_THREADS, CAPPED_BLOCKS)
     render_thread<K>(rgb, linear, bad, width, height, spp, seed);
 }
 
-static const void *kernel_for(int k)
+/* The kernels by render.h's KERNEL_*, plain and (+ LINEAR_KERNELS) with linear output. */
+#define KERNEL_SET(L)                                                                                                 \
+    (const void *)render_kernel<KERNEL_RECURSIVE_F64 + (L)>, (const void *)render_kernel<KERNEL_LOOP_F64 + (L)>,     \
+        (const void *)render_kernel<KERNEL_REGENERATE_F64 + (L)>,                                                     \
+        (const void *)render_kernel_capped<KERNEL_CAPPED_F64 + (L)>,                                                  \
+        (const void *)render_kernel_capped<KERNEL_REGENERATE_F32 + (L)>,                                              \
+        (const void *)render_kernel_capped<KERNEL_LIGHT_F32 + (L)>
+static const void *kernel_for(int k, int linear)
 {
-    static const void *const kernels[KERNEL_COUNT] = {
-        (const void *)render_kernel<KERNEL_RECURSIVE_F64>,        (const void *)render_kernel<KERNEL_LOOP_F64>,
-        (const void *)render_kernel<KERNEL_REGENERATE_F64>,       (const void *)render_kernel_capped<KERNEL_CAPPED_F64>,
-        (const void *)render_kernel_capped<KERNEL_REGENERATE_F32>, (const void *)render_kernel_capped<KERNEL_LIGHT_F32>};
-    return kernels[k];
+    static const void *const kernels[2][KERNEL_COUNT] = {{KERNEL_SET(0)}, {KERNEL_SET(LINEAR_KERNELS)}};
+    return kernels[linear != 0][k];
 }
 
 static void describe_kernel(const void *k, int block_x, int block_y, kernel_info *out)
@@ -119,9 +130,10 @@ void gpu_render(int kernel, unsigned char *d_rgb, float *d_linear, int *d_bad, i
 {
     dim3 block(block_x, block_y), grid((width + block_x - 1) / block_x, (height + block_y - 1) / block_y);
     void *args[] = {&d_rgb, &d_linear, &d_bad, &width, &height, &spp, &seed};
-    CUDA_CHECK(cudaLaunchKernel(kernel_for(kernel), grid, block, args, 0, 0));
+    const void *k = kernel_for(kernel, d_linear != NULL);
+    CUDA_CHECK(cudaLaunchKernel(k, grid, block, args, 0, 0));
     if (info)
-        describe_kernel(kernel_for(kernel), block_x, block_y, info);
+        describe_kernel(k, block_x, block_y, info);
 }
 
 } /* extern "C" */
