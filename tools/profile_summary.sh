@@ -61,6 +61,15 @@ for dir in data/profiles/*/; do
         /bank_conflicts_pipe_lsu_mem_shared_op_st/ { st = val($0) }
         END { if (ld != "0" || st != "0") printf "| %s | %s | %s |\n", name, ld, st }'
 
+    # Coalescing: 32-byte sectors fetched per global load request (a warp's
+    # load instruction): 4 when a warp reads 32 adjacent ints, up to 32 when
+    # every lane's address falls in a sector of its own.
+    table "| profile | global load requests | sectors | sectors per request |" "requests_pipe_lsu_mem_global_op_ld" '
+        function num(v) { gsub(",", "", v); return v + 0 }
+        /requests_pipe_lsu_mem_global_op_ld/ { req = val($0) }
+        /sectors_pipe_lsu_mem_global_op_ld/ { sec = val($0) }
+        END { if (num(req) > 0) printf "| %s | %s | %s | %.2f |\n", name, req, sec, num(sec) / num(req) }'
+
     # The scheduler's view (the smallpt report's tables): warps per scheduler, and
     # cycles between two instructions of one warp with what they were waiting for.
     table "| profile | active warps / scheduler | eligible warps / scheduler | issued warps / scheduler | warp cycles per issued instruction | of which stalled: no instruction | wait | short scoreboard | long scoreboard | branch resolving | math pipe throttle |" \

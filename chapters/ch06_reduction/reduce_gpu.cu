@@ -236,13 +236,11 @@ static unsigned resident_blocks(const void *kernel, int threads)
  * walking the array with a grid-sized stride and summing in a register. Most
  * of the work is now loads and adds; the tree runs once per block instead of
  * once per 512 elements. */
-__global__ void many_per_thread_kernel(const int *in, size_t n, long long *d_sum)
+/* The block's per-thread sums added by a shared-memory tree; one atomic. */
+__device__ static void tree_sum_to(long long *d_sum, long long v)
 {
     __shared__ long long s[BLOCK];
     unsigned t = threadIdx.x;
-    long long v = 0;
-    for (size_t i = (size_t)blockIdx.x * BLOCK + t; i < n; i += (size_t)gridDim.x * BLOCK)
-        v += in[i];
     s[t] = v;
     __syncthreads();
     for (unsigned half = BLOCK / 2; half > 0; half /= 2) {
@@ -252,6 +250,30 @@ __global__ void many_per_thread_kernel(const int *in, size_t n, long long *d_sum
     }
     if (t == 0)
         add_to_sum(d_sum, s[0]);
+}
+
+/* Each thread sums one contiguous chunk, as a CPU thread would: thread g
+ * reads [g c, (g + 1) c). At each step the 32 lanes of a warp read 32
+ * addresses c * 4 bytes apart, 32 separate 32-byte sectors for 128 useful
+ * bytes: uncoalesced. */
+__global__ void chunk_per_thread_kernel(const int *in, size_t n, long long *d_sum)
+{
+    size_t threads = (size_t)gridDim.x * BLOCK, g = (size_t)blockIdx.x * BLOCK + threadIdx.x;
+    size_t chunk = (n + threads - 1) / threads, begin = g * chunk, end = begin + chunk < n ? begin + chunk : n;
+    long long v = 0;
+    for (size_t i = begin; i < end; i++)
+        v += in[i];
+    tree_sum_to(d_sum, v);
+}
+
+/* The same threads, the elements dealt out like cards (grid-stride): at each
+ * step a warp reads 32 adjacent ints, 128 bytes in 4 sectors: coalesced. */
+__global__ void many_per_thread_kernel(const int *in, size_t n, long long *d_sum)
+{
+    long long v = 0;
+    for (size_t i = (size_t)blockIdx.x * BLOCK + threadIdx.x; i < n; i += (size_t)gridDim.x * BLOCK)
+        v += in[i];
+    tree_sum_to(d_sum, v);
 }
 
 /* Sum of v over the 32 lanes of a warp, in registers: lane 0 gets it. */
@@ -472,6 +494,10 @@ static void launch_grid_stride(const int *in, size_t n, long long *d_sum)
     CUDA_CHECK_LAUNCH();
 }
 
+void reduce_chunk_per_thread(const int *in, size_t n, long long *d_sum, const reduce_ctx *)
+{
+    launch_grid_stride<chunk_per_thread_kernel, 1>(in, n, d_sum);
+}
 void reduce_many_per_thread(const int *in, size_t n, long long *d_sum, const reduce_ctx *)
 {
     launch_grid_stride<many_per_thread_kernel, 1>(in, n, d_sum);

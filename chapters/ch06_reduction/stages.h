@@ -26,7 +26,11 @@ static const stage stages[] = {
       .kernel = "warp_unrolled_sync_kernel"}, reduce_warp_unrolled_sync},
     {{"fully-unrolled", "block size as a template parameter: every loop unrolled", .where = STAGE_GPU,
       .kernel = "fully_unrolled_kernel"}, reduce_fully_unrolled},
-    {{"many-per-thread", "a grid that just fills the GPU; grid-stride loop, sum in a register", .where = STAGE_GPU,
+    {{"chunk-per-thread", "a grid that just fills the GPU, each thread a contiguous chunk, sum in a register: "
+                          "uncoalesced", .where = STAGE_GPU, .kernel = "chunk_per_thread_kernel"},
+     reduce_chunk_per_thread},
+    {{"many-per-thread", "the same, elements dealt out grid-stride: a warp reads 32 adjacent ints (coalesced)",
+      .where = STAGE_GPU,
       .kernel = "many_per_thread_kernel"}, reduce_many_per_thread},
     {{"warp-shuffle", "+ the block's sum by warp shuffles in registers, not a shared-memory tree",
       .where = STAGE_GPU, .kernel = "warp_shuffle_kernel"}, reduce_warp_shuffle},
