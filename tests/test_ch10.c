@@ -193,6 +193,88 @@ START_TEST(generated_step_is_the_hand_written_one)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- the relaxed rules and the picture
+ * The source text's claim: its transforms, IEEE-inexact ones such as
+ * x - x -> 0 among them, leave the result unaltered, since what they remove
+ * matters only for NaN, infinities and signed zeros. Here: the picture traced
+ * with the relaxed step and with the unsimplified one (both evaluated by
+ * ex_eval, in float, on the CPU) at 48x48: every byte the same.
+ * And if a non-finite value reaches the step: x * 0 -> 0 turns NaN * 0 into
+ * 0 (relaxed_rules_are_not_exact shows it), so a NaN could vanish where the
+ * product it removed was its only way to the output. In this step every
+ * input also reaches each output by paths the rules leave alone: set to
+ * +-infinity, NaN or +-0 one at a time, each input gives the two steps the
+ * same outputs, NaN for NaN, so the NaN check sees what it saw before. */
+#define RELAXED_LEVELS 0
+static const ex_ctx *traced_ctx;
+static const ex *traced_out;
+static void tree_step(float *r, float *phi, float *pr, float E, float L, float h)
+{
+    float in[IN_COUNT] = {*r, *phi, *pr, E, L, h}, out[3];
+    ex_eval(traced_ctx, traced_out, 3, in, out);
+    *r = out[0], *phi = out[1], *pr = out[2];
+}
+#define real float
+#define R(x) ((float)(x))
+#define BH_FN static __attribute__((unused))
+#define BH_STEP tree_step
+#include "bh.h"
+#undef real
+#undef R
+
+static void trace_with(const ex_ctx *c, const ex *out, unsigned char *rgb, int size)
+{
+    traced_ctx = c, traced_out = out;
+    for (int row = 0; row < size; row++)
+        for (int col = 0; col < size; col++) {
+            float px[3];
+            trace_ray(col, row, size, size, px);
+            for (int k = 0; k < 3; k++) {
+                float v = px[k] < 0 ? 0 : px[k] > 1 ? 1 : px[k];
+                rgb[3 * (row * size + col) + k] = (unsigned char)(v * 255 + 0.5f);
+            }
+        }
+}
+
+START_TEST(relaxed_rules_keep_the_picture)
+{
+    enum { SIZE = 48 };
+    ex_ctx none, relaxed;
+    ex o0[3], o1[3];
+    ex_init(&none, EX_NONE, IN_COUNT, step_inputs);
+    ex_init(&relaxed, EX_RELAXED, IN_COUNT, step_inputs);
+    gen_step(&none, o0);
+    gen_step(&relaxed, o1);
+    static unsigned char a[3 * SIZE * SIZE], b[3 * SIZE * SIZE];
+    trace_with(&none, o0, a, SIZE);
+    trace_with(&relaxed, o1, b, SIZE);
+    int worst = 0, differ = 0;
+    for (int i = 0; i < 3 * SIZE * SIZE; i++) {
+        int d = abs(a[i] - b[i]);
+        worst = d > worst ? d : worst;
+        differ += d != 0;
+    }
+    printf("  relaxed against unsimplified, %dx%d: %d of %d bytes differ, by at most %d\n", SIZE, SIZE, differ,
+           3 * SIZE * SIZE, worst);
+    ck_assert_msg(worst <= RELAXED_LEVELS, "a byte differs by %d levels", worst);
+    /* a non-finite or signed-zero input, one at a time, into a finite state */
+    const float odd[] = {INFINITY, -INFINITY, NAN, 0.0f, -0.0f};
+    for (int k = 0; k < IN_COUNT; k++)
+        for (size_t j = 0; j < sizeof odd / sizeof odd[0]; j++) {
+            float in[IN_COUNT] = {5.0f, 0.3f, -0.5f, 1.0f, 2.0f, 0.2f}, x[3], y[3];
+            in[k] = odd[j];
+            ex_eval(&none, o0, 3, in, x);
+            ex_eval(&relaxed, o1, 3, in, y);
+            for (int c = 0; c < 3; c++)
+                ck_assert_msg(isnan(x[c]) == isnan(y[c]) && (isnan(x[c]) || bits(x[c]) == bits(y[c])),
+                              "input %s = %g, output %d: unsimplified %g, relaxed %g", step_inputs[k], odd[j], c, x[c],
+                              y[c]);
+        }
+    ex_free(&none);
+    ex_free(&relaxed);
+}
+END_TEST
+
 /* The same rules print the same text; other rules print other text. */
 static char *source(int hand, unsigned rules)
 {
@@ -307,6 +389,7 @@ int main(void)
     tcase_add_test(tc, sharing_makes_equal_expressions_one_node);
     tcase_add_test(tc, derivatives_match_their_closed_form);
     tcase_add_test(tc, generated_step_is_the_hand_written_one);
+    tcase_add_test(tc, relaxed_rules_keep_the_picture);
     tcase_add_test(tc, printing_is_deterministic);
     tcase_add_test(tc, nvrtc_compiles_every_kernel);
     tcase_add_test(tc, nvrtc_errors_show_the_source_line);

@@ -20,7 +20,9 @@
  * 255 per channel, so if a share q of the pixels does, PSNR >= 10 log10(1/q);
  * 30 dB allows 1 pixel in 1000 to change its fate. And the strictly
  * simplified kernel's image must be identical, byte for byte, to the
- * unsimplified one's: its rules are exact.
+ * unsimplified one's: its rules are exact. The relaxed rules are not, for
+ * every input; that they leave this picture alone (the source text's claim)
+ * is tests/test_ch10.c's relaxed_rules_keep_the_picture, on the CPU.
  *
  * Without a CUDA device the sources are still generated and the CPU stage
  * runs; the exit status is then 3.
