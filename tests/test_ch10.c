@@ -302,14 +302,28 @@ END_TEST
 START_TEST(nvrtc_compiles_every_kernel)
 {
     unsigned rules[] = {EX_NONE, EX_STRICT, EX_RELAXED};
+    /* each math configuration's arithmetic, seen in the PTX of the unsimplified step */
+    int fmas[MATH_COUNT] = {0};
+    static const char *const wanted[MATH_COUNT] = {"div.rn.f32", "fma.rn.f32", "div.full.f32", "fma.rn.f32",
+                                                   "div.approx.ftz.f32"};
     for (int k = 0; k < 4; k++)
-        for (int fast = 0; fast < 2; fast++) {
+        for (int math = 0; math < MATH_COUNT; math++) {
             char *text = source(k == 3, k < 3 ? rules[k] : 0), err[8192];
             compiled c;
-            ck_assert_msg(kernel_compile(text, "test.cu", fast, 90, 1, &c, err, sizeof err) == 0, "%s", err);
+            ck_assert_msg(kernel_compile(text, "test.cu", math, 90, 1, &c, err, sizeof err) == 0, "%s", err);
             ck_assert_msg(c.size > 1000 && strstr(c.image, ".entry render"), "no kernel in the PTX");
+            if (k == 0) {
+                ck_assert_msg(strstr(c.image, wanted[math]), "math %s: no %s in the PTX", math_names[math],
+                              wanted[math]);
+                for (const char *p = c.image; (p = strstr(p, "fma.rn.f32")) != NULL; p++)
+                    fmas[math]++;
+            }
             free(text);
         }
+    /* the library's own functions use fma under any option; contraction adds the step's */
+    ck_assert_msg(fmas[MATH_FMA] > fmas[MATH_STRICT] && fmas[MATH_FMA_APPROX] > fmas[MATH_APPROX],
+                  "fma.rn.f32: strict %d, fma %d, approx %d, fma-approx %d", fmas[MATH_STRICT], fmas[MATH_FMA],
+                  fmas[MATH_APPROX], fmas[MATH_FMA_APPROX]);
 }
 END_TEST
 

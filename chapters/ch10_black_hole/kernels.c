@@ -106,10 +106,30 @@ static void explain(const char *log, const char *source, const char *name, char 
     }
 }
 
-/* NVRTC's options for a kernel: the target, then the arithmetic (fast math,
- * or IEEE without contraction), then what every kernel takes. */
-#define KERNEL_OPTIONS(target, fast_math) {(target), (fast_math) ? "--use_fast_math" : "--fmad=false", \
-                                           "-default-device", "--std=c++17"}
+/* The arithmetic of each math configuration (kernels.h's MATH_*), as NVRTC
+ * options: the source text's configurations in CUDA's terms. */
+static const char *const math_options[MATH_COUNT][3] = {
+    [MATH_STRICT] = {"--fmad=false"},
+    [MATH_FMA] = {"--fmad=true"},
+    [MATH_APPROX] = {"--fmad=false", "--prec-div=false", "--prec-sqrt=false"},
+    [MATH_FMA_APPROX] = {"--fmad=true", "--prec-div=false", "--prec-sqrt=false"},
+    [MATH_FAST] = {"--use_fast_math"},
+};
+const char *const math_names[MATH_COUNT] = {"strict", "fma", "approx", "fma-approx", "fast"};
+#define MAX_OPTIONS 6
+
+/* NVRTC's options for a kernel: the target, then the arithmetic, then what
+ * every kernel takes. Returns how many. */
+static int kernel_options(const char *target, int math, const char *options[MAX_OPTIONS])
+{
+    int n = 0;
+    options[n++] = target;
+    for (int i = 0; i < 3 && math_options[math][i]; i++)
+        options[n++] = math_options[math][i];
+    options[n++] = "-default-device";
+    options[n++] = "--std=c++17";
+    return n;
+}
 
 static void target_option(int arch, int ptx, char *target, size_t size)
 {
@@ -119,24 +139,26 @@ static void target_option(int arch, int ptx, char *target, size_t size)
         snprintf(target, size, "--gpu-architecture=%s_<the device's>", ptx ? "compute" : "sm");
 }
 
-void kernel_options_text(int fast_math, int arch, int ptx, char *text, size_t size)
+void kernel_options_text(int math, int arch, int ptx, char *text, size_t size)
 {
     char target[48];
     target_option(arch, ptx, target, sizeof target);
-    const char *options[] = KERNEL_OPTIONS(target, fast_math);
+    const char *options[MAX_OPTIONS];
+    int count = kernel_options(target, math, options);
     size_t used = 0;
     text[0] = '\0';
-    for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
+    for (int i = 0; i < count; i++)
         used += (size_t)snprintf(text + used, used < size ? size - used : 0, "%s%s", i ? " " : "", options[i]);
 }
 
-int kernel_compile(const char *source, const char *name, int fast_math, int arch, int ptx, compiled *out,
-                   char *err, size_t err_size)
+int kernel_compile(const char *source, const char *name, int math, int arch, int ptx, compiled *out, char *err,
+                   size_t err_size)
 {
     char target[48];
     target_option(arch, ptx, target, sizeof target);
-    const char *options[] = KERNEL_OPTIONS(target, fast_math);
-    unsigned long long key = kernel_hash(source) ^ (kernel_hash(target) * 31) ^ (unsigned long long)fast_math;
+    const char *options[MAX_OPTIONS];
+    int count = kernel_options(target, math, options);
+    unsigned long long key = kernel_hash(source) ^ (kernel_hash(target) * 31) ^ ((unsigned long long)math << 56);
     for (int i = 0; i < cached; i++)
         if (cache[i].key == key) {
             *out = cache[i].c;
@@ -152,7 +174,7 @@ int kernel_compile(const char *source, const char *name, int fast_math, int arch
         snprintf(err, err_size, "%s:%d: nvrtcCreateProgram failed", __FILE__, __LINE__);
         return -1;
     }
-    nvrtcResult rc = nv.nvrtcCompileProgram(prog, (int)(sizeof options / sizeof options[0]), options);
+    nvrtcResult rc = nv.nvrtcCompileProgram(prog, count, options);
     if (rc != NVRTC_SUCCESS) {
         size_t log_size = 0;
         nv.nvrtcGetProgramLogSize(prog, &log_size);

@@ -45,11 +45,14 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *print_source = NULL;
+static const char *print_source = NULL, *math = NULL;
 static const cli_option options[] = {
     {"print-source", "STAGE", "print the stage's kernel source, exactly as compiled, and exit",
      .text = &print_source, .text_kind = CLI_NAMES_STAGE},
+    {"math", "M", "compile every GPU stage with arithmetic M: strict, fma, approx, fma-approx or fast "
+                  "(default: each stage's own)", .text = &math},
 };
+
 
 static const cli_spec spec = {
     .program = "ch10",
@@ -83,18 +86,35 @@ static int run_gpu(run *r, const stage *s, int device, int repeat, report *rep, 
     report_row *row = report_measured(rep, s->info.name, REPORT_ON_GPU, &m, rays / (m.times.median * 1e3), "Mrays/s",
                                       name);
     report_note(row, "; %s%d-op step; NVRTC %.0f ms", s->kind == HAND ? "hand-written, " : "", ops, c.ms);
-    if (s->kind == GENERATED && s->rules == EX_NONE && !s->fast_math)
+    if (stage_math(r, s) != MATH_STRICT)
+        report_note(row, "; math %s", math_names[stage_math(r, s)]);
+    if (s->kind == GENERATED && s->rules == EX_NONE && stage_math(r, s) == MATH_STRICT)
         memcpy(unsimplified->rgb, r->img.rgb, image_bytes(&r->img));
-    if (s->kind == GENERATED && s->rules == EX_STRICT && !s->fast_math) {
+    if (s->kind == GENERATED && s->rules == EX_STRICT && stage_math(r, s) == MATH_STRICT) {
         int same = memcmp(unsimplified->rgb, r->img.rgb, image_bytes(&r->img)) == 0;
         row->ok &= same;
         m.ok &= same;
         report_note(row, "; %s gpu-generated's", same ? "identical to" : "DIFFERENT from");
     }
+    report_add(rep, (report_entry){.stage = s->info.name, .threads = REPORT_ON_GPU, .ms = m.times.median,
+                                   .value = r->psnr, .unit = "dB vs CPU", .ok = REPORT_NO_CHECK, .device = name,
+                                   .note = "the image's PSNR against the CPU's double-precision reference"});
     report_add(rep, (report_entry){.stage = s->info.name, .threads = REPORT_ON_GPU, .ms = c.ms,
                                    .value = c.size / 1024.0, .unit = "kB cubin", .ok = REPORT_NO_CHECK, .device = name,
                                    .note = "NVRTC compile time (the time column) and the cubin's size"});
     return m.ok == REPORT_OK;
+}
+
+/* --math's configuration, or -1 without it; a bad name stops the program. */
+static int math_from_option(void)
+{
+    if (!math)
+        return -1;
+    for (int m = 0; m < MATH_COUNT; m++)
+        if (strcmp(math, math_names[m]) == 0)
+            return m;
+    cli_usage_error(&spec, "--math '%s': strict, fma, approx, fma-approx or fast", math);
+    return -1;
 }
 
 int main(int argc, char **argv)
@@ -102,6 +122,7 @@ int main(int argc, char **argv)
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     cli_options opt = {.width = 1024, .height = 1024, .repeat = 5, .threads = cpus > 0 ? cpus : 1};
     cli_parse(&spec, &opt, argc, argv);
+    int math_choice = math_from_option();
     if (print_source) {
         const stage *s = &stages[cli_stage_index(&spec, print_source)];
         if (s->kind == ON_CPU)
@@ -109,7 +130,7 @@ int main(int argc, char **argv)
                             s->info.name);
         int ops;
         char *text = source_of(s, &ops), options[160];
-        kernel_options_text(s->fast_math, 0, 0, options, sizeof options);
+        kernel_options_text(math_choice >= 0 ? math_choice : s->math, 0, 0, options, sizeof options);
         printf("/* NVRTC options: %s */\n", options); /* the -fast-math twins differ only here */
         fputs(text, stdout);
         free(text);
@@ -130,6 +151,7 @@ int main(int argc, char **argv)
 
     run r;
     memset(&r, 0, sizeof r);
+    r.math = math_choice;
     r.width = (int)opt.width, r.height = (int)opt.height;
     image unsimplified;
     if (image_alloc(&r.ref, r.width, r.height) != 0 || image_alloc(&r.img, r.width, r.height) != 0 ||
@@ -148,7 +170,7 @@ int main(int argc, char **argv)
         CUDA_CHECK(cudaMalloc((void **)&r.d_bad, sizeof(int)));
     }
     char workload[96];
-    snprintf(workload, sizeof workload, "%dx%d", r.width, r.height);
+    snprintf(workload, sizeof workload, "%dx%d%s%s", r.width, r.height, math ? " math=" : "", math ? math : "");
     report rep;
     report_init(&rep, spec.program, workload, opt.csv, opt.quiet);
 
@@ -177,7 +199,7 @@ int main(int argc, char **argv)
             continue;
         }
         int device = (int)opt.device, repeat = (int)opt.repeat;
-        if (opt.stage_index > 0 && stages[i].rules == EX_STRICT && !stages[i].fast_math) /* what it must equal */
+        if (opt.stage_index > 0 && stages[i].rules == EX_STRICT && stage_math(&r, &stages[i]) == MATH_STRICT)
             all_ok &= run_gpu(&r, &stages[cli_stage_index(&spec, "gpu-generated")], device, repeat, &rep, info.name,
                               &unsimplified);
         all_ok &= run_gpu(&r, &stages[i], device, repeat, &rep, info.name, &unsimplified);

@@ -19,7 +19,12 @@ typedef struct {
     int *d_bad;
     cudaKernel_t kernel;
     cudaLibrary_t library;
+    double psnr; /* the last checked image's PSNR against the CPU's, dB */
+    int math; /* --math: every GPU stage's arithmetic (kernels.h's MATH_*), or -1: each stage's own */
 } run;
+
+/* The arithmetic stage s is compiled with in this run. */
+static inline int stage_math(const run *r, const stage *s) { return r->math >= 0 ? r->math : s->math; }
 
 /* The stage's whole source (malloc'ed) and the operations in its step. */
 char *source_of(const stage *s, int *ops);

@@ -1,11 +1,14 @@
 /* stages.h - ch10's stages: name, what it changes, where it runs, the kernel
  * make profile measures (every generated kernel is called render); then how
- * its step is made (by hand, or from the tree with a set of rules) and
- * whether NVRTC compiles it with fast math. */
+ * its step is made (by hand, or from the tree with a set of rules) and the
+ * arithmetic NVRTC compiles it with (kernels.h's MATH_*; --math overrides
+ * it, and `make bench` runs the strict stages under each other one: the
+ * source text's table of math configurations). */
 #ifndef CH10_STAGES_H
 #define CH10_STAGES_H
 
 #include "expr.h"
+#include "kernels.h"
 
 #include "../../common/stage.h"
 
@@ -15,25 +18,29 @@ typedef struct {
     stage_info info;
     int kind;
     unsigned rules;
-    int fast_math;
+    int math;
 } stage;
 
 #define GPU .where = STAGE_GPU, .kernel = "render"
+#define ABLATION .bench = "--math fma;--math approx;--math fma-approx;--math fast"
 static const stage stages[] = {
     {{"cpu-threads", "the reference: double precision, the step by hand, POSIX threads", .where = STAGE_CPU}, ON_CPU,
      0, 0},
-    {{"gpu-hand-written", "the step written by hand, compiled by NVRTC (IEEE, no FMA contraction)", GPU}, HAND, 0, 0},
-    {{"gpu-generated", "the step from the tree, no rules: what differentiation leaves", GPU}, GENERATED, EX_NONE, 0},
+    {{"gpu-hand-written", "the step written by hand, compiled by NVRTC (IEEE, no FMA contraction)", GPU, ABLATION},
+     HAND, 0, MATH_STRICT},
+    {{"gpu-generated", "the step from the tree, no rules: what differentiation leaves", GPU, ABLATION}, GENERATED,
+     EX_NONE, MATH_STRICT},
     {{"gpu-generated-simplified", "the tree with the IEEE-exact rules: the same image, bit for bit", GPU}, GENERATED,
-     EX_STRICT, 0},
-    {{"gpu-generated-relaxed", "the tree with every rule, x * 0 -> 0 too: exact only for finite values", GPU},
-     GENERATED, EX_RELAXED, 0},
-    {{"gpu-hand-written-fast-math", "gpu-hand-written with --use_fast_math", GPU}, HAND, 0, 1},
-    {{"gpu-generated-fast-math", "gpu-generated with --use_fast_math", GPU}, GENERATED, EX_NONE, 1},
+     EX_STRICT, MATH_STRICT},
+    {{"gpu-generated-relaxed", "the tree with every rule, x * 0 -> 0 too: exact only for finite values", GPU,
+      ABLATION}, GENERATED, EX_RELAXED, MATH_STRICT},
+    {{"gpu-hand-written-fast-math", "gpu-hand-written with --use_fast_math", GPU}, HAND, 0, MATH_FAST},
+    {{"gpu-generated-fast-math", "gpu-generated with --use_fast_math", GPU}, GENERATED, EX_NONE, MATH_FAST},
     {{"gpu-generated-relaxed-fast-math", "gpu-generated-relaxed with --use_fast_math", GPU}, GENERATED, EX_RELAXED,
-     1},
+     MATH_FAST},
 };
 #undef GPU
+#undef ABLATION
 #define STAGE_COUNT (sizeof stages / sizeof stages[0])
 
 #endif
