@@ -92,7 +92,7 @@ START_TEST(gpu_matches_cpu_at_odd_sizes)
     int *d_bad, bad;
     CUDA_CHECK(cudaMalloc(&d_rgb, bytes));
     CUDA_CHECK(cudaMalloc(&d_bad, sizeof(int)));
-    gpu_prepare_stack();
+    gpu_prepare_stack(STACK_BYTES);
     for (int recursive = SAMPLER_LOOP; recursive <= SAMPLER_RECURSIVE; recursive++) {
         CUDA_CHECK(cudaMemset(d_bad, 0, sizeof(int)));
         CUDA_CHECK(cudaMemset(d_rgb, 0xEE, bytes));

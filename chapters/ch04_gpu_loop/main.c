@@ -35,7 +35,17 @@
 #endif
 #define REFERENCE_IMAGE REFERENCE_DIR "/kensler_512x512x64.ppm"
 
-static const int shapes[][2] = {{16, 16}};
+/* Two ways to make a launch fail on purpose, to see what a user then sees:
+ * --block 32x32 gives the recursive kernel more threads per block than its
+ * registers allow on an SM ("too many resources requested for launch"), and
+ * --stack-bytes 256 leaves its recursion less stack than one call needs. */
+static const char *block = "16x16";
+static long stack_bytes = STACK_BYTES;
+static const cli_option options[] = {
+    {"block", "WxH", "threads per block (default 16x16; at most 1024 in all)", .text = &block},
+    {"stack-bytes", "B", "the recursive kernel's stack per thread, cudaLimitStackSize (default " STACK_TEXT ")",
+     .min = 16, .max = 1 << 20, .number = &stack_bytes},
+};
 
 static const cli_spec spec = {
     .program = "ch04",
@@ -43,6 +53,7 @@ static const cli_spec spec = {
     .accepts = CLI_WIDTH | CLI_HEIGHT | CLI_SPP | CLI_REPEAT | CLI_DEVICE | CLI_STAGE | CLI_OUT | CLI_IMAGES |
                CLI_CSV | CLI_QUIET,
     CLI_STAGE_TABLE(stages),
+    CLI_OPTION_TABLE(options),
     .notes = "Checks: no NaN/Inf; 256 fixed-seed pixels against the CPU running the same code\n"
              "(>= 35 dB); at 512x512x64 the whole image against ch01's (>= 38 dB).\n"
              "Default output: ch04.ppm (the last stage's image, written only if every check\n"
@@ -54,6 +65,10 @@ int main(int argc, char **argv)
 {
     cli_options opt = {.width = 512, .height = 512, .spp = 64, .repeat = 5};
     cli_parse(&spec, &opt, argc, argv);
+    int bx = 0, by = 0;
+    char tail;
+    if (sscanf(block, "%dx%d%c", &bx, &by, &tail) != 2 || bx < 1 || by < 1 || bx * by > 1024)
+        cli_usage_error(&spec, "--block '%s': WxH, at most 1024 threads in all", block);
     const char *out = opt.out ? opt.out : "ch04.ppm";
     cli_require_writable(&spec, "default output", out);
     cuda_require_device(spec.program, (int)opt.device);
@@ -72,13 +87,13 @@ int main(int argc, char **argv)
                       image_read_ppm(&r.original, REFERENCE_IMAGE, err, sizeof err) == 0;
     CUDA_CHECK(cudaMalloc((void **)&r.d_rgb, image_bytes(&r.host)));
     CUDA_CHECK(cudaMalloc((void **)&r.d_bad, sizeof(int)));
-    int stack = gpu_prepare_stack();
+    int stack = gpu_prepare_stack((int)stack_bytes);
 
     char workload[96];
     snprintf(workload, sizeof workload, "%dx%dx%dspp", r.width, r.height, r.spp);
     report rep;
     report_init(&rep, spec.program, workload, opt.csv, opt.quiet);
-    r.bx = shapes[0][0], r.by = shapes[0][1];
+    r.bx = bx, r.by = by;
     for (size_t i = 0; i < STAGE_COUNT; i++) {
         const stage *s = &stages[i];
         if (!cli_stage_selected(&opt, i))

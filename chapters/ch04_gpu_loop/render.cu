@@ -4,10 +4,6 @@
 
 #include "../../common/cuda_util.h"
 
-/* Deep enough for the card's longest chain of mirror bounces with room to
- * spare; every resident thread reserves this much local memory. */
-#define STACK_BYTES 8192
-
 template <int F>
 __global__ void render_kernel(unsigned char *rgb, int *bad, camera cam, int spp)
 {
@@ -42,10 +38,10 @@ static void describe_kernel(const void *k, int block_x, int block_y, kernel_info
 
 extern "C" {
 
-int gpu_prepare_stack(void)
+int gpu_prepare_stack(int bytes)
 {
-    CUDA_CHECK(cudaDeviceSetLimit(cudaLimitStackSize, STACK_BYTES));
-    return STACK_BYTES;
+    CUDA_CHECK(cudaDeviceSetLimit(cudaLimitStackSize, (size_t)bytes));
+    return bytes;
 }
 
 void gpu_render(int flags, unsigned char *d_rgb, int *d_bad, int width, int height, int spp, int block_x, int block_y,

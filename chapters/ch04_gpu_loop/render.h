@@ -21,8 +21,13 @@ typedef void render_fn(int flags, unsigned char *d_rgb, int *d_bad, int width, i
                        int block_y, kernel_info *info);
 render_fn gpu_render;
 
-/* Stack bytes per thread the recursive kernel gets (cudaLimitStackSize). */
-int gpu_prepare_stack(void);
+/* Sets the stack bytes per thread the recursive kernel gets
+ * (cudaLimitStackSize) and returns them. STACK_BYTES, the chapter's: deep
+ * enough for the card's longest chain of mirror bounces with room to spare;
+ * every resident thread reserves this much local memory. */
+#define STACK_BYTES 8192
+#define STACK_TEXT "8192"
+int gpu_prepare_stack(int bytes);
 
 /* The same code on the CPU for one picture pixel; returns 0 on NaN/Inf. */
 int cpu_render_picture_pixel(int flags, int col, int row, int width, int height, int spp, unsigned char *out);
