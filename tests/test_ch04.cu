@@ -120,6 +120,36 @@ START_TEST(gpu_matches_cpu_at_odd_sizes)
 }
 END_TEST
 
+/* Launches that fail on purpose, as a user of ./ch04 sees them: the
+ * recursive kernel's 134 registers a thread times 1024 threads are more than
+ * an SM's 65536 registers, so a 32x32 block is refused at launch; and with
+ * 128 bytes of stack a thread (one call of sample() needs 240) the kernel
+ * writes past its stack, which the GPU reports at the next synchronisation as
+ * an illegal memory access. Either way: exit status 1, the CUDA error's name
+ * and text with file:line, and no image written. */
+static const struct {
+    const char *args, *message;
+} failures[] = {
+    {"--block 32x32", "too many resources requested for launch"},
+    {"--stack-bytes 128", "an illegal memory access was encountered"},
+};
+
+START_TEST(launches_that_fail_say_why)
+{
+    char dir[] = "/tmp/ch04-fail-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    int rc = harness_shell("cd %s && ./ch04 --stage recursive --spp 4 --repeat 1 --quiet %s --out %s/x.ppm "
+                           "> %s/out.txt 2> %s/err.txt",
+                           PROGRAM_DIR, failures[_i].args, dir, dir, dir);
+    int said = harness_shell("grep -q '%s' %s/err.txt", failures[_i].message, dir) == 0;
+    int wrote = harness_shell("test -e %s/x.ppm", dir) == 0;
+    harness_shell("cat %s/err.txt; rm -rf %s", dir, dir);
+    ck_assert_msg(rc == 1, "%s: exit status %d, want 1", failures[_i].args, rc);
+    ck_assert_msg(said, "%s: stderr does not say '%s'", failures[_i].args, failures[_i].message);
+    ck_assert_msg(!wrote, "%s: an image was written", failures[_i].args);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("ch04");
@@ -129,6 +159,7 @@ int main(void)
     tcase_add_test(tc, cpu_pixels_of_both_samplers_agree);
     tcase_add_test(tc, tiny_images_are_finite);
     int skipped = harness_add_gpu_test(tc, gpu_matches_cpu_at_odd_sizes, sizeof gpu_sizes / sizeof gpu_sizes[0]);
+    skipped += harness_add_gpu_test(tc, launches_that_fail_say_why, sizeof failures / sizeof failures[0]);
     suite_add_tcase(s, tc);
     return harness_run_gpu(s, "ch04", skipped);
 }
