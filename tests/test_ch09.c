@@ -110,6 +110,77 @@ START_TEST(both_builds_renamed_and_listed)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- the talk's optimisations, in PTX
+ * build/ch09/talk-<compiler>.ptx, made with each compiler's flags (chapter.mk).
+ * For each kernel of talk.cu, what the PTX must show: the 64-bit division's
+ * 32-bit path beside the 64-bit one; four scalar loads without the alignment
+ * promise and one 16-byte load with it; a plain load for pointers that may
+ * alias and the read-only path (.nc) for const __restrict__. */
+#ifndef CH09_BUILD
+#define CH09_BUILD "build/ch09"
+#endif
+
+/* The text of the .entry whose name contains `name` (up to the next .entry). */
+static char *entry_text(const char *ptx, const char *name)
+{
+    for (const char *e = strstr(ptx, ".entry"); e; e = strstr(e + 1, ".entry")) {
+        const char *eol = strchr(e, '(');
+        const char *next = strstr(e + 1, ".entry");
+        size_t head = eol ? (size_t)(eol - e) : strlen(e);
+        char *title = strndup(e, head);
+        int match = strstr(title, name) != NULL;
+        free(title);
+        if (match)
+            return strndup(e, next ? (size_t)(next - e) : strlen(e));
+    }
+    return NULL;
+}
+
+static int count_of(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, what)) != NULL; p++)
+        n++;
+    return n;
+}
+
+static const struct {
+    const char *kernel, *present, *absent;
+    int loads; /* how many ld.global instructions, or 0: not counted */
+} talk_ptx[] = {
+    {"divide_kernel", "div.u32", NULL, 0},
+    {"divide_kernel", "div.s64", NULL, 0},
+    {"sum_quads_kernelILi0", NULL, "ld.global.v4", 4},
+    {"sum_quads_kernelILi1", "ld.global.v4", NULL, 1},
+    {"scale_plain_kernel", "ld.global.", "ld.global.nc", 1},
+    {"scale_restrict_kernel", "ld.global.nc", NULL, 1},
+};
+#define TALK_CASES (int)(sizeof talk_ptx / sizeof talk_ptx[0])
+
+START_TEST(talk_optimisations_in_the_ptx)
+{
+    const char *compiler = _i / TALK_CASES == 0 ? "nvcc" : "clang";
+    int c = _i % TALK_CASES;
+    char path[600];
+    snprintf(path, sizeof path, "%s/talk-%s.ptx", CH09_BUILD, compiler);
+    char *ptx = harness_read_file(path);
+    ck_assert_msg(ptx != NULL, "%s: not built", path);
+    char *body = entry_text(ptx, talk_ptx[c].kernel);
+    ck_assert_msg(body != NULL, "%s: no kernel %s", path, talk_ptx[c].kernel);
+    if (talk_ptx[c].present)
+        ck_assert_msg(strstr(body, talk_ptx[c].present), "%s, %s: no %s", compiler, talk_ptx[c].kernel,
+                      talk_ptx[c].present);
+    if (talk_ptx[c].absent)
+        ck_assert_msg(!strstr(body, talk_ptx[c].absent), "%s, %s: %s present", compiler, talk_ptx[c].kernel,
+                      talk_ptx[c].absent);
+    if (talk_ptx[c].loads)
+        ck_assert_msg(count_of(body, "ld.global.") == talk_ptx[c].loads, "%s, %s: %d global loads, want %d", compiler,
+                      talk_ptx[c].kernel, count_of(body, "ld.global."), talk_ptx[c].loads);
+    free(body);
+    free(ptx);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("ch09");
@@ -117,6 +188,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, fast_math_deletes_isfinite, 0, have_clang() ? 2 : 1);
     tcase_add_test(tc, both_builds_renamed_and_listed);
+    tcase_add_loop_test(tc, talk_optimisations_in_the_ptx, 0, (have_clang() ? 2 : 1) * TALK_CASES);
     int skipped = 0;
     if (have_clang())
         tcase_add_test(tc, clang_folds_a_bit_test_on_a_float_argument);

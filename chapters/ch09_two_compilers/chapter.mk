@@ -9,8 +9,8 @@ ch09_SMALL := --repeat 1 --n 100003 --width 33 --height 31 --spp 2
 ch09_SANITIZE := --n 4097 --width 33 --height 31 --spp 2
 ch09_TEST_OBJ :=
 # test_ch09 asks the clang the build chose (none: its clang checks are skipped).
-ch09_TEST_FLAGS = -DCH09_CLANG='"$(CLANG_CUDA)"'
-ch09_TEST_DEPS = $(CLANG_CONFIG)
+ch09_TEST_FLAGS = -DCH09_CLANG='"$(CLANG_CUDA)"' -DCH09_BUILD='"$(CURDIR)/$(BUILD)/ch09"'
+ch09_TEST_DEPS = $(CLANG_CONFIG) $(foreach c,$(CH09_COMPILERS),$(BUILD)/ch09/talk-$(c).ptx)
 ch09_EXERCISES := ch09
 ex_ch09_WHAT := a NaN and infinity check that survives -ffast-math (gcc and clang), from the float's bits
 ex_ch09_ON := CPU (the test compiles your header with -O2 -ffast-math and feeds it NaN, infinities, subnormals)
@@ -20,17 +20,19 @@ ex_ch09_ON := CPU (the test compiles your header with -O2 -ffast-math and feeds 
 # keeps only those functions global, renamed <function>_<compiler>
 # (objcopy), so both builds of one source link into ./ch09.
 CH09_COMPILERS := nvcc $(if $(CLANG_CUDA),clang)
-CH09_PARTS := ch05 ch05fast ch06 ch07
+CH09_PARTS := ch05 ch05fast ch06 ch07 talk
 CH09_SRC_ch05 := $(ch05_DIR)/render.cu
 CH09_SRC_ch05fast := $(ch05_DIR)/render.cu
 CH09_SRC_ch06 := $(ch06_DIR)/reduce_gpu.cu
 CH09_SRC_ch07 := $(ch07_DIR)/gpu.cu
+CH09_SRC_talk := $(ch09_DIR)/talk.cu
 CH09_FLAGS_ch05fast_nvcc := $(NVCC_FAST_MATH) -DFLAGS_BUILD -DBUILD_fast
 CH09_FLAGS_ch05fast_clang := $(CLANG_FAST_MATH) -DFLAGS_BUILD -DBUILD_fast
 CH09_API_ch05 := gpu_render
 CH09_API_ch05fast := gpu_render_fast
 CH09_API_ch06 := reduce_sequential reduce_vector_shuffle
 CH09_API_ch07 := gpu_naive_forces gpu_tiled_forces gpu_tiled_ftz_forces
+CH09_API_talk := talk_divide talk_sum_quads_scalar talk_sum_quads talk_scale_plain talk_scale_restrict
 # What ./ch09 takes from the chapters' CPU side, compiled once: ch05's CPU
 # render (from nvcc's plain build of render.cu), ch06's input generator and
 # ch07's reference forces.
@@ -60,6 +62,12 @@ $(BUILD)/ch09/$(1)-$(2).o: $(BUILD)/ch09/$(1)-$(2).cu $(CH09_SRC_$(1)) $(wildcar
 endef
 $(foreach p,$(CH09_PARTS),$(foreach c,$(CH09_COMPILERS),$(eval $(call CH09_OBJECT_RULES,$(p),$(c)))))
 CH09_OBJ := $(foreach p,$(CH09_PARTS),$(foreach c,$(CH09_COMPILERS),$(BUILD)/ch09/$(p)-$(c).o))
+# The talk's kernels as PTX, each compiler with the flags of its object above
+# (tests/test_ch09.c reads them: no GPU needed).
+CH09_PTX_nvcc = $(NVCC) $(filter-out -gencode=% -lineinfo,$(NVCCFLAGS)) -arch=$(CUDA_ARCH) -ptx
+CH09_PTX_clang = $(CLANG_CUDA) $(CLANG_CUDA_FLAGS) --cuda-device-only -S
+$(BUILD)/ch09/talk-%.ptx: $(BUILD)/ch09/talk-%.cu $(ch09_DIR)/talk.cu $(ch09_DIR)/talk.h common/*.h
+	$(CH09_PTX_$*) -I$(ch09_DIR) $< -o $@
 
 CH09_MAIN_DEPS := $(ch09_DIR)/*.h $(ch05_DIR)/render.h $(ch06_DIR)/reduce.h $(ch07_DIR)/nbody.h common/*.h $(NVCC_CONFIG) $(CLANG_CONFIG)
 CH09_DEFS = -DCH09_HAVE_CLANG=$(if $(CLANG_CUDA),1,0) -DCH09_CLANG='"$(CLANG_CUDA)"' -DCH09_NO_CLANG_WHY='"$(CH09_NO_CLANG)"'

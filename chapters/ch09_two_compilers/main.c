@@ -20,10 +20,12 @@
  *   ch06  --n int32 values (default 2^28) from ch06's own generator
  *         (reduce_fill, xorshift64*, seed 0x5EED06): the int64 sum exact;
  *   ch07  min(--n, 2^17) bodies from ch07's initial state: the forces within
- *         ch07's error bound of its double-precision reference.
+ *         ch07's error bound of its double-precision reference;
+ *   talk  min(--n, 2^24) elements of the clang talk's three optimisations
+ *         (talk.cu): every result equal to the CPU's, bit for bit.
  * Times: the median and spread of --repeat kernel runs (CUDA events; default 10).
  * Rates in each chapter's unit: Msamples/s, GB/s read, GFLOP/s (20 flops per
- * interaction, ch07's convention).
+ * interaction, ch07's convention); Gelements/s for the talk's kernels.
  *
  * Without a CUDA device: which builds exist, then exit status 3.
  */
@@ -46,6 +48,7 @@
 #define CH09_CLANG "clang"
 #endif
 #define MAX_BODIES 131072
+#define MAX_TALK (1 << 24)
 
 static const cli_spec spec = {
     .program = "ch09",
@@ -53,7 +56,8 @@ static const cli_spec spec = {
     .accepts = CLI_WIDTH | CLI_HEIGHT | CLI_SPP | CLI_N | CLI_REPEAT | CLI_DEVICE | CLI_STAGE | CLI_CSV | CLI_QUIET,
     CLI_STAGE_TABLE(stages),
     .notes = "ch05 stages render --width x --height at --spp (default 512x512x64); ch06 stages sum --n int32\n"
-             "values (default 2^28); ch07 stages compute the forces on min(--n, 2^17) bodies. --repeat 10.\n"
+             "values (default 2^28); ch07 stages compute the forces on min(--n, 2^17) bodies; the talk's\n"
+             "stages run on min(--n, 2^24) elements. --repeat 10.\n"
              "Each stage is checked as in its own chapter (chapters/ch09_two_compilers/main.c).\n"
              "Without a CUDA device: the builds this program holds, then exit status 3.",
 };
@@ -71,8 +75,10 @@ static void run_stage(run *r, const stage *s, report *rep, const char *device)
         value = (double)r->width * r->height * r->spp / (ms * 1e3), unit = "Msamples/s";
     else if (s->part == PART_CH06)
         value = (double)r->n * sizeof(int) / (ms * 1e6), unit = "GB/s";
-    else
+    else if (s->part == PART_CH07)
         value = 20.0 * r->bodies * (double)r->bodies / (ms * 1e6), unit = "GFLOP/s";
+    else
+        value = r->talk_n / (ms * 1e6), unit = "Gelements/s";
     report_measured(rep, s->info.name, REPORT_ON_GPU, &m, value, unit, device);
 }
 
@@ -95,6 +101,7 @@ int main(int argc, char **argv)
     memset(&r, 0, sizeof r);
     r.n = opt.n;
     r.bodies = opt.n < MAX_BODIES ? (int)opt.n : MAX_BODIES;
+    r.talk_n = opt.n < MAX_TALK ? (int)opt.n : MAX_TALK;
     r.width = (int)opt.width, r.height = (int)opt.height, r.spp = (int)opt.spp, r.repeat = (int)opt.repeat;
     int wanted[PART_COUNT] = {0};
     for (size_t i = 0; i < STAGE_COUNT; i++)
@@ -106,6 +113,7 @@ int main(int argc, char **argv)
     snprintf(workload[PART_CH05], sizeof workload[0], "ch05 %dx%dx%dspp", r.width, r.height, r.spp);
     snprintf(workload[PART_CH06], sizeof workload[0], "ch06 n=%lld", r.n);
     snprintf(workload[PART_CH07], sizeof workload[0], "ch07 n=%d", r.bodies);
+    snprintf(workload[PART_TALK], sizeof workload[0], "talk n=%d", r.talk_n);
     static report reports[PART_COUNT];
     for (int p = 0; p < PART_COUNT; p++)
         report_init(&reports[p], spec.program, workload[p], opt.csv, opt.quiet);

@@ -78,8 +78,95 @@ static int check_nbody(run *r, char *note, size_t len)
     return err <= bound;
 }
 
+/* ---------------------------------------------------------------- the talk's kernels */
+/* Operands for the division: narrow ones fit in 32 bits (a < 2^31, b < 2^16),
+ * wide ones do not (a near 2^62, b near 2^33); fixed seeds. */
+static void fill_operands(long long *a, long long *b, int n, int wide)
+{
+    unsigned long long x = wide ? 0x5EED64ULL : 0x5EED32ULL;
+    for (int i = 0; i < n; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        a[i] = wide ? (long long)(x >> 2) : (long long)(x >> 33);
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        b[i] = wide ? (long long)((x >> 31) | 1) : (long long)((x >> 48) | 1);
+    }
+}
+
+static long long *to_device(const void *host, size_t bytes)
+{
+    void *d = NULL;
+    CUDA_CHECK(cudaMalloc(&d, bytes));
+    CUDA_CHECK(cudaMemcpy(d, host, bytes, cudaMemcpyHostToDevice));
+    return d;
+}
+
+static void prepare_talk(run *r)
+{
+    int n = r->talk_n;
+    size_t ll = (size_t)n * sizeof(long long);
+    for (int k = 0; k < 2; k++) {
+        r->narrow[k] = cli_alloc(ll, "the division's operands");
+        r->wide[k] = cli_alloc(ll, "the division's operands");
+    }
+    fill_operands(r->narrow[0], r->narrow[1], n, 0);
+    fill_operands(r->wide[0], r->wide[1], n, 1);
+    for (int k = 0; k < 2; k++) {
+        r->d_narrow[k] = to_device(r->narrow[k], ll);
+        r->d_wide[k] = to_device(r->wide[k], ll);
+    }
+    r->quotient = cli_alloc(ll, "the quotients");
+    CUDA_CHECK(cudaMalloc((void **)&r->d_quotient, ll));
+    r->fin = cli_alloc(4 * (size_t)n * sizeof(float), "the floats");
+    r->fout = cli_alloc((size_t)n * sizeof(float), "the floats");
+    unsigned long long x = 0x5EEDF1ULL;
+    for (size_t i = 0; i < 4 * (size_t)n; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        r->fin[i] = (float)(x >> 40) / (float)(1 << 24) - 0.5f;
+    }
+    r->d_fin = (float *)to_device(r->fin, 4 * (size_t)n * sizeof(float)); /* cudaMalloc: 256-byte aligned */
+    CUDA_CHECK(cudaMalloc((void **)&r->d_fout, (size_t)n * sizeof(float)));
+}
+
+static void launch_talk(run *r)
+{
+    const stage *s = r->s;
+    if (s->flags == TALK_DIVIDE_NARROW || s->flags == TALK_DIVIDE_WIDE) {
+        long long *const *op = s->flags == TALK_DIVIDE_WIDE ? r->d_wide : r->d_narrow;
+        s->talk(op[0], op[1], r->d_quotient, r->talk_n);
+    } else {
+        s->talk(r->d_fin, NULL, r->d_fout, r->talk_n);
+    }
+}
+
+/* Every element against the same arithmetic on the CPU, exactly (the
+ * division is exact, the float sums are added in the same order, unfused). */
+static int check_talk(run *r, char *note, size_t len)
+{
+    const stage *s = r->s;
+    long bad = 0;
+    CUDA_CHECK(cudaDeviceSynchronize());
+    if (s->flags == TALK_DIVIDE_NARROW || s->flags == TALK_DIVIDE_WIDE) {
+        long long *const *op = s->flags == TALK_DIVIDE_WIDE ? r->wide : r->narrow;
+        CUDA_CHECK(cudaMemcpy(r->quotient, r->d_quotient, (size_t)r->talk_n * sizeof(long long),
+                              cudaMemcpyDeviceToHost));
+        for (int i = 0; i < r->talk_n; i++)
+            bad += r->quotient[i] != op[0][i] / op[1][i];
+    } else {
+        CUDA_CHECK(cudaMemcpy(r->fout, r->d_fout, (size_t)r->talk_n * sizeof(float), cudaMemcpyDeviceToHost));
+        for (int i = 0; i < r->talk_n; i++) {
+            const float *p = r->fin + 4 * (size_t)i;
+            float want = s->flags == TALK_QUADS ? ((p[0] + p[1]) + p[2]) + p[3] : TALK_SCALE * r->fin[i];
+            bad += memcmp(&want, &r->fout[i], sizeof want) != 0;
+        }
+    }
+    snprintf(note, len, "%ld of %d elements wrong", bad, r->talk_n);
+    return bad == 0;
+}
+
 void run_prepare(run *r, const int parts_wanted[PART_COUNT])
 {
+    if (parts_wanted[PART_TALK])
+        prepare_talk(r);
     if (parts_wanted[PART_CH05]) {
         char err[IMAGE_ERROR_SIZE];
         if (image_alloc(&r->host, r->width, r->height) != 0) {
@@ -127,6 +214,18 @@ void run_release(run *r)
     image_free(&r->original);
     free(r->b);
     free(r->a);
+    for (int k = 0; k < 2; k++) {
+        CUDA_CHECK(cudaFree(r->d_narrow[k]));
+        CUDA_CHECK(cudaFree(r->d_wide[k]));
+        free(r->narrow[k]);
+        free(r->wide[k]);
+    }
+    CUDA_CHECK(cudaFree(r->d_quotient));
+    CUDA_CHECK(cudaFree(r->d_fin));
+    CUDA_CHECK(cudaFree(r->d_fout));
+    free(r->quotient);
+    free(r->fin);
+    free(r->fout);
 }
 
 /* ---------------------------------------------------------------- the stage */
@@ -138,8 +237,11 @@ void poison(void *context)
         CUDA_CHECK(cudaMemset(r->d_rgb, 0xEE, image_bytes(&r->host)));
     } else if (r->s->part == PART_CH06) {
         CUDA_CHECK(cudaMemset(r->d_sum, 0xA5, sizeof(long long)));
-    } else {
+    } else if (r->s->part == PART_CH07) {
         CUDA_CHECK(cudaMemset(r->d_a, 0xFF, (size_t)r->bodies * sizeof(vec3))); /* NaN */
+    } else {
+        CUDA_CHECK(cudaMemset(r->d_quotient, 0xA5, (size_t)r->talk_n * sizeof(long long)));
+        CUDA_CHECK(cudaMemset(r->d_fout, 0xFF, (size_t)r->talk_n * sizeof(float)));
     }
 }
 
@@ -151,15 +253,18 @@ void launch(void *context)
         s->render(s->flags, 1, r->d_rgb, r->d_bad, r->width, r->height, r->spp, BLOCK, BLOCK, NULL);
     else if (s->part == PART_CH06)
         s->reduce(r->d_in, (size_t)r->n, r->d_sum, &r->ctx);
-    else
+    else if (s->part == PART_CH07)
         s->forces(r->d_b, r->d_a, r->bodies, 0);
+    else
+        launch_talk(r);
     CUDA_CHECK_LAUNCH();
 }
 
 int check(void *context, char *note, size_t len)
 {
     run *r = context;
-    return r->s->part == PART_CH05 ? check_render(r, note, len)
+    return r->s->part == PART_CH05   ? check_render(r, note, len)
            : r->s->part == PART_CH06 ? check_reduce(r, note, len)
-                                     : check_nbody(r, note, len);
+           : r->s->part == PART_CH07 ? check_nbody(r, note, len)
+                                     : check_talk(r, note, len);
 }

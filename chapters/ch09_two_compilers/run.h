@@ -28,6 +28,11 @@ typedef struct {
     body *b, *d_b;
     vec3 *a, *d_a;
     reference ref;
+    /* the talk's kernels: talk_n elements; the division's operands narrow
+     * (within 32 bits) and wide, its quotients; floats in (4 per element) and out */
+    int talk_n;
+    long long *narrow[2], *wide[2], *d_narrow[2], *d_wide[2], *quotient, *d_quotient;
+    float *fin, *fout, *d_fin, *d_fout;
 } run;
 
 void run_prepare(run *r, const int parts_wanted[PART_COUNT]); /* each wanted part's data, host and device */

@@ -14,7 +14,10 @@
 #define CH09_HAVE_CLANG 0
 #endif
 
-enum { PART_CH05, PART_CH06, PART_CH07, PART_COUNT };
+enum { PART_CH05, PART_CH06, PART_CH07, PART_TALK, PART_COUNT };
+/* A talk stage's kind (its flags): the division on operands within 32 bits or
+ * beyond, the four-float sums, the scaling. */
+enum { TALK_DIVIDE_NARROW = 1, TALK_DIVIDE_WIDE, TALK_QUADS, TALK_SCALING };
 
 typedef struct {
     stage_info info;
@@ -23,16 +26,21 @@ typedef struct {
     int flags;
     reduce_fn *reduce; /* ch06 */
     forces_fn *forces; /* ch07 */
+    talk_fn *talk;     /* the talk's kernels (talk.h); flags: TALK_* */
 } stage;
 
 /* The renamed functions of each compiler's objects (chapter.mk). */
 render_fn gpu_render_nvcc, gpu_render_fast_nvcc;
 reduce_fn reduce_sequential_nvcc, reduce_vector_shuffle_nvcc;
 forces_fn gpu_naive_forces_nvcc, gpu_tiled_forces_nvcc, gpu_tiled_ftz_forces_nvcc;
+talk_fn talk_divide_nvcc, talk_sum_quads_scalar_nvcc, talk_sum_quads_nvcc, talk_scale_plain_nvcc,
+    talk_scale_restrict_nvcc;
 #if CH09_HAVE_CLANG
 render_fn gpu_render_clang, gpu_render_fast_clang;
 reduce_fn reduce_sequential_clang, reduce_vector_shuffle_clang;
 forces_fn gpu_naive_forces_clang, gpu_tiled_forces_clang, gpu_tiled_ftz_forces_clang;
+talk_fn talk_divide_clang, talk_sum_quads_scalar_clang, talk_sum_quads_clang, talk_scale_plain_clang,
+    talk_scale_restrict_clang;
 #endif
 
 static const stage stages[] = {
@@ -101,6 +109,66 @@ static const stage stages[] = {
 #if CH09_HAVE_CLANG
     {{"ch07-tiled-ftz-clang", "ch07 tiled-ftz: float4, rsqrt, unrolled, flush to zero, by clang", .where = STAGE_GPU,
       .kernel = "ch09_ch07_clang::tiled_float4_kernel<(int)7>"}, PART_CH07, .forces = gpu_tiled_ftz_forces_clang},
+#endif
+    {{"talk-divide-narrow-nvcc",
+      "64-bit division, operands within 32 bits: the run-time check takes div.u32, by nvcc", .where = STAGE_GPU,
+      .kernel = "ch09_talk_nvcc::divide_kernel"},
+     PART_TALK, .talk = talk_divide_nvcc, .flags = TALK_DIVIDE_NARROW},
+#if CH09_HAVE_CLANG
+    {{"talk-divide-narrow-clang",
+      "64-bit division, operands within 32 bits: the run-time check takes div.u32, by clang", .where = STAGE_GPU,
+      .kernel = "ch09_talk_clang::divide_kernel"},
+     PART_TALK, .talk = talk_divide_clang, .flags = TALK_DIVIDE_NARROW},
+#endif
+    {{"talk-divide-wide-nvcc",
+      "the same division, operands beyond 32 bits: the 64-bit routine, by nvcc", .where = STAGE_GPU,
+      .kernel = "ch09_talk_nvcc::divide_kernel"},
+     PART_TALK, .talk = talk_divide_nvcc, .flags = TALK_DIVIDE_WIDE},
+#if CH09_HAVE_CLANG
+    {{"talk-divide-wide-clang",
+      "the same division, operands beyond 32 bits: the 64-bit routine, by clang", .where = STAGE_GPU,
+      .kernel = "ch09_talk_clang::divide_kernel"},
+     PART_TALK, .talk = talk_divide_clang, .flags = TALK_DIVIDE_WIDE},
+#endif
+    {{"talk-quads-scalar-nvcc",
+      "four adjacent floats summed, alignment unknown: four 32-bit loads, by nvcc", .where = STAGE_GPU,
+      .kernel = "ch09_talk_nvcc::sum_quads_kernel<(int)0>"},
+     PART_TALK, .talk = talk_sum_quads_scalar_nvcc, .flags = TALK_QUADS},
+#if CH09_HAVE_CLANG
+    {{"talk-quads-scalar-clang",
+      "four adjacent floats summed, alignment unknown: four 32-bit loads, by clang", .where = STAGE_GPU,
+      .kernel = "ch09_talk_clang::sum_quads_kernel<(int)0>"},
+     PART_TALK, .talk = talk_sum_quads_scalar_clang, .flags = TALK_QUADS},
+#endif
+    {{"talk-quads-vector-nvcc",
+      "the same, 16-byte alignment promised: one ld.global.v4 (load-store vectorizer), by nvcc", .where = STAGE_GPU,
+      .kernel = "ch09_talk_nvcc::sum_quads_kernel<(int)1>"},
+     PART_TALK, .talk = talk_sum_quads_nvcc, .flags = TALK_QUADS},
+#if CH09_HAVE_CLANG
+    {{"talk-quads-vector-clang",
+      "the same, 16-byte alignment promised: one ld.global.v4 (load-store vectorizer), by clang", .where = STAGE_GPU,
+      .kernel = "ch09_talk_clang::sum_quads_kernel<(int)1>"},
+     PART_TALK, .talk = talk_sum_quads_clang, .flags = TALK_QUADS},
+#endif
+    {{"talk-scale-plain-nvcc",
+      "out = 3 in, pointers that may alias: ld.global, by nvcc", .where = STAGE_GPU,
+      .kernel = "ch09_talk_nvcc::scale_plain_kernel"},
+     PART_TALK, .talk = talk_scale_plain_nvcc, .flags = TALK_SCALING},
+#if CH09_HAVE_CLANG
+    {{"talk-scale-plain-clang",
+      "out = 3 in, pointers that may alias: ld.global, by clang", .where = STAGE_GPU,
+      .kernel = "ch09_talk_clang::scale_plain_kernel"},
+     PART_TALK, .talk = talk_scale_plain_clang, .flags = TALK_SCALING},
+#endif
+    {{"talk-scale-restrict-nvcc",
+      "the same, const __restrict__: ld.global.nc, the read-only path, by nvcc", .where = STAGE_GPU,
+      .kernel = "ch09_talk_nvcc::scale_restrict_kernel"},
+     PART_TALK, .talk = talk_scale_restrict_nvcc, .flags = TALK_SCALING},
+#if CH09_HAVE_CLANG
+    {{"talk-scale-restrict-clang",
+      "the same, const __restrict__: ld.global.nc, the read-only path, by clang", .where = STAGE_GPU,
+      .kernel = "ch09_talk_clang::scale_restrict_kernel"},
+     PART_TALK, .talk = talk_scale_restrict_clang, .flags = TALK_SCALING},
 #endif
 };
 #define STAGE_COUNT (sizeof stages / sizeof stages[0])
