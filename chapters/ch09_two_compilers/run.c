@@ -149,8 +149,12 @@ static int check_talk(run *r, char *note, size_t len)
         long long *const *op = s->flags == TALK_DIVIDE_WIDE ? r->wide : r->narrow;
         CUDA_CHECK(cudaMemcpy(r->quotient, r->d_quotient, (size_t)r->talk_n * sizeof(long long),
                               cudaMemcpyDeviceToHost));
-        for (int i = 0; i < r->talk_n; i++)
-            bad += r->quotient[i] != op[0][i] / op[1][i];
+        for (int i = 0; i < r->talk_n; i++) {
+            long long sum = 0;
+            for (int k = 0; k < TALK_DIVISIONS; k++)
+                sum += (op[0][i] + k) / op[1][i];
+            bad += r->quotient[i] != sum;
+        }
     } else {
         CUDA_CHECK(cudaMemcpy(r->fout, r->d_fout, (size_t)r->talk_n * sizeof(float), cudaMemcpyDeviceToHost));
         for (int i = 0; i < r->talk_n; i++) {

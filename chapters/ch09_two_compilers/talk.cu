@@ -17,11 +17,17 @@
 
 #define TALK_BLOCK 256
 
+/* TALK_DIVISIONS divisions per element, so the division, not the memory,
+ * sets the time: q = sum over k of (a + k) / b. */
 __global__ void divide_kernel(const long long *a, const long long *b, long long *q, int n)
 {
     int i = blockIdx.x * TALK_BLOCK + threadIdx.x;
-    if (i < n)
-        q[i] = a[i] / b[i];
+    if (i < n) {
+        long long x = a[i], y = b[i], sum = 0;
+        for (int k = 0; k < TALK_DIVISIONS; k++)
+            sum += (x + k) / y;
+        q[i] = sum;
+    }
 }
 
 /* ALIGNED: whether the compiler is told the four floats start on 16 bytes. */

@@ -11,8 +11,10 @@ extern "C" {
 
 typedef void talk_fn(const void *in, const void *in2, void *out, int n);
 
-/* q[i] = a[i] / b[i] in 64-bit integers (in, in2: long long, out: long long) */
+/* q[i] = the sum over k < TALK_DIVISIONS of (a[i] + k) / b[i], in 64-bit
+ * integers (in, in2: long long, out: long long) */
 talk_fn talk_divide;
+#define TALK_DIVISIONS 32
 /* out[i] = in[4i] + in[4i+1] + in[4i+2] + in[4i+3] (floats; in 16-byte
  * aligned): without telling the compiler, then telling it */
 talk_fn talk_sum_quads_scalar, talk_sum_quads;
