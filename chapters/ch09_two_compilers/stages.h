@@ -111,12 +111,14 @@ static const stage stages[] = {
       .kernel = "ch09_ch07_clang::tiled_float4_kernel<(int)7>"}, PART_CH07, .forces = gpu_tiled_ftz_forces_clang},
 #endif
     {{"talk-divide-narrow-nvcc",
-      "32 64-bit divisions an element, operands within 32 bits: the run-time check takes div.u32, by nvcc", .where = STAGE_GPU,
+      "32 64-bit divisions an element, operands within 32 bits: the run-time check takes div.u32, by nvcc",
+      .where = STAGE_GPU,
       .kernel = "ch09_talk_nvcc::divide_kernel"},
      PART_TALK, .talk = talk_divide_nvcc, .flags = TALK_DIVIDE_NARROW},
 #if CH09_HAVE_CLANG
     {{"talk-divide-narrow-clang",
-      "32 64-bit divisions an element, operands within 32 bits: the run-time check takes div.u32, by clang", .where = STAGE_GPU,
+      "32 64-bit divisions an element, operands within 32 bits: the run-time check takes div.u32, by clang",
+      .where = STAGE_GPU,
       .kernel = "ch09_talk_clang::divide_kernel"},
      PART_TALK, .talk = talk_divide_clang, .flags = TALK_DIVIDE_NARROW},
 #endif
