@@ -2,7 +2,7 @@
 CHAPTERS += ch04
 ch04_DIR := chapters/ch04_gpu_loop
 ch04_TITLE := GPU: recursion to loop
-ch04_SUMMARY := CUDA port; registers, stack (local memory), occupancy, divergence
+ch04_SUMMARY := CUDA port; registers, stack (local memory), occupancy, divergence; two launches that fail on purpose (--block, --stack-bytes)
 ch04_GPU := all
 ch04_RAYTRACER := yes
 ch04_SMALL := --width 9 --height 7 --spp 1

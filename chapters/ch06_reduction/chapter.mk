@@ -2,7 +2,7 @@
 CHAPTERS += ch06
 ch06_DIR := chapters/ch06_reduction
 ch06_TITLE := reduction
-ch06_SUMMARY := from a CPU loop to the memory-bandwidth limit, one change per stage, against CUB and a read-only streaming ceiling measured in the same run; a warp race racecheck catches
+ch06_SUMMARY := from a CPU loop to the memory-bandwidth limit, one change per stage (coalescing among them), against CUB and a read-only streaming ceiling measured in the same run; a warp race racecheck catches
 ch06_GPU := some
 ch06_RAYTRACER := no
 ch06_SMALL := --n 1025

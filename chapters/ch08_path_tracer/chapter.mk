@@ -2,7 +2,7 @@
 CHAPTERS += ch08
 ch08_DIR := chapters/ch08_path_tracer
 ch08_TITLE := path tracer
-ch08_SUMMARY := smallpt's Cornell box from a scene file: CPU threads, recursion and its stack, a loop, float, block shape, path regeneration, light sampling; Msamples/s and MSE against a converged reference
+ch08_SUMMARY := smallpt's Cornell box, its picture checked against the original's: CPU threads, recursion and its stack, a loop, block shape, path regeneration, a register cap (double), float, light sampling; Msamples/s, and time to an MSE against a converged reference
 ch08_GPU := some
 ch08_RAYTRACER := yes
 ch08_SMALL := --width 33 --height 31 --spp 4 --threads 2
