@@ -1,6 +1,7 @@
 /* gpu.cu - ch07's GPU stages. One thread per body i; each stage changes how
  * the other bodies j reach that thread. */
 #include "nbody.h"
+#include "output.h"
 
 #include "../../common/cuda_util.h"
 #include "../../common/timer.h"
@@ -324,12 +325,18 @@ extern "C" void gpu_softening_fma_forces(const body *d_b, vec3 *d_a, int n, int)
     launch_tiled_float4<RSQRT | UNROLL | FTZ | SOFT_FMA>(d_b, d_a, n);
 }
 
-extern "C" void gpu_two_bodies_forces(const body *d_b, vec3 *d_a, int n, int)
+extern "C" void gpu_two_bodies_on(const body *d_b, vec3 *d_a, int n, cudaStream_t stream)
 {
     enum { B = 2, Q = 2, BLOCK = 256 };
     if (n > 0)
-        several_bodies_kernel<B, Q, BLOCK><<<(unsigned)((n + B * BLOCK - 1) / (B * BLOCK)), dim3(BLOCK, Q)>>>(d_b, d_a, n);
+        several_bodies_kernel<B, Q, BLOCK>
+            <<<(unsigned)((n + B * BLOCK - 1) / (B * BLOCK)), dim3(BLOCK, Q), 0, stream>>>(d_b, d_a, n);
     CUDA_CHECK_LAUNCH();
+}
+
+extern "C" void gpu_two_bodies_forces(const body *d_b, vec3 *d_a, int n, int)
+{
+    gpu_two_bodies_on(d_b, d_a, n, 0);
 }
 
 template <bool STAGGERED, bool BALANCED>
@@ -357,12 +364,17 @@ extern "C" void gpu_symmetric_balanced_forces(const body *d_b, vec3 *d_a, int n,
     launch_symmetric<true, true>(d_b, d_a, n);
 }
 
-void gpu_integrate(body *d_b, vec3 *d_v, const vec3 *d_a, int n, float dt)
+extern "C" void gpu_integrate_on(body *d_b, vec3 *d_v, const vec3 *d_a, int n, float dt, cudaStream_t stream)
 {
     if (n == 0)
         return;
-    integrate_kernel<<<blocks(n), TILE>>>(d_b, d_v, d_a, n, dt);
+    integrate_kernel<<<blocks(n), TILE, 0, stream>>>(d_b, d_v, d_a, n, dt);
     CUDA_CHECK_LAUNCH();
+}
+
+void gpu_integrate(body *d_b, vec3 *d_v, const vec3 *d_a, int n, float dt)
+{
+    gpu_integrate_on(d_b, d_v, d_a, n, dt, 0);
 }
 
 /* ---------------------------------------------------------------- multi-gpu */

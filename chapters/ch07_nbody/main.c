@@ -18,6 +18,7 @@
  * Without a CUDA device the CPU stages run and the exit status is 3.
  */
 #include "nbody.h"
+#include "output.h"
 #include "stages.h"
 
 #include "../../common/cli.h"
@@ -49,9 +50,18 @@ static const cli_spec spec = {
 static void measure_row(report *rep, problem *p, const stage *s, int repeat, const char *device, double peak_gflops)
 {
     p->s = s;
+    output_run out;
+    if (s->output) {
+        output_begin(&out, s->output, &p->g, p->n, p->steps);
+        p->out = &out;
+    }
     measure_result m;
     measure_stage(&(measure_plan){.reset = reset_bodies, .run = run_steps, .check = check_forces, .context = p,
                                   .timer = s->info.where == STAGE_GPU ? cuda_time_ms : NULL, .repeat = repeat}, &m);
+    if (s->output) {
+        output_end(&out);
+        p->out = NULL;
+    }
     m.times.median /= p->steps, m.times.lo /= p->steps, m.times.hi /= p->steps;
     double n2 = (double)p->n * p->n, gflops = FLOPS_PER_INTERACTION * n2 / (m.times.median * 1e-3) * 1e-9;
     int threads = s->info.where == STAGE_GPU ? REPORT_ON_GPU : s->info.where == STAGE_ALL_GPUS ? p->devices

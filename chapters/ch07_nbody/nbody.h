@@ -101,6 +101,7 @@ double error_bound(int n);
 typedef struct {
     stage_info info;
     forces_fn *run;
+    int output; /* output.h's OUTPUT_*: how each step's positions reach the host (0: they do not) */
 } stage;
 
 /* One stage at n bodies, as measure_stage resets, runs and checks it
@@ -120,6 +121,7 @@ typedef struct {
     reference ref;
     const stage *s;
     gpu_buffers g;
+    struct output_run *out; /* an output stage's buffers and streams (output.h), or NULL */
 } problem;
 void reset_bodies(void *problem);
 void run_steps(void *problem);

@@ -7,6 +7,7 @@
 #define CH07_STAGES_H
 
 #include "nbody.h"
+#include "output.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -20,41 +21,57 @@ forces_fn gpu_naive_forces, gpu_tiled_forces, gpu_tiled_float4_forces, gpu_tiled
 #endif
 
 #define N_SWEEP "--n 1024;--n 4096;--n 16384;--n 65536;--n 262144"
+/* The output stages where a step is short and the copy and the launches are
+ * not: 100 steps each (enum values from output.h). */
+#define OUTPUT_SWEEP "--n 1024 --steps 100;--n 4096 --steps 100;--n 16384 --steps 100"
 
 static const stage stages[] = {
     {{"cpu-scalar", "one body at a time, one interaction at a time, 1 / sqrtf", .where = STAGE_CPU},
-     cpu_scalar_forces},
+     cpu_scalar_forces, OUTPUT_NONE},
     {{"cpu-simd", "AVX2 + FMA: 8 bodies in the lanes of a vector, rsqrt + one Newton step", .where = STAGE_CPU},
-     cpu_simd_forces},
+     cpu_simd_forces, OUTPUT_NONE},
     {{"cpu-simd-threads", "cpu-simd on every core (pthreads, blocks of bodies)", .where = STAGE_CPU},
-     cpu_simd_threads_forces},
+     cpu_simd_threads_forces, OUTPUT_NONE},
     {{"gpu-naive", "one thread per body, every other body read from global memory", .where = STAGE_GPU,
-      .kernel = "naive_kernel", .bench = N_SWEEP}, gpu_naive_forces},
+      .kernel = "naive_kernel", .bench = N_SWEEP}, gpu_naive_forces, OUTPUT_NONE},
     {{"gpu-tiled", "bodies staged through shared memory a block-sized tile at a time", .where = STAGE_GPU,
-      .kernel = "tiled_kernel", .bench = N_SWEEP}, gpu_tiled_forces},
+      .kernel = "tiled_kernel", .bench = N_SWEEP}, gpu_tiled_forces, OUTPUT_NONE},
     {{"gpu-tiled-float4", "gpu-tiled with the tile read as float4: one 16-byte shared load per body",
-      .where = STAGE_GPU, .kernel = "tiled_float4_kernel<(int)0>"}, gpu_tiled_float4_forces},
+      .where = STAGE_GPU, .kernel = "tiled_float4_kernel<(int)0>"}, gpu_tiled_float4_forces, OUTPUT_NONE},
     {{"gpu-tiled-rsqrt", "+ rsqrtf: one special-function instruction for the square root and the division",
-      .where = STAGE_GPU, .kernel = "tiled_float4_kernel<(int)1>"}, gpu_tiled_rsqrt_forces},
+      .where = STAGE_GPU, .kernel = "tiled_float4_kernel<(int)1>"}, gpu_tiled_rsqrt_forces, OUTPUT_NONE},
     {{"gpu-tiled-unrolled", "+ the inner loop unrolled 16 times", .where = STAGE_GPU,
-      .kernel = "tiled_float4_kernel<(int)3>", .bench = N_SWEEP, .tags = "ptx-mix=1"}, gpu_tiled_unrolled_forces},
+      .kernel = "tiled_float4_kernel<(int)3>", .bench = N_SWEEP, .tags = "ptx-mix=1"},
+     gpu_tiled_unrolled_forces, OUTPUT_NONE},
     {{"gpu-tiled-ftz", "+ the flush-to-zero rsqrt: no subnormal guard (d^2 >= eps^2)", .where = STAGE_GPU,
-      .kernel = "tiled_float4_kernel<(int)7>", .bench = N_SWEEP, .tags = "ptx-mix=1"}, gpu_tiled_ftz_forces},
+      .kernel = "tiled_float4_kernel<(int)7>", .bench = N_SWEEP, .tags = "ptx-mix=1"},
+     gpu_tiled_ftz_forces, OUTPUT_NONE},
     {{"gpu-softening-fma", "+ r.r + eps^2 summed from eps^2: three multiply-adds, no separate add",
-      .where = STAGE_GPU, .kernel = "tiled_float4_kernel<(int)15>", .tags = "ptx-mix=1"}, gpu_softening_fma_forces},
+      .where = STAGE_GPU, .kernel = "tiled_float4_kernel<(int)15>", .tags = "ptx-mix=1"},
+     gpu_softening_fma_forces, OUTPUT_NONE},
     {{"gpu-two-bodies", "+ two bodies per thread, the other bodies split between two halves of the block: each "
       "shared load serves two interactions", .where = STAGE_GPU, .kernel = "several_bodies_kernel",
-      .bench = N_SWEEP, .tags = "ptx-mix=2"}, gpu_two_bodies_forces},
+      .bench = N_SWEEP, .tags = "ptx-mix=2"}, gpu_two_bodies_forces, OUTPUT_NONE},
     {{"gpu-atomic-symmetric", "each pair once, the reaction subtracted with float atomics (f_ji = -f_ij), all lanes "
       "on one address", .where = STAGE_GPU, .kernel = "symmetric_kernel<(bool)0, (bool)0>"},
-     gpu_atomic_symmetric_forces},
+     gpu_atomic_symmetric_forces, OUTPUT_NONE},
     {{"gpu-symmetric-staggered", "+ each lane visits the tile rotated by its index: every atomic on its own address",
-      .where = STAGE_GPU, .kernel = "symmetric_kernel<(bool)1, (bool)0>"}, gpu_symmetric_staggered_forces},
+      .where = STAGE_GPU, .kernel = "symmetric_kernel<(bool)1, (bool)0>"}, gpu_symmetric_staggered_forces, OUTPUT_NONE},
     {{"gpu-symmetric-balanced", "+ every block half the tiles round the ring: equal work per block",
       .where = STAGE_GPU, .kernel = "symmetric_kernel<(bool)1, (bool)1>", .bench = N_SWEEP},
-     gpu_symmetric_balanced_forces},
+     gpu_symmetric_balanced_forces, OUTPUT_NONE},
+    {{"gpu-output-pageable", "gpu-two-bodies, and every step's positions to the host for it to read: cudaMemcpy "
+      "into pageable memory", .where = STAGE_GPU, .kernel = "several_bodies_kernel", .bench = OUTPUT_SWEEP},
+     gpu_two_bodies_forces, OUTPUT_PAGEABLE},
+    {{"gpu-output-pinned", "+ the host frame page-locked (cudaMallocHost)", .where = STAGE_GPU,
+      .kernel = "several_bodies_kernel", .bench = OUTPUT_SWEEP}, gpu_two_bodies_forces, OUTPUT_PINNED},
+    {{"gpu-output-overlap", "+ the copy in a stream of its own from a snapshot, overlapping the next step's forces "
+      "and the host's reading", .where = STAGE_GPU, .kernel = "several_bodies_kernel", .bench = OUTPUT_SWEEP},
+     gpu_two_bodies_forces, OUTPUT_OVERLAP},
+    {{"gpu-output-graph", "gpu-output-pinned with each step's three launches one CUDA graph", .where = STAGE_GPU,
+      .kernel = "several_bodies_kernel", .bench = OUTPUT_SWEEP}, gpu_two_bodies_forces, OUTPUT_GRAPH},
     {{"multi-gpu", "gpu-tiled-ftz split across every GPU, one host thread each", .where = STAGE_ALL_GPUS},
-     gpu_tiled_ftz_forces},
+     gpu_tiled_ftz_forces, OUTPUT_NONE},
 };
 #define STAGE_COUNT (sizeof stages / sizeof stages[0])
 

@@ -1,6 +1,7 @@
 /* steps.c - one stage's run as common/measure.h sees it: the bodies back to
  * their start, --steps steps, and the check. */
 #include "nbody.h"
+#include "output.h"
 
 #include "../../common/cuda_util.h"
 
@@ -33,6 +34,10 @@ void run_steps(void *context)
         multi_gpu_run(p->b, p->v, p->n, p->steps, DT, p->devices, p->a); /* a: the first step's forces */
         return;
     }
+    if (p->out) {
+        output_steps(p->out, &p->g, DT);
+        return;
+    }
     for (int k = 0; k < p->steps; k++) {
         if (p->s->info.where == STAGE_CPU) {
             p->s->run(p->b, p->a, p->n, p->threads);
@@ -51,7 +56,10 @@ int check_forces(void *context, char *note, size_t size)
     problem *p = context;
     if (p->s->info.where == STAGE_GPU)
         CUDA_CHECK(cudaMemcpy(p->b, p->g.d_b, (size_t)p->n * sizeof(body), cudaMemcpyDeviceToHost));
-    int moved_ok = positions_finite(p->b, p->n);
+    int moved_ok = positions_finite(p->b, p->n), output_ok = 1;
+    char output_note[160] = "";
+    if (p->out)
+        output_ok = output_check(p->out, p, output_note, sizeof output_note);
     if (p->s->info.where != STAGE_ALL_GPUS)
         reset_bodies(p);
     if (p->s->info.where == STAGE_CPU) {
@@ -63,6 +71,7 @@ int check_forces(void *context, char *note, size_t size)
         CUDA_CHECK(cudaMemcpy(p->a, p->g.d_a, (size_t)p->n * sizeof(vec3), cudaMemcpyDeviceToHost));
     }
     double err = force_error(&p->ref, p->a);
-    snprintf(note, size, "error %.2g (bound %.2g)%s", err, error_bound(p->n), moved_ok ? "" : ", positions not finite");
-    return moved_ok && err <= error_bound(p->n);
+    snprintf(note, size, "%serror %.2g (bound %.2g)%s", output_note, err, error_bound(p->n),
+             moved_ok ? "" : ", positions not finite");
+    return moved_ok && output_ok && err <= error_bound(p->n);
 }

@@ -1,0 +1,140 @@
+/* output.c - see output.h. */
+#include "output.h"
+
+#include "../../common/cli.h"
+#include "../../common/cuda_util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* What the host does with a step's positions: reads every one. */
+static double read_frame(const body *f, int n)
+{
+    double sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += f[i].x;
+    return sum;
+}
+
+static void capture_step(output_run *o, const gpu_buffers *g, float dt)
+{
+    cudaGraph_t graph;
+    CUDA_CHECK(cudaStreamBeginCapture(o->compute, cudaStreamCaptureModeThreadLocal));
+    gpu_two_bodies_on(g->d_b, g->d_a, o->n, o->compute);
+    gpu_integrate_on(g->d_b, g->d_v, g->d_a, o->n, dt, o->compute);
+    CUDA_CHECK(cudaMemcpyAsync(o->frame[0], g->d_b, (size_t)o->n * sizeof(body), cudaMemcpyDeviceToHost,
+                               o->compute));
+    CUDA_CHECK(cudaStreamEndCapture(o->compute, &graph));
+    CUDA_CHECK(cudaGraphInstantiate(&o->graph, graph, 0));
+    CUDA_CHECK(cudaGraphDestroy(graph));
+}
+
+void output_begin(output_run *o, int mode, const gpu_buffers *g, int n, int steps)
+{
+    memset(o, 0, sizeof *o);
+    o->mode = mode, o->n = n, o->steps = steps;
+    size_t bytes = (size_t)(n > 0 ? n : 1) * sizeof(body);
+    o->sums = cli_alloc((size_t)(steps > 0 ? steps : 1) * sizeof(double), "the output sums");
+    for (int k = 0; k < 2; k++) {
+        if (mode == OUTPUT_PAGEABLE)
+            o->frame[k] = cli_alloc(bytes, "an output frame");
+        else
+            CUDA_CHECK(cudaMallocHost((void **)&o->frame[k], bytes));
+        CUDA_CHECK(cudaMalloc((void **)&o->d_snap[k], bytes));
+        CUDA_CHECK(cudaEventCreateWithFlags(&o->ready[k], cudaEventDisableTiming));
+        CUDA_CHECK(cudaEventCreateWithFlags(&o->copied[k], cudaEventDisableTiming));
+    }
+    CUDA_CHECK(cudaStreamCreateWithFlags(&o->compute, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaStreamCreateWithFlags(&o->copy, cudaStreamNonBlocking));
+    if (mode == OUTPUT_GRAPH && n > 0)
+        capture_step(o, g, DT);
+}
+
+/* Step k's copy reads snapshot k % 2, written after step k's integration;
+ * step k + 2's snapshot waits until that copy is done. The host reads step
+ * k - 1's frame while step k runs. */
+static void overlapped_steps(output_run *o, const gpu_buffers *g, float dt)
+{
+    size_t bytes = (size_t)o->n * sizeof(body);
+    for (int k = 0; k < o->steps; k++) {
+        int s = k % 2;
+        gpu_two_bodies_on(g->d_b, g->d_a, o->n, o->compute);
+        gpu_integrate_on(g->d_b, g->d_v, g->d_a, o->n, dt, o->compute);
+        if (k >= 2)
+            CUDA_CHECK(cudaStreamWaitEvent(o->compute, o->copied[s], 0));
+        CUDA_CHECK(cudaMemcpyAsync(o->d_snap[s], g->d_b, bytes, cudaMemcpyDeviceToDevice, o->compute));
+        CUDA_CHECK(cudaEventRecord(o->ready[s], o->compute));
+        CUDA_CHECK(cudaStreamWaitEvent(o->copy, o->ready[s], 0));
+        CUDA_CHECK(cudaMemcpyAsync(o->frame[s], o->d_snap[s], bytes, cudaMemcpyDeviceToHost, o->copy));
+        CUDA_CHECK(cudaEventRecord(o->copied[s], o->copy));
+        if (k >= 1) {
+            CUDA_CHECK(cudaEventSynchronize(o->copied[1 - s]));
+            o->sums[k - 1] = read_frame(o->frame[1 - s], o->n);
+        }
+    }
+    if (o->steps > 0) {
+        int last = (o->steps - 1) % 2;
+        CUDA_CHECK(cudaEventSynchronize(o->copied[last]));
+        o->sums[o->steps - 1] = read_frame(o->frame[last], o->n);
+    }
+}
+
+void output_steps(output_run *o, const gpu_buffers *g, float dt)
+{
+    if (o->n == 0) {
+        memset(o->sums, 0, (size_t)o->steps * sizeof(double));
+        return;
+    }
+    if (o->mode == OUTPUT_OVERLAP) {
+        overlapped_steps(o, g, dt);
+        return;
+    }
+    for (int k = 0; k < o->steps; k++) {
+        if (o->mode == OUTPUT_GRAPH) {
+            CUDA_CHECK(cudaGraphLaunch(o->graph, o->compute));
+        } else {
+            gpu_two_bodies_on(g->d_b, g->d_a, o->n, o->compute);
+            gpu_integrate_on(g->d_b, g->d_v, g->d_a, o->n, dt, o->compute);
+            CUDA_CHECK(cudaMemcpyAsync(o->frame[0], g->d_b, (size_t)o->n * sizeof(body), cudaMemcpyDeviceToHost,
+                                       o->compute));
+        }
+        CUDA_CHECK(cudaStreamSynchronize(o->compute));
+        o->sums[k] = read_frame(o->frame[0], o->n);
+    }
+}
+
+int output_check(output_run *o, problem *p, char *note, size_t size)
+{
+    reset_bodies(p);
+    for (int k = 0; k < o->steps; k++) {
+        gpu_two_bodies_on(p->g.d_b, p->g.d_a, p->n, 0);
+        gpu_integrate_on(p->g.d_b, p->g.d_v, p->g.d_a, p->n, DT, 0);
+        CUDA_CHECK(cudaMemcpy(p->b, p->g.d_b, (size_t)p->n * sizeof(body), cudaMemcpyDeviceToHost));
+        double want = read_frame(p->b, p->n);
+        if (memcmp(&want, &o->sums[k], sizeof want) != 0) {
+            snprintf(note, size, "step %d's output differs from the plain run's (%.17g, want %.17g); ", k, o->sums[k],
+                     want);
+            return 0;
+        }
+    }
+    snprintf(note, size, "every step's output as the plain run's; ");
+    return 1;
+}
+
+void output_end(output_run *o)
+{
+    for (int k = 0; k < 2; k++) {
+        if (o->mode == OUTPUT_PAGEABLE)
+            free(o->frame[k]);
+        else
+            CUDA_CHECK(cudaFreeHost(o->frame[k]));
+        CUDA_CHECK(cudaFree(o->d_snap[k]));
+        CUDA_CHECK(cudaEventDestroy(o->ready[k]));
+        CUDA_CHECK(cudaEventDestroy(o->copied[k]));
+    }
+    if (o->graph)
+        CUDA_CHECK(cudaGraphExecDestroy(o->graph));
+    CUDA_CHECK(cudaStreamDestroy(o->compute));
+    CUDA_CHECK(cudaStreamDestroy(o->copy));
+    free(o->sums);
+}

@@ -1,0 +1,51 @@
+/* output.h - the output stages (output.c): a simulation that writes its
+ * positions out every step, as a real one does. Each step computes forces
+ * with gpu-two-bodies' kernel and integrates; then the step's positions
+ * reach the host, which reads all of them (it sums their x coordinates: the
+ * stand-in for writing a file). The stages differ only in how they get there:
+ *   OUTPUT_PAGEABLE  cudaMemcpy into malloc'ed memory, after each step
+ *   OUTPUT_PINNED    the same into page-locked memory (cudaMallocHost)
+ *   OUTPUT_OVERLAP   pinned, the copy on a stream of its own from a snapshot
+ *                    of the positions, while the next step's forces run and
+ *                    the host reads the step before
+ *   OUTPUT_GRAPH     pinned, each step's three launches (forces, integrate,
+ *                    copy) captured once as a CUDA graph and launched as one */
+#ifndef CH07_OUTPUT_H
+#define CH07_OUTPUT_H
+
+#include "nbody.h"
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { OUTPUT_NONE, OUTPUT_PAGEABLE, OUTPUT_PINNED, OUTPUT_OVERLAP, OUTPUT_GRAPH };
+
+typedef struct output_run {
+    int mode, n, steps;
+    body *frame[2];  /* host frames (one unless overlapping) */
+    body *d_snap[2]; /* device snapshots the overlapping copy reads */
+    double *sums;    /* per step: the sum of the x coordinates the host read */
+    cudaStream_t compute, copy;
+    cudaEvent_t ready[2], copied[2];
+    cudaGraphExec_t graph;
+} output_run;
+
+/* Launchers on a stream (gpu.cu): gpu-two-bodies' kernel, the integration. */
+void gpu_two_bodies_on(const body *d_b, vec3 *d_a, int n, cudaStream_t stream);
+void gpu_integrate_on(body *d_b, vec3 *d_v, const vec3 *d_a, int n, float dt, cudaStream_t stream);
+
+void output_begin(output_run *o, int mode, const gpu_buffers *g, int n, int steps);
+void output_steps(output_run *o, const gpu_buffers *g, float dt); /* returns when the host has read every step */
+/* 1 if o's sums are those of the same steps with plain copies (g's bodies
+ * are put back to the start first); the first wrong step in the note. */
+int output_check(output_run *o, problem *p, char *note, size_t size);
+void output_end(output_run *o);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
