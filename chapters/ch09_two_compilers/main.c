@@ -56,8 +56,8 @@ static const cli_spec spec = {
     .accepts = CLI_WIDTH | CLI_HEIGHT | CLI_SPP | CLI_N | CLI_REPEAT | CLI_DEVICE | CLI_STAGE | CLI_CSV | CLI_QUIET,
     CLI_STAGE_TABLE(stages),
     .notes = "ch05 stages render --width x --height at --spp (default 512x512x64); ch06 stages sum --n int32\n"
-             "values (default 2^28); ch07 stages compute the forces on min(--n, 2^17) bodies; the talk's\n"
-             "stages run on min(--n, 2^24) elements. --repeat 10.\n"
+             "values (default 2^28); ch07 stages compute the forces on min(--n, 2^17) bodies; talk-* stages\n"
+             "take min(--n, 2^24) elements. --repeat 10.\n"
              "Each stage is checked as in its own chapter (chapters/ch09_two_compilers/main.c).\n"
              "Without a CUDA device: the builds this program holds, then exit status 3.",
 };
