@@ -35,11 +35,21 @@
 
 #define CPU_MAX_N 16384
 
+/* --timeline FILE: each output stage's steps once more, traced (output.h),
+ * as CSV; written (temporary file, then renamed) only if every check passed. */
+static const char *timeline_path;
+static FILE *timeline;
+static const cli_option options[] = {
+    {"timeline", "FILE", "write each output stage's traced steps as CSV (stage,step,lane,what,start_ms,end_ms)",
+     .text = &timeline_path},
+};
+
 static const cli_spec spec = {
     .program = "ch07",
     .summary = "all-pairs N-body: scalar, AVX2 and threaded CPU, naive/tiled/unrolled/symmetric GPU, several GPUs",
     .accepts = CLI_N | CLI_STEPS | CLI_THREADS | CLI_REPEAT | CLI_DEVICE | CLI_STAGE | CLI_CSV | CLI_QUIET,
     CLI_STAGE_TABLE(stages),
+    CLI_OPTION_TABLE(options),
     .notes = "--n is the number of bodies: default 2^17 (GPU stages; CPU stages use min(n, 16384)),\n"
              "--steps 2, --repeat 3. Rates count 20 flops per interaction. Forces are checked against\n"
              "a double-precision reference on 66 bodies (bound in the source: chapters/ch07_nbody/check.c).\n"
@@ -59,6 +69,8 @@ static void measure_row(report *rep, problem *p, const stage *s, int repeat, con
     measure_stage(&(measure_plan){.reset = reset_bodies, .run = run_steps, .check = check_forces, .context = p,
                                   .timer = s->info.where == STAGE_GPU ? cuda_time_ms : NULL, .repeat = repeat}, &m);
     if (s->output) {
+        if (timeline)
+            output_trace(&out, p, s->info.name, timeline);
         output_end(&out);
         p->out = NULL;
     }
@@ -158,6 +170,9 @@ int main(int argc, char **argv)
     if (opt.n > (1 << 24))
         cli_usage_error(&spec, "--n %lld is too large: an all-pairs step grows as n^2 (at most 16777216)", opt.n);
     int n = (int)opt.n, want_gpu = 0, want_cpu = 0, all_ok = 1;
+    char timeline_tmp[4200];
+    if (timeline_path)
+        cli_require_writable(&spec, "--timeline", timeline_path);
     for (size_t i = 0; i < STAGE_COUNT; i++)
         if (cli_stage_selected(&opt, i)) {
             want_gpu |= stages[i].info.where != STAGE_CPU;
@@ -174,6 +189,22 @@ int main(int argc, char **argv)
                 why, EXIT_NO_GPU);
         return all_ok ? EXIT_NO_GPU : EXIT_CHECK_FAIL;
     }
+    if (timeline_path) { /* opened only now: nothing is left behind where no GPU stage runs */
+        snprintf(timeline_tmp, sizeof timeline_tmp, "%s.tmp", timeline_path);
+        timeline = fopen(timeline_tmp, "w");
+        if (!timeline || fputs("stage,step,lane,what,start_ms,end_ms\n", timeline) < 0) {
+            fprintf(stderr, "ch07: --timeline %s: cannot write %s\n", timeline_path, timeline_tmp);
+            return EXIT_CHECK_FAIL;
+        }
+    }
     all_ok &= run_gpu_stages(&opt, n, devices);
+    if (timeline) {
+        int written = fclose(timeline) == 0 && all_ok && rename(timeline_tmp, timeline_path) == 0;
+        if (!written) {
+            remove(timeline_tmp);
+            fprintf(stderr, "ch07: --timeline %s not written%s\n", timeline_path, all_ok ? ": write error" : "");
+            all_ok = 0;
+        }
+    }
     return all_ok ? EXIT_OK : EXIT_CHECK_FAIL;
 }

@@ -6,6 +6,38 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+/* ---- tracing (--timeline): no-ops unless o->spans is set */
+static double host_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+static void span_open(output_run *o, cudaStream_t stream)
+{
+    if (o->spans && o->span_count < o->span_cap) {
+        if (stream)
+            CUDA_CHECK(cudaEventRecord(o->spans[o->span_count].start, stream));
+        else
+            o->spans[o->span_count].host_start = host_ms() - o->origin_host_ms;
+    }
+}
+
+/* Closes the span opened last on this lane (stream, or 0: the host). */
+static void span_close(output_run *o, cudaStream_t stream, int lane, const char *what)
+{
+    if (!o->spans || o->span_count >= o->span_cap)
+        return;
+    output_span *sp = &o->spans[o->span_count++];
+    sp->lane = lane, sp->what = what, sp->step = o->step;
+    if (stream)
+        CUDA_CHECK(cudaEventRecord(sp->end, stream));
+    else
+        sp->host_end = host_ms() - o->origin_host_ms;
+}
 
 /* What the host does with a step's positions: reads every one. */
 static double read_frame(const body *f, int n)
@@ -50,6 +82,27 @@ void output_begin(output_run *o, int mode, const gpu_buffers *g, int n, int step
         capture_step(o, g, DT);
 }
 
+static void forces_and_integrate(output_run *o, const gpu_buffers *g, float dt)
+{
+    span_open(o, o->compute);
+    gpu_two_bodies_on(g->d_b, g->d_a, o->n, o->compute);
+    span_close(o, o->compute, 0, "forces");
+    span_open(o, o->compute);
+    gpu_integrate_on(g->d_b, g->d_v, g->d_a, o->n, dt, o->compute);
+    span_close(o, o->compute, 0, "integrate");
+}
+
+/* The host reads step k's frame. */
+static void host_read(output_run *o, int k, const body *frame)
+{
+    int step = o->step;
+    o->step = k;
+    span_open(o, 0);
+    o->sums[k] = read_frame(frame, o->n);
+    span_close(o, 0, 2, "read");
+    o->step = step;
+}
+
 /* Step k's copy reads snapshot k % 2, written after step k's integration;
  * step k + 2's snapshot waits until that copy is done. The host reads step
  * k - 1's frame while step k runs. */
@@ -58,24 +111,28 @@ static void overlapped_steps(output_run *o, const gpu_buffers *g, float dt)
     size_t bytes = (size_t)o->n * sizeof(body);
     for (int k = 0; k < o->steps; k++) {
         int s = k % 2;
-        gpu_two_bodies_on(g->d_b, g->d_a, o->n, o->compute);
-        gpu_integrate_on(g->d_b, g->d_v, g->d_a, o->n, dt, o->compute);
+        o->step = k;
+        forces_and_integrate(o, g, dt);
         if (k >= 2)
             CUDA_CHECK(cudaStreamWaitEvent(o->compute, o->copied[s], 0));
+        span_open(o, o->compute);
         CUDA_CHECK(cudaMemcpyAsync(o->d_snap[s], g->d_b, bytes, cudaMemcpyDeviceToDevice, o->compute));
+        span_close(o, o->compute, 0, "snapshot");
         CUDA_CHECK(cudaEventRecord(o->ready[s], o->compute));
         CUDA_CHECK(cudaStreamWaitEvent(o->copy, o->ready[s], 0));
+        span_open(o, o->copy);
         CUDA_CHECK(cudaMemcpyAsync(o->frame[s], o->d_snap[s], bytes, cudaMemcpyDeviceToHost, o->copy));
+        span_close(o, o->copy, 1, "copy");
         CUDA_CHECK(cudaEventRecord(o->copied[s], o->copy));
         if (k >= 1) {
             CUDA_CHECK(cudaEventSynchronize(o->copied[1 - s]));
-            o->sums[k - 1] = read_frame(o->frame[1 - s], o->n);
+            host_read(o, k - 1, o->frame[1 - s]);
         }
     }
     if (o->steps > 0) {
         int last = (o->steps - 1) % 2;
         CUDA_CHECK(cudaEventSynchronize(o->copied[last]));
-        o->sums[o->steps - 1] = read_frame(o->frame[last], o->n);
+        host_read(o, o->steps - 1, o->frame[last]);
     }
 }
 
@@ -90,16 +147,20 @@ void output_steps(output_run *o, const gpu_buffers *g, float dt)
         return;
     }
     for (int k = 0; k < o->steps; k++) {
+        o->step = k;
         if (o->mode == OUTPUT_GRAPH) {
+            span_open(o, o->compute);
             CUDA_CHECK(cudaGraphLaunch(o->graph, o->compute));
+            span_close(o, o->compute, 0, "graph");
         } else {
-            gpu_two_bodies_on(g->d_b, g->d_a, o->n, o->compute);
-            gpu_integrate_on(g->d_b, g->d_v, g->d_a, o->n, dt, o->compute);
+            forces_and_integrate(o, g, dt);
+            span_open(o, o->compute);
             CUDA_CHECK(cudaMemcpyAsync(o->frame[0], g->d_b, (size_t)o->n * sizeof(body), cudaMemcpyDeviceToHost,
                                        o->compute));
+            span_close(o, o->compute, 0, "copy");
         }
         CUDA_CHECK(cudaStreamSynchronize(o->compute));
-        o->sums[k] = read_frame(o->frame[0], o->n);
+        host_read(o, k, o->frame[0]);
     }
 }
 
@@ -137,4 +198,42 @@ void output_end(output_run *o)
     CUDA_CHECK(cudaStreamDestroy(o->compute));
     CUDA_CHECK(cudaStreamDestroy(o->copy));
     free(o->sums);
+}
+
+void output_trace(output_run *o, problem *p, const char *stage, FILE *csv)
+{
+    o->span_cap = 5 * (o->steps > 0 ? o->steps : 1), o->span_count = 0;
+    o->spans = calloc((size_t)o->span_cap, sizeof *o->spans);
+    if (!o->spans) {
+        fprintf(stderr, "ch07: out of memory (the timeline)\n");
+        exit(EXIT_CHECK_FAIL);
+    }
+    for (int i = 0; i < o->span_cap; i++) {
+        CUDA_CHECK(cudaEventCreate(&o->spans[i].start));
+        CUDA_CHECK(cudaEventCreate(&o->spans[i].end));
+    }
+    CUDA_CHECK(cudaEventCreate(&o->origin));
+    reset_bodies(p);
+    CUDA_CHECK(cudaEventRecord(o->origin, o->compute));
+    CUDA_CHECK(cudaEventSynchronize(o->origin));
+    o->origin_host_ms = host_ms();
+    output_steps(o, &p->g, DT);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    for (int i = 0; i < o->span_count; i++) {
+        output_span *sp = &o->spans[i];
+        float a = 0, b = 0;
+        if (sp->lane != 2) {
+            CUDA_CHECK(cudaEventElapsedTime(&a, o->origin, sp->start));
+            CUDA_CHECK(cudaEventElapsedTime(&b, o->origin, sp->end));
+            sp->host_start = a, sp->host_end = b;
+        }
+        fprintf(csv, "%s,%d,%d,%s,%.4f,%.4f\n", stage, sp->step, sp->lane, sp->what, sp->host_start, sp->host_end);
+    }
+    for (int i = 0; i < o->span_cap; i++) {
+        CUDA_CHECK(cudaEventDestroy(o->spans[i].start));
+        CUDA_CHECK(cudaEventDestroy(o->spans[i].end));
+    }
+    CUDA_CHECK(cudaEventDestroy(o->origin));
+    free(o->spans);
+    o->spans = NULL;
 }

@@ -16,6 +16,7 @@
 #include "nbody.h"
 
 #include <cuda_runtime_api.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -23,8 +24,22 @@ extern "C" {
 
 enum { OUTPUT_NONE, OUTPUT_PAGEABLE, OUTPUT_PINNED, OUTPUT_OVERLAP, OUTPUT_GRAPH };
 
+/* --timeline: a traced run records each operation's start and end (CUDA
+ * events on its stream; the host's reads by its clock, from an origin event
+ * it waited for), lane 0 the compute stream, 1 the copy stream, 2 the host. */
+typedef struct {
+    cudaEvent_t start, end;
+    double host_start, host_end; /* ms from the origin (lane 2) */
+    int step, lane;
+    const char *what;
+} output_span;
+
 typedef struct output_run {
     int mode, n, steps;
+    output_span *spans; /* NULL: not tracing */
+    int span_count, span_cap, step;
+    cudaEvent_t origin;
+    double origin_host_ms;
     body *frame[2];  /* host frames (one unless overlapping) */
     body *d_snap[2]; /* device snapshots the overlapping copy reads */
     double *sums;    /* per step: the sum of the x coordinates the host read */
@@ -43,6 +58,9 @@ void output_steps(output_run *o, const gpu_buffers *g, float dt); /* returns whe
  * are put back to the start first); the first wrong step in the note. */
 int output_check(output_run *o, problem *p, char *note, size_t size);
 void output_end(output_run *o);
+/* One traced run of the steps (bodies put back to the start first), its
+ * spans appended to csv as "stage,step,lane,what,start_ms,end_ms" rows. */
+void output_trace(output_run *o, problem *p, const char *stage, FILE *csv);
 
 #ifdef __cplusplus
 }
