@@ -2,7 +2,7 @@
 # FP32 work as Nsight Compute counts it, per profiled GPU stage, one table per
 # device (data/profiles/<machine>/): FADD + FMUL + 2 x FFMA thread-level
 # instructions executed, over the kernel's duration in the same report, and
-# that rate as a share of the device's FP32 peak (the ceiling-fp32-peak row of
+# that rate as a share of the device's FP32 ceiling (the ceiling-fp32-peak row of
 # data/results/<machine>.csv, measured by ch07 on that device; "-" without it).
 # Counted operations, not a model of the algorithm: what the compiled code did.
 set -u
@@ -13,9 +13,9 @@ for dir in data/profiles/*/; do
     [ ${#reports[@]} -gt 0 ] || continue
     device=$(sed -n '1s/^# device: \([^,]*\),.*/\1/p' "${reports[@]}" | sort -u | head -n1)
     peak=$(awk -F, '$2 == "ceiling-fp32-peak" {v = $6} END {print v}' "data/results/$machine.csv" 2>/dev/null)
-    printf '\n*FP32 operations counted by Nsight Compute on the %s (`%s`; peak %s GFLOP/s from its ch07 ceiling row):*\n\n' \
+    printf '\n*FP32 operations counted by Nsight Compute on the %s (`%s`; ceiling %s GFLOP/s from its ch07 ceiling row):*\n\n' \
         "$device" "${dir%/}" "${peak:--}"
-    echo "| profile | FADD | FMUL | FFMA | FP32 operations (FADD + FMUL + 2 FFMA) | kernel time | GFLOP/s counted | of FP32 peak |"
+    echo "| profile | FADD | FMUL | FFMA | FP32 operations (FADD + FMUL + 2 FFMA) | kernel time | GFLOP/s counted | of the FP32 ceiling |"
     echo "|---|---:|---:|---:|---:|---:|---:|---:|"
     for f in "${reports[@]}"; do
         awk -v name="$(basename "$f" .txt)" -v peak="${peak:-0}" '

@@ -77,6 +77,9 @@ void nbody_integrate_cpu(body *b, vec3 *v, const vec3 *a, int n, float dt);
 typedef void forces_fn(const body *b, vec3 *a, int n, int threads);
 int cpu_simd_supported(void); /* AVX2 and FMA at run time */
 void gpu_integrate(body *d_b, vec3 *d_v, const vec3 *d_a, int n, float dt);
+/* The best GFLOP/s of a kernel of independent FMA chains on the current GPU
+ * (sms: its SM count): the FP32 ceiling, measured (gpu.cu). */
+double gpu_fma_ceiling_gflops(int sms);
 
 /* multi-gpu: `steps` steps of gpu-tiled-ftz's kernel + integration, the bodies
  * split across `devices` GPUs (one host thread each), positions exchanged
