@@ -189,6 +189,13 @@ static int finish_temp(FILE *f, int ok, const char *path, char *err, size_t errl
     return 0;
 }
 
+FILE *file_write_begin(const char *path, char *err, size_t errlen) { return open_temp(path, err, errlen); }
+
+int file_write_end(FILE *f, int ok, const char *path, char *err, size_t errlen)
+{
+    return finish_temp(f, ok, path, err, errlen);
+}
+
 int image_write_ppm(const image *img, const char *path, char *err, size_t errlen)
 {
     FILE *f = open_temp(path, err, errlen);

@@ -44,6 +44,13 @@ int image_write_ppm(const image *img, const char *path, char *err, size_t errlen
 int image_write_png(const image *img, const char *path, char *err, size_t errlen);
 int image_png_supported(void);
 
+/* Any other output written the way images are: file_write_begin opens a
+ * temporary file beside path (removed if a signal ends the program);
+ * file_write_end flushes and syncs it and renames it over path if ok, or
+ * removes it. One at a time. 0 / the FILE, or -1 / NULL with err. */
+FILE *file_write_begin(const char *path, char *err, size_t errlen);
+int file_write_end(FILE *f, int ok, const char *path, char *err, size_t errlen);
+
 /* Opens path for reading if it is a regular file, without ever blocking (a
  * FIFO or a device is refused, not waited on): the stream, or NULL with the
  * reason in *why ("not a regular file", or strerror's). Every input file of

@@ -22,6 +22,7 @@
 #include "stages.h"
 
 #include "../../common/cli.h"
+#include "../../common/image.h"
 #include "../../common/cuda_util.h"
 #include "../../common/measure.h"
 #include "../../common/report.h"
@@ -175,7 +176,6 @@ int main(int argc, char **argv)
     if (opt.n > (1 << 24))
         cli_usage_error(&spec, "--n %lld is too large: an all-pairs step grows as n^2 (at most 16777216)", opt.n);
     int n = (int)opt.n, want_gpu = 0, want_cpu = 0, all_ok = 1;
-    char timeline_tmp[4200];
     if (timeline_path)
         cli_require_writable(&spec, "--timeline", timeline_path);
     for (size_t i = 0; i < STAGE_COUNT; i++)
@@ -194,22 +194,19 @@ int main(int argc, char **argv)
                 why, EXIT_NO_GPU);
         return all_ok ? EXIT_NO_GPU : EXIT_CHECK_FAIL;
     }
+    char err[IMAGE_ERROR_SIZE];
     if (timeline_path) { /* opened only now: nothing is left behind where no GPU stage runs */
-        snprintf(timeline_tmp, sizeof timeline_tmp, "%s.tmp", timeline_path);
-        timeline = fopen(timeline_tmp, "w");
+        timeline = file_write_begin(timeline_path, err, sizeof err);
         if (!timeline || fputs("stage,step,lane,what,start_ms,end_ms\n", timeline) < 0) {
-            fprintf(stderr, "ch07: --timeline %s: cannot write %s\n", timeline_path, timeline_tmp);
+            fprintf(stderr, "ch07: --timeline: %s\n", timeline ? timeline_path : err);
             return EXIT_CHECK_FAIL;
         }
     }
     all_ok &= run_gpu_stages(&opt, n, devices);
-    if (timeline) {
-        int written = fclose(timeline) == 0 && all_ok && rename(timeline_tmp, timeline_path) == 0;
-        if (!written) {
-            remove(timeline_tmp);
-            fprintf(stderr, "ch07: --timeline %s not written%s\n", timeline_path, all_ok ? ": write error" : "");
-            all_ok = 0;
-        }
+    if (timeline && file_write_end(timeline, all_ok && !ferror(timeline), timeline_path, err, sizeof err) != 0) {
+        fprintf(stderr, "ch07: --timeline %s not written%s%s\n", timeline_path, all_ok ? ": " : " (a check failed)",
+                all_ok ? err : "");
+        all_ok = 0;
     }
     return all_ok ? EXIT_OK : EXIT_CHECK_FAIL;
 }

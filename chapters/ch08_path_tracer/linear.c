@@ -2,7 +2,6 @@
  * files for --linear-out and --linear-reference. Plain C: the tests link it. */
 #include "run.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,24 +19,13 @@ double linear_mse(const float *a, const float *ref, size_t values)
 
 int linear_write_pfm(const char *path, const float *rgb, int width, int height, char *err, size_t len)
 {
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        snprintf(err, len, "%s: %s", tmp, strerror(errno));
+    FILE *f = file_write_begin(path, err, len);
+    if (!f)
         return -1;
-    }
     int ok = fprintf(f, "PF\n%d %d\n-1.0\n", width, height) > 0; /* -1: little-endian, as x86 and the GPU hosts are */
     for (int row = height - 1; ok && row >= 0; row--)
         ok = fwrite(rgb + 3 * (size_t)row * width, sizeof(float), 3 * (size_t)width, f) == 3 * (size_t)width;
-    ok &= fflush(f) == 0;
-    ok &= fclose(f) == 0;
-    if (!ok || rename(tmp, path) != 0) {
-        snprintf(err, len, "%s: cannot write: %s", path, strerror(errno));
-        remove(tmp);
-        return -1;
-    }
-    return 0;
+    return file_write_end(f, ok, path, err, len);
 }
 
 int linear_read_pfm(const char *path, float **rgb, int width, int height, char *err, size_t len)
