@@ -123,6 +123,11 @@ static int write_linear(const run *r, const char *path)
         fprintf(stderr, "%s: --linear-out %s: no GPU stage was rendered\n", spec.program, path);
         return -1;
     }
+    for (size_t i = 0; i < 3 * (size_t)r->width * r->height; i++)
+        if (!isfinite(r->linear[i])) {
+            fprintf(stderr, "%s: --linear-out %s: not written: pixel %zu is not finite\n", spec.program, path, i / 3);
+            return -1;
+        }
     if (linear_write_pfm(path, r->linear, r->width, r->height, err, sizeof err) != 0) {
         fprintf(stderr, "%s: --linear-out: %s\n", spec.program, err);
         return -1;

@@ -139,7 +139,7 @@ void poison(void *context)
         return;
     CUDA_CHECK(cudaMemset(r->d_bad, 0, sizeof(int)));
     CUDA_CHECK(cudaMemset(r->d_rgb, 0xEE, image_bytes(&r->a)));
-    if (r->d_linear) /* NaN: a pixel the kernel skipped fails linear_mse's caller loudly */
+    if (r->d_linear) /* NaN: a pixel the kernel skipped makes the relative MSE NaN, a failed check */
         CUDA_CHECK(cudaMemset(r->d_linear, 0xFF, 3 * (size_t)r->width * r->height * sizeof(float)));
 }
 
@@ -175,6 +175,7 @@ static int check_pair(run *r, double spot_b, char *note, size_t len)
         ok &= noise_test(r, note, len, &r->quality);
     if (r->have_linear && r->linear_reference) {
         r->rel_quality = linear_mse(r->linear, r->linear_reference, 3 * (size_t)r->width * r->height);
+        ok &= isfinite(r->rel_quality); /* NaN: a pixel left poisoned, or a NaN sample */
         snprintf(note + strlen(note), len - strlen(note), "%srelative MSE (linear) %.4g", note[0] ? "; " : "",
                  r->rel_quality);
     }
