@@ -164,6 +164,10 @@ CUDA_CONFIG := $(NVCC_CONFIG) $(if $(filter clang,$(CUDA_COMPILER)),$(CLANG_CONF
 #   chNN_RENAMED               for make diff: "new:old" files renamed from the chapter before
 #   chNN_EXERCISES             its exercises; for each: ex_NAME_WHAT, ex_NAME_ON,
 #                              ex_NAME_DIR (folder, default NAME), ex_NAME_INCLUDE
+#   UNAVAILABLE += chNN, chNN_UNAVAILABLE, CHECK_DEPS_APT += PKG...   instead of CHAPTERS += chNN,
+#                              where what it needs is missing (ch11: an MPI): make all and make check
+#                              say so in one line (check counts it skipped); check-deps installs PKG
+#                              first where it can (root, apt), and the chapter is then registered
 #   CHAPTER_TARGETS += T       a target of its own (make help lists it, with T_HELP)
 #   BOOK_INPUTS += T           a target make book runs first (evidence the book includes)
 # and the rules that build ./chNN. tests/test_chNN.c (CPU) or .cu (GPU) is its
@@ -174,6 +178,8 @@ define newline
 
 endef
 CHAPTERS :=
+UNAVAILABLE :=
+CHECK_DEPS_APT :=
 CHAPTER_TARGETS :=
 BOOK_INPUTS :=
 include $(sort $(wildcard chapters/*/chapter.mk))
@@ -253,6 +259,7 @@ help:
 	@echo "Variables: CC=$(CC) NVCC=$(NVCC) CUDA_ARCH=$(CUDA_ARCH) CUDA_COMPILER=$(CUDA_COMPILER) CLANG_CUDA=$(or $(CLANG_CUDA),none) libpng=$(or $(PNG_FOUND),no)"
 
 all: $(CHAPTERS)
+	@$(foreach c,$(UNAVAILABLE),echo "$(c) not built: $($(c)_UNAVAILABLE)";)
 .PHONY: $(CHAPTERS)
 # (Phony: a program is relinked every time, so CUDA_COMPILER=clang and back
 # always leaves ./chNN built by the compiler last asked for.)
@@ -354,8 +361,14 @@ $(foreach w,$(WRONG_CASES),$(eval $(call WRONG_RULES,$(w))))
 WRONG_TESTS := $(foreach w,$(WRONG_CASES),$(BUILD)/tests/ex_$(call wrong_ex,$(w))_wrong_$(call wrong_case,$(w)))
 GPU_SOLUTION_TESTS := $(foreach e,$(EXERCISES),$(if $(filter cuda,$(call ex_lang,$(e))),$(BUILD)/tests/ex_$(e)_solution))
 
-check: check-deps all $(CPU_TESTS) $(GPU_TESTS) $(SOLUTION_TESTS)
-	@tools/run_tests.sh --suites $(CPU_TESTS) $(filter-out $(GPU_SOLUTION_TESTS),$(SOLUTION_TESTS)) \
+# check-deps may install what a chapter needs (ch11: an MPI), so the rest
+# runs in a second make that reads the registry again.
+check: check-deps
+	@$(MAKE) --no-print-directory check-suites
+.PHONY: check-suites
+check-suites: all $(CPU_TESTS) $(GPU_TESTS) $(SOLUTION_TESTS)
+	@tools/run_tests.sh --unavailable $(foreach c,$(UNAVAILABLE),$(call sh_quote,$(c): $($(c)_UNAVAILABLE))) \
+	  --suites $(CPU_TESTS) $(filter-out $(GPU_SOLUTION_TESTS),$(SOLUTION_TESTS)) \
 	  --gpu-suites $(GPU_TESTS) $(GPU_SOLUTION_TESTS)
 
 # Adding a stage is adding its row: tests/add_stage.sh adds one to ch03 in a
@@ -366,12 +379,18 @@ check-add-stage: check-deps
 	@tests/add_stage.sh
 
 # Installs Check with apt when it is missing and we are root; otherwise says how.
+# So too what an unavailable chapter needs (CHECK_DEPS_APT); without it, that
+# chapter is skipped with one line (UNAVAILABLE) and everything else runs.
 check-deps:
 	@if ! { pkg-config --exists check 2>/dev/null || [ -e /usr/include/check.h ]; }; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    echo "Check (libcheck) is missing: installing it with apt-get"; \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq check pkg-config >/dev/null; \
 	  else echo "Check (libcheck) is missing: run  sudo apt-get install check pkg-config"; exit 1; fi; fi
+	@if [ -n "$(strip $(CHECK_DEPS_APT))" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "$(UNAVAILABLE) need$(if $(word 2,$(UNAVAILABLE)),,s) $(strip $(CHECK_DEPS_APT)): installing with apt-get"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(CHECK_DEPS_APT) >/dev/null || \
+	  echo "could not install $(strip $(CHECK_DEPS_APT)): $(UNAVAILABLE) will be skipped"; fi
 
 # Every exercise stub as committed (git, not the working copy: a student's
 # answers do not matter here) must fail its test, and so must every committed

@@ -153,8 +153,13 @@ __global__ void tiled_float4_kernel(const body *b, vec3 *a, int n, int i_begin, 
  * warps to hide latency; so the bodies j are split too, into Q = 2 slices
  * (threadIdx.y): slice y takes tiles y, y + Q, ..., and the Q partial sums of
  * each body are added at the end, in slice order. */
-template <int B, int Q, int BLOCK>
-__global__ void __launch_bounds__(BLOCK * Q) several_bodies_kernel(const body *b, vec3 *a, int n)
+/* The bodies whose forces are computed (targets, nt of them) and the bodies
+ * that pull them (sources, ns) are apart, so ch11's ranks can compute their
+ * own bodies' forces from one block of the others at a time, ADD-ing each
+ * block's sum into a; ch07 passes the same n bodies as both. */
+template <int B, int Q, int BLOCK, bool ADD>
+__global__ void __launch_bounds__(BLOCK * Q)
+    several_bodies_kernel(const body *targets, int nt, const body *sources, int ns, vec3 *a)
 {
     const int V = RSQRT | UNROLL | FTZ | SOFT_FMA;
     __shared__ float4 tile[Q][BLOCK];
@@ -165,13 +170,13 @@ __global__ void __launch_bounds__(BLOCK * Q) several_bodies_kernel(const body *b
 #pragma unroll
     for (int k = 0; k < B; k++) {
         int i = i0 + k * BLOCK;
-        bi[k] = i < n ? b[i] : body{0, 0, 0, 0};
+        bi[k] = i < nt ? targets[i] : body{0, 0, 0, 0};
         acc[k] = vec3{0, 0, 0};
     }
-    int tiles = (n + BLOCK - 1) / BLOCK;
+    int tiles = (ns + BLOCK - 1) / BLOCK;
     for (int t0 = 0; t0 < tiles; t0 += Q) {
         int j = (t0 + y) * BLOCK + threadIdx.x;
-        tile[y][threadIdx.x] = j < n ? __ldg(reinterpret_cast<const float4 *>(b) + j) : make_float4(0, 0, 0, 0);
+        tile[y][threadIdx.x] = j < ns ? __ldg(reinterpret_cast<const float4 *>(sources) + j) : make_float4(0, 0, 0, 0);
         __syncthreads();
 #pragma unroll 8
         for (int jj = 0; jj < BLOCK; jj++) {
@@ -196,8 +201,14 @@ __global__ void __launch_bounds__(BLOCK * Q) several_bodies_kernel(const body *b
                 sum.y += p.y;
                 sum.z += p.z;
             }
-            if (i0 + k * BLOCK < n)
-                a[i0 + k * BLOCK] = sum;
+            int i = i0 + k * BLOCK;
+            if (i < nt) {
+                if (ADD) {
+                    vec3 old = a[i];
+                    sum = vec3{old.x + sum.x, old.y + sum.y, old.z + sum.z};
+                }
+                a[i] = sum;
+            }
         }
 }
 
@@ -325,13 +336,23 @@ extern "C" void gpu_softening_fma_forces(const body *d_b, vec3 *d_a, int n, int)
     launch_tiled_float4<RSQRT | UNROLL | FTZ | SOFT_FMA>(d_b, d_a, n);
 }
 
-extern "C" void gpu_two_bodies_on(const body *d_b, vec3 *d_a, int n, cudaStream_t stream)
+/* Forces on nt targets from ns sources, written into a (add = 0) or added
+ * to it (add = 1), in `stream`: gpu-two-bodies' kernel, for ch11's ranks. */
+extern "C" void gpu_two_bodies_block_on(const body *targets, int nt, const body *sources, int ns, vec3 *a, int add,
+                                        cudaStream_t stream)
 {
     enum { B = 2, Q = 2, BLOCK = 256 };
-    if (n > 0)
-        several_bodies_kernel<B, Q, BLOCK>
-            <<<(unsigned)((n + B * BLOCK - 1) / (B * BLOCK)), dim3(BLOCK, Q), 0, stream>>>(d_b, d_a, n);
+    dim3 grid((unsigned)((nt + B * BLOCK - 1) / (B * BLOCK))), block(BLOCK, Q);
+    if (nt > 0 && add)
+        several_bodies_kernel<B, Q, BLOCK, true><<<grid, block, 0, stream>>>(targets, nt, sources, ns, a);
+    else if (nt > 0)
+        several_bodies_kernel<B, Q, BLOCK, false><<<grid, block, 0, stream>>>(targets, nt, sources, ns, a);
     CUDA_CHECK_LAUNCH();
+}
+
+extern "C" void gpu_two_bodies_on(const body *d_b, vec3 *d_a, int n, cudaStream_t stream)
+{
+    gpu_two_bodies_block_on(d_b, n, d_b, n, d_a, 0, stream);
 }
 
 extern "C" void gpu_two_bodies_forces(const body *d_b, vec3 *d_a, int n, int)

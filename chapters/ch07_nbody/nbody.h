@@ -76,6 +76,9 @@ void nbody_integrate_cpu(body *b, vec3 *v, const vec3 *a, int n, float dt);
  * their rows (stages.h); gpu.cu defines its ones extern "C". */
 typedef void forces_fn(const body *b, vec3 *a, int n, int threads);
 int cpu_simd_supported(void); /* AVX2 and FMA at run time */
+/* Forces on nt targets from ns sources, written into a (add = 0) or added to
+ * it (add = 1): cpu-simd's loop (scalar without AVX2), for ch11's ranks. */
+void cpu_simd_block_forces(const body *targets, int nt, const body *sources, int ns, vec3 *a, int add);
 void gpu_integrate(body *d_b, vec3 *d_v, const vec3 *d_a, int n, float dt);
 /* The best GFLOP/s of a kernel of independent FMA chains on the current GPU
  * (sms: its SM count): the FP32 ceiling, measured (gpu.cu). */

@@ -48,8 +48,12 @@ typedef struct output_run {
     cudaGraphExec_t graph;
 } output_run;
 
-/* Launchers on a stream (gpu.cu): gpu-two-bodies' kernel, the integration. */
+/* Launchers on a stream (gpu.cu): gpu-two-bodies' kernel, the integration;
+ * the kernel on nt targets pulled by ns other sources, its sum written into
+ * a (add = 0) or added to it (add = 1): ch11's ranks use it. */
 void gpu_two_bodies_on(const body *d_b, vec3 *d_a, int n, cudaStream_t stream);
+void gpu_two_bodies_block_on(const body *targets, int nt, const body *sources, int ns, vec3 *a, int add,
+                             cudaStream_t stream);
 void gpu_integrate_on(body *d_b, vec3 *d_v, const vec3 *d_a, int n, float dt, cudaStream_t stream);
 
 void output_begin(output_run *o, int mode, const gpu_buffers *g, int n, int steps);

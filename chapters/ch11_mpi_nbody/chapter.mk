@@ -1,0 +1,38 @@
+# ch11's entry in the chapter registry (see "The chapter registry" in the Makefile).
+# It needs an MPI (Open MPI's mpicc): without one it is not registered, and
+# says so (UNAVAILABLE); make check installs Open MPI first where it can (root, apt).
+MPICC ?= $(shell command -v mpicc 2>/dev/null)
+# Open MPI's wrapper says which flags it adds.
+MPI_CFLAGS := $(if $(MPICC),$(shell $(MPICC) --showme:compile 2>/dev/null))
+MPI_LIBS := $(if $(MPICC),$(shell $(MPICC) --showme:link 2>/dev/null))
+ifeq ($(MPICC),)
+UNAVAILABLE += ch11
+ch11_UNAVAILABLE := needs an MPI: sudo apt-get install openmpi-bin libopenmpi-dev
+CHECK_DEPS_APT += openmpi-bin libopenmpi-dev
+else
+CHAPTERS += ch11
+ch11_DIR := chapters/ch11_mpi_nbody
+ch11_TITLE := N-body over MPI
+ch11_SUMMARY := ch07's N-body split over MPI ranks, one GPU each (or ch07's SIMD loop on CPU ranks): blocking allgather, pinned staging, a ring overlapped with the forces; strong and weak scaling, and a model carried to 1024 GPUs
+ch11_GPU := none
+ch11_RAYTRACER := no
+ch11_SMALL := --n 33 --steps 2
+ch11_BAD := --n 16777217 --n;--inject fail@x --inject;--inject hang@1 --inject
+ch11_TEST_OBJ := $(BUILD)/ch07/cpu.o $(BUILD)/ch07/check.o
+ch11_TEST_FLAGS := $(MPI_CFLAGS) $(CUDA_CFLAGS) -DPROGRAM_DIR='"$(CURDIR)"'
+ch11_BENCH_EXTRA := $(ch11_DIR)/bench_extra.sh
+ch11_BOOK_EXTRA := $(ch11_DIR)/book_extra.sh
+ch11_CHART := lines-n
+ch11_CHART_TITLE := ch11: GFLOP/s (20 flops per interaction) against the number of bodies, one rank
+ch11_CHART_YLABEL := GFLOP/s (log scale)
+endif
+
+ch11_DIR ?= chapters/ch11_mpi_nbody
+ch11_OBJ := $(BUILD)/ch11/backend.o $(BUILD)/ch11/exchange.o $(BUILD)/ch11/deadline.o $(BUILD)/ch11/setup.o
+# ch07's kernels and CPU loop, reused as ch07 builds them (not copied).
+ch07_LINKED := $(BUILD)/ch07/gpu.o $(BUILD)/ch07/cpu.o $(BUILD)/ch07/check.o $(BUILD)/ch07/steps.o $(BUILD)/ch07/output.o
+
+$(BUILD)/ch11/%.o: $(ch11_DIR)/%.c $(ch11_DIR)/*.h chapters/ch07_nbody/*.h common/*.h | $(BUILD)/ch11/.dir
+	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) $(MPI_CFLAGS) -c $< -o $@
+ch11: $(BUILD)/ch11/main.o $(ch11_OBJ) $(ch07_LINKED) $(LIBCOMMON)
+	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS) $(MPI_LIBS)
