@@ -25,6 +25,9 @@ ch11_BOOK_EXTRA := $(ch11_DIR)/book_extra.sh
 ch11_CHART := lines-n
 ch11_CHART_TITLE := ch11: GFLOP/s (20 flops per interaction) against the number of bodies, one rank
 ch11_CHART_YLABEL := GFLOP/s (log scale)
+ch11_EXERCISES := ch11
+ex_ch11_WHAT := the ring exchange: each block passed on while the one held is computed (MPI_Isend/MPI_Irecv)
+ex_ch11_ON := CPU ranks (mpirun at P = 1 .. 4; the MPI calls are watched through MPI's profiling interface)
 endif
 
 ch11_DIR ?= chapters/ch11_mpi_nbody

@@ -1,0 +1,194 @@
+/* ex_ch11_driver.c - the MPI program exercise ch11 is graded by (built with
+ * mpicc by tests/test_ex_ch11.c, run under mpirun at P = 1 .. 4).
+ *
+ * n = 1025 bodies (ch07's fixed-seed state), split as ch11 splits them; the
+ * student's ex_ring_forces computes the own bodies' forces from every block.
+ * The driver sees every MPI call the student makes through MPI's profiling
+ * interface (it defines MPI_Isend and friends, logs them, and calls PMPI_*),
+ * and every ex_ring_compute, and checks, on every rank:
+ *   - no blocking call moved a block (MPI_Send, MPI_Recv, MPI_Sendrecv ...);
+ *   - P computes; before the compute of each round but the last, a receive
+ *     and a send were posted with no wait between them and that compute, and
+ *     the receive's buffer is not the block being computed;
+ * and on rank 0 the gathered forces against ch07's double reference, within
+ * ch07's bound. Exit 0 only if every rank passed; each failure says why. */
+#include <mpi.h>
+
+#include "nbody.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    int rank, ranks;
+    const int *count;
+    body *block[2];
+    MPI_Datatype body_type;
+    const body *own; /* the driver's: the own bodies and their forces */
+    vec3 *a;
+} ex_ring;
+
+enum { EV_SEND, EV_RECV, EV_WAIT, EV_COMPUTE, EV_BLOCKING };
+static struct {
+    int kind;
+    const void *buf;
+    const char *call;
+} events[4096];
+static int event_count, logging;
+
+static void log_event(int kind, const void *buf, const char *call)
+{
+    if (logging && event_count < 4096)
+        events[event_count++] = (typeof(events[0])){kind, buf, call};
+}
+
+int MPI_Isend(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, MPI_Request *req)
+{
+    log_event(EV_SEND, buf, "MPI_Isend");
+    return PMPI_Isend(buf, count, t, dest, tag, comm, req);
+}
+int MPI_Irecv(void *buf, int count, MPI_Datatype t, int source, int tag, MPI_Comm comm, MPI_Request *req)
+{
+    log_event(EV_RECV, buf, "MPI_Irecv");
+    return PMPI_Irecv(buf, count, t, source, tag, comm, req);
+}
+int MPI_Wait(MPI_Request *req, MPI_Status *status)
+{
+    log_event(EV_WAIT, NULL, "MPI_Wait");
+    return PMPI_Wait(req, status);
+}
+int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
+{
+    log_event(EV_WAIT, NULL, "MPI_Waitall");
+    return PMPI_Waitall(count, reqs, statuses);
+}
+int MPI_Send(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm)
+{
+    log_event(EV_BLOCKING, buf, "MPI_Send");
+    return PMPI_Send(buf, count, t, dest, tag, comm);
+}
+int MPI_Recv(void *buf, int count, MPI_Datatype t, int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    log_event(EV_BLOCKING, buf, "MPI_Recv");
+    return PMPI_Recv(buf, count, t, source, tag, comm, status);
+}
+int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype st, int dest, int stag, void *rbuf, int rcount,
+                 MPI_Datatype rt, int source, int rtag, MPI_Comm comm, MPI_Status *status)
+{
+    log_event(EV_BLOCKING, rbuf, "MPI_Sendrecv");
+    return PMPI_Sendrecv(sbuf, scount, st, dest, stag, rbuf, rcount, rt, source, rtag, comm, status);
+}
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype t, int dest, int stag, int source, int rtag,
+                         MPI_Comm comm, MPI_Status *status)
+{
+    log_event(EV_BLOCKING, buf, "MPI_Sendrecv_replace");
+    return PMPI_Sendrecv_replace(buf, count, t, dest, stag, source, rtag, comm, status);
+}
+
+static void ex_ring_compute(ex_ring *g, const body *block, int count, int add)
+{
+    log_event(EV_COMPUTE, block, "compute");
+    cpu_simd_block_forces(g->own, g->count[g->rank], block, count, g->a, add);
+}
+
+#include "ring_step.h"
+
+/* The overlap, from the log: NULL if it holds, else what went wrong. */
+static const char *overlap_problem(int P)
+{
+    static char why[256];
+    int computes = 0, last_recv = -1, last_send = -1, waited = 0;
+    const void *recv_buf = NULL;
+    for (int e = 0; e < event_count; e++) {
+        switch (events[e].kind) {
+        case EV_BLOCKING:
+            snprintf(why, sizeof why, "%s moved a block: a blocking call, so nothing overlaps it", events[e].call);
+            return why;
+        case EV_RECV:
+            last_recv = e, recv_buf = events[e].buf, waited = 0;
+            break;
+        case EV_SEND:
+            last_send = e;
+            break;
+        case EV_WAIT:
+            waited = 1;
+            break;
+        case EV_COMPUTE:
+            if (computes < P - 1) {
+                if (last_recv < 0 || last_send < 0) {
+                    snprintf(why, sizeof why, "round %d: no MPI_Irecv and MPI_Isend posted before its compute",
+                             computes);
+                    return why;
+                }
+                if (waited) {
+                    snprintf(why, sizeof why, "round %d: the transfer was waited for before the compute: it "
+                             "does not overlap it", computes);
+                    return why;
+                }
+                if (recv_buf == events[e].buf) {
+                    snprintf(why, sizeof why, "round %d: the next block is received into the block being "
+                             "computed on", computes);
+                    return why;
+                }
+            }
+            computes++, last_recv = last_send = -1;
+            break;
+        }
+    }
+    if (computes != P) {
+        snprintf(why, sizeof why, "%d computes for %d blocks", computes, P);
+        return why;
+    }
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    enum { N = 1025 };
+    MPI_Init(&argc, &argv);
+    ex_ring g = {0};
+    MPI_Comm_rank(MPI_COMM_WORLD, &g.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &g.ranks);
+    int P = g.ranks, *count = malloc(2 * (size_t)P * sizeof(int)), *first = count + P;
+    for (int r = 0, at = 0; r < P; r++)
+        count[r] = N / P + (r < N % P), first[r] = at, at += count[r];
+    static body all[N];
+    static vec3 v[N], a_all[N];
+    nbody_init(all, v, N);
+    int c = count[g.rank];
+    g.count = count;
+    g.own = all + first[g.rank];
+    g.a = malloc((size_t)(c + 1) * sizeof(vec3));
+    MPI_Type_contiguous(4, MPI_FLOAT, &g.body_type);
+    MPI_Type_commit(&g.body_type);
+    for (int k = 0; k < 2; k++)
+        g.block[k] = calloc((size_t)count[0] + 1, sizeof(body));
+    memcpy(g.block[0], g.own, (size_t)c * sizeof(body));
+    logging = 1;
+    ex_ring_forces(&g);
+    logging = 0;
+    const char *why = P > 1 ? overlap_problem(P) : NULL;
+    if (why)
+        fprintf(stderr, "rank %d: %s\n", g.rank, why);
+    int *count3 = malloc(2 * (size_t)P * sizeof(int)), *first3 = count3 + P;
+    for (int r = 0; r < P; r++)
+        count3[r] = 3 * count[r], first3[r] = 3 * first[r];
+    MPI_Gatherv(g.a, 3 * c, MPI_FLOAT, a_all, count3, first3, MPI_FLOAT, 0, MPI_COMM_WORLD);
+    int bad = why != NULL, any_bad = 0;
+    if (g.rank == 0) {
+        static reference ref;
+        make_reference(&ref, all, N);
+        double err = force_error(&ref, a_all);
+        if (!(err <= error_bound(N))) {
+            fprintf(stderr, "the forces: error %.3g against ch07's reference, bound %.3g: a block missed, counted "
+                    "twice, or the wrong size\n", err, error_bound(N));
+            bad = 1;
+        }
+    }
+    MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (g.rank == 0 && !any_bad)
+        printf("ring at P = %d: forces within bound, every round's transfer overlapped its compute\n", P);
+    MPI_Finalize();
+    return any_bad ? 1 : 0;
+}
