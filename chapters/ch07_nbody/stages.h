@@ -50,7 +50,7 @@ static const stage stages[] = {
       .where = STAGE_GPU, .kernel = "tiled_float4_kernel<(int)15>", .tags = "ptx-mix=1"},
      gpu_softening_fma_forces, OUTPUT_NONE},
     {{"gpu-two-bodies", "+ two bodies per thread, the other bodies split between two halves of the block: each "
-      "shared load serves two interactions", .where = STAGE_GPU, .kernel = "several_bodies_kernel",
+      "shared load serves two interactions", .where = STAGE_GPU, .kernel = "several_bodies_kernel<(int)2, (int)2, (int)256, (bool)0>",
       .bench = N_SWEEP, .tags = "ptx-mix=2"}, gpu_two_bodies_forces, OUTPUT_NONE},
     {{"gpu-atomic-symmetric", "each pair once, the reaction subtracted with float atomics (f_ji = -f_ij), all lanes "
       "on one address", .where = STAGE_GPU, .kernel = "symmetric_kernel<(bool)0, (bool)0>"},
@@ -61,15 +61,15 @@ static const stage stages[] = {
       .where = STAGE_GPU, .kernel = "symmetric_kernel<(bool)1, (bool)1>", .bench = N_SWEEP},
      gpu_symmetric_balanced_forces, OUTPUT_NONE},
     {{"gpu-output-pageable", "gpu-two-bodies, and every step's positions to the host for it to read: cudaMemcpy "
-      "into pageable memory", .where = STAGE_GPU, .kernel = "several_bodies_kernel", .bench = OUTPUT_SWEEP},
+      "into pageable memory", .where = STAGE_GPU, .kernel = "several_bodies_kernel<(int)2, (int)2, (int)256, (bool)0>", .bench = OUTPUT_SWEEP},
      gpu_two_bodies_forces, OUTPUT_PAGEABLE},
     {{"gpu-output-pinned", "+ the host frame page-locked (cudaMallocHost)", .where = STAGE_GPU,
-      .kernel = "several_bodies_kernel", .bench = OUTPUT_SWEEP}, gpu_two_bodies_forces, OUTPUT_PINNED},
+      .kernel = "several_bodies_kernel<(int)2, (int)2, (int)256, (bool)0>", .bench = OUTPUT_SWEEP}, gpu_two_bodies_forces, OUTPUT_PINNED},
     {{"gpu-output-overlap", "+ the copy in a stream of its own from a snapshot, overlapping the next step's forces "
-      "and the host's reading", .where = STAGE_GPU, .kernel = "several_bodies_kernel", .bench = OUTPUT_SWEEP},
+      "and the host's reading", .where = STAGE_GPU, .kernel = "several_bodies_kernel<(int)2, (int)2, (int)256, (bool)0>", .bench = OUTPUT_SWEEP},
      gpu_two_bodies_forces, OUTPUT_OVERLAP},
     {{"gpu-output-graph", "gpu-output-pinned with each step's three launches one CUDA graph", .where = STAGE_GPU,
-      .kernel = "several_bodies_kernel", .bench = OUTPUT_SWEEP}, gpu_two_bodies_forces, OUTPUT_GRAPH},
+      .kernel = "several_bodies_kernel<(int)2, (int)2, (int)256, (bool)0>", .bench = OUTPUT_SWEEP}, gpu_two_bodies_forces, OUTPUT_GRAPH},
     {{"multi-gpu", "gpu-tiled-ftz split across every GPU, one host thread each", .where = STAGE_ALL_GPUS},
      gpu_tiled_ftz_forces, OUTPUT_NONE},
 };
