@@ -72,7 +72,7 @@ START_TEST(gpu_stages_within_bound)
             memcpy(b2, b, n * sizeof(body));
             int devices = 0;
             CUDA_CHECK(cudaGetDeviceCount(&devices));
-            multi_gpu_run(b2, v2, n, 1, 1e-4f, devices, a);
+            multi_gpu_run(b2, v2, n, 1, 1e-4f, devices, a, stages[s].multi);
             free(v2);
             free(b2);
         } else {

@@ -85,9 +85,11 @@ void gpu_integrate(body *d_b, vec3 *d_v, const vec3 *d_a, int n, float dt);
 double gpu_fma_ceiling_gflops(int sms);
 
 /* multi-gpu: `steps` steps of gpu-tiled-ftz's kernel + integration, the bodies
- * split across `devices` GPUs (one host thread each), positions exchanged
- * through the host every step. Updates b and v; returns seconds. */
-double multi_gpu_run(body *b, vec3 *v, int n, int steps, float dt, int devices, vec3 *first_forces);
+ * split across `devices` GPUs, positions exchanged through the host every
+ * step, the GPUs driven as `mode` says (gpu.cu). Updates b and v; returns
+ * seconds. */
+enum { MULTI_THREADS, MULTI_THREADS_PINNED, MULTI_ONE_THREAD };
+double multi_gpu_run(body *b, vec3 *v, int n, int steps, float dt, int devices, vec3 *first_forces, int mode);
 
 /* The check (check.c): a double-precision reference with compensated sums for
  * 66 sample bodies, and the normalised error of a float result against it
@@ -108,6 +110,7 @@ typedef struct {
     stage_info info;
     forces_fn *run;
     int output; /* output.h's OUTPUT_*: how each step's positions reach the host (0: they do not) */
+    int multi;  /* a STAGE_ALL_GPUS stage: how the host drives the GPUs (MULTI_*) */
 } stage;
 
 /* One stage at n bodies, as measure_stage resets, runs and checks it

@@ -23,6 +23,8 @@ forces_fn gpu_naive_forces, gpu_tiled_forces, gpu_tiled_float4_forces, gpu_tiled
 #define N_SWEEP "--n 1024;--n 4096;--n 16384;--n 65536;--n 262144"
 /* The output stages where a step is short and the copy and the launches are
  * not: 100 steps each (enum values from output.h). */
+/* The multi-GPU stages where a step is short (the host's part shows) and long. */
+#define MULTI_SWEEP "--n 16384 --steps 20;--n 1048576"
 #define OUTPUT_SWEEP "--n 1024 --steps 100;--n 4096 --steps 100;--n 16384 --steps 100"
 
 static const stage stages[] = {
@@ -70,8 +72,13 @@ static const stage stages[] = {
      gpu_two_bodies_forces, OUTPUT_OVERLAP},
     {{"gpu-output-graph", "gpu-output-pinned with each step's three launches one CUDA graph", .where = STAGE_GPU,
       .kernel = "several_bodies_kernel<(int)2, (int)2, (int)256, (bool)0>", .bench = OUTPUT_SWEEP}, gpu_two_bodies_forces, OUTPUT_GRAPH},
-    {{"multi-gpu", "gpu-tiled-ftz split across every GPU, one host thread each", .where = STAGE_ALL_GPUS},
-     gpu_tiled_ftz_forces, OUTPUT_NONE},
+    {{"multi-gpu", "gpu-tiled-ftz split across every GPU, one host thread each", .where = STAGE_ALL_GPUS,
+      .bench = MULTI_SWEEP}, gpu_tiled_ftz_forces, OUTPUT_NONE, MULTI_THREADS},
+    {{"multi-gpu-pinned", "+ the host's positions and forces page-locked, portable to every GPU",
+      .where = STAGE_ALL_GPUS, .bench = MULTI_SWEEP}, gpu_tiled_ftz_forces, OUTPUT_NONE, MULTI_THREADS_PINNED},
+    {{"multi-gpu-one-thread", "+ one host thread for every GPU: a stream each, every GPU's copies and kernel "
+      "queued before any is waited for", .where = STAGE_ALL_GPUS, .bench = MULTI_SWEEP}, gpu_tiled_ftz_forces,
+     OUTPUT_NONE, MULTI_ONE_THREAD},
 };
 #define STAGE_COUNT (sizeof stages / sizeof stages[0])
 

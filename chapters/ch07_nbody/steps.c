@@ -31,7 +31,7 @@ void run_steps(void *context)
 {
     problem *p = context;
     if (p->s->info.where == STAGE_ALL_GPUS) {
-        multi_gpu_run(p->b, p->v, p->n, p->steps, DT, p->devices, p->a); /* a: the first step's forces */
+        multi_gpu_run(p->b, p->v, p->n, p->steps, DT, p->devices, p->a, p->s->multi); /* a: the first step's forces */
         return;
     }
     if (p->out) {
