@@ -10,3 +10,12 @@ for f in data/asm/ch02_summary_*.md; do
     cat "$f" >> "$gen/asm_ch02.md"
     echo >> "$gen/asm_ch02.md"
 done
+# Each machine's instruction counts per build (make ch02-instructions).
+: > "$gen/instructions_ch02.md"
+for f in data/asm/ch02_instructions_*.md; do
+    m=$(basename "$f" .md)
+    printf '*Instructions each build executes on `%s` (`make ch02-instructions`, `%s`; times from that machine'"'"'s bench CSV):*\n\n' \
+        "${m#ch02_instructions_}" "$f" >> "$gen/instructions_ch02.md"
+    cat "$f" >> "$gen/instructions_ch02.md"
+    echo >> "$gen/instructions_ch02.md"
+done

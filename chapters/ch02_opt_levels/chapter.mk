@@ -64,3 +64,13 @@ BOOK_INPUTS += ch02-asm
 ch02-asm: $(foreach v,$(CH02_VARIANTS),$(BUILD)/ch02-asm/$(v).s)
 	@out=data/asm/ch02_summary_$(MACHINE).md; $(ch02_DIR)/asm_summary.sh $(BUILD)/ch02-asm $(CH02_VARIANTS) > $$out.tmp && mv $$out.tmp $$out && cat $$out && \
 	  echo "summary: $$out; assembly per build and side-by-side listings: $(BUILD)/ch02-asm/"
+
+# The instructions each build executes (Valgrind's callgrind: exact where a
+# time on a shared machine is not), beside its time from this machine's bench.
+CHAPTER_TARGETS += ch02-instructions
+ch02-instructions_HELP := instructions each ch02 build executes (callgrind, 64x64 at 8 spp) beside its bench time
+.PHONY: ch02-instructions
+ch02-instructions: ch02
+	@command -v valgrind > /dev/null || { echo "ch02-instructions: valgrind not found: nothing counted"; exit 0; }; \
+	out=data/asm/ch02_instructions_$(MACHINE).md; $(ch02_DIR)/instructions.sh ./ch02 data/results/$(MACHINE).csv \
+	  $(CH02_VARIANTS) > $$out.tmp && mv $$out.tmp $$out && cat $$out
