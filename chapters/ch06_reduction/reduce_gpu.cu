@@ -284,8 +284,9 @@ __device__ static long long warp_sum(long long v)
     return v;
 }
 
-/* Warp sums through shared memory, then the first warp adds them; one atomic. */
-__device__ static void block_sum_to(long long *d_sum, long long v)
+/* Warp sums through shared memory, then the first warp adds them: the
+ * block's sum, in thread 0 (the other threads' values mean nothing). */
+__device__ static long long block_sum(long long v)
 {
     __shared__ long long warp_sums[BLOCK / 32];
     unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -296,9 +297,16 @@ __device__ static void block_sum_to(long long *d_sum, long long v)
     if (warp == 0) {
         v = lane < BLOCK / 32 ? warp_sums[lane] : 0;
         v = warp_sum(v);
-        if (lane == 0)
-            add_to_sum(d_sum, v);
     }
+    return v;
+}
+
+/* The block's sum added to d_sum: one atomic per block. */
+__device__ static void block_sum_to(long long *d_sum, long long v)
+{
+    v = block_sum(v);
+    if (threadIdx.x == 0)
+        add_to_sum(d_sum, v);
 }
 
 /* ---- warp-shuffle: many-per-thread with one change: the block's sum goes
@@ -362,6 +370,36 @@ __global__ void vector_shuffle_kernel(const int *__restrict__ in, size_t n, long
     if (tail < n)
         v += __ldg(in + tail);
     block_sum_to(d_sum, v);
+}
+
+/* ---- cover-once: vector-shuffle's 16-byte loads, with the grid covering the
+ * input once: each thread issues its COVER_LOADS int4 loads at once and
+ * exits; no grid-stride loop, so no trip count, no loop-carried address and
+ * no tail of blocks left running alone at the end. The read ceiling's search
+ * finds this shape its fastest (its row's note). So many blocks would queue
+ * on one atomic each, so each writes its sum to a partial, added by the
+ * second pass the tree stages use. */
+#define COVER_LOADS 4
+__global__ void cover_once_kernel(const int *__restrict__ in, size_t n, long long *partial)
+{
+    const int4 *in4 = reinterpret_cast<const int4 *>(in);
+    size_t n4 = n / 4, first = (size_t)blockIdx.x * BLOCK * COVER_LOADS + threadIdx.x;
+    int4 v[COVER_LOADS];
+#pragma unroll
+    for (int k = 0; k < COVER_LOADS; k++) { /* all loads first: COVER_LOADS x 16 bytes in flight */
+        size_t i = first + (size_t)k * BLOCK;
+        v[k] = i < n4 ? __ldg(in4 + i) : make_int4(0, 0, 0, 0);
+    }
+    long long sum = 0;
+#pragma unroll
+    for (int k = 0; k < COVER_LOADS; k++)
+        sum += (long long)v[k].x + v[k].y + v[k].z + v[k].w;
+    size_t tail = 4 * n4 + (size_t)blockIdx.x * BLOCK + threadIdx.x; /* the n % 4 past the last int4 */
+    if (tail < n)
+        sum += __ldg(in + tail);
+    sum = block_sum(sum);
+    if (threadIdx.x == 0)
+        partial[blockIdx.x] = sum;
 }
 
 /* The second pass of the tree stages: the per-block partial sums, added by a
@@ -517,6 +555,10 @@ void reduce_read_only_path(const int *in, size_t n, long long *d_sum, const redu
 void reduce_vector_shuffle(const int *in, size_t n, long long *d_sum, const reduce_ctx *)
 {
     launch_grid_stride<vector_shuffle_kernel, 8>(in, n, d_sum);
+}
+void reduce_cover_once(const int *in, size_t n, long long *d_sum, const reduce_ctx *ctx)
+{
+    launch_tree<cover_once_kernel, (size_t)BLOCK * 4 * COVER_LOADS>(in, n, d_sum, ctx);
 }
 
 
