@@ -284,9 +284,8 @@ __device__ static long long warp_sum(long long v)
     return v;
 }
 
-/* Warp sums through shared memory, then the first warp adds them: the
- * block's sum, in thread 0 (the other threads' values mean nothing). */
-__device__ static long long block_sum(long long v)
+/* Warp sums through shared memory, then the first warp adds them; one atomic. */
+__device__ static void block_sum_to(long long *d_sum, long long v)
 {
     __shared__ long long warp_sums[BLOCK / 32];
     unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -297,16 +296,9 @@ __device__ static long long block_sum(long long v)
     if (warp == 0) {
         v = lane < BLOCK / 32 ? warp_sums[lane] : 0;
         v = warp_sum(v);
+        if (lane == 0)
+            add_to_sum(d_sum, v);
     }
-    return v;
-}
-
-/* The block's sum added to d_sum: one atomic per block. */
-__device__ static void block_sum_to(long long *d_sum, long long v)
-{
-    v = block_sum(v);
-    if (threadIdx.x == 0)
-        add_to_sum(d_sum, v);
 }
 
 /* ---- warp-shuffle: many-per-thread with one change: the block's sum goes
@@ -372,15 +364,14 @@ __global__ void vector_shuffle_kernel(const int *__restrict__ in, size_t n, long
     block_sum_to(d_sum, v);
 }
 
-/* ---- cover-once: vector-shuffle's 16-byte loads, with the grid covering the
- * input once: each thread issues its COVER_LOADS int4 loads at once and
- * exits; no grid-stride loop, so no trip count, no loop-carried address and
- * no tail of blocks left running alone at the end. The read ceiling's search
- * finds this shape its fastest (its row's note). So many blocks would queue
- * on one atomic each, so each writes its sum to a partial, added by the
- * second pass the tree stages use. */
-#define COVER_LOADS 4
-__global__ void cover_once_kernel(const int *__restrict__ in, size_t n, long long *partial)
+/* ---- cover-once: vector-shuffle with a grid that covers the input once:
+ * each thread issues its COVER_LOADS int4 loads at once, adds them, and its
+ * block adds its sum to the total (one atomic per block, as before); no
+ * grid-stride loop, so no trip count, no loop-carried address and no blocks
+ * left running alone at the end. The read ceiling's search finds this shape
+ * its fastest (its row's note). */
+#define COVER_LOADS 8
+__global__ void cover_once_kernel(const int *__restrict__ in, size_t n, long long *d_sum)
 {
     const int4 *in4 = reinterpret_cast<const int4 *>(in);
     size_t n4 = n / 4, first = (size_t)blockIdx.x * BLOCK * COVER_LOADS + threadIdx.x;
@@ -397,9 +388,7 @@ __global__ void cover_once_kernel(const int *__restrict__ in, size_t n, long lon
     size_t tail = 4 * n4 + (size_t)blockIdx.x * BLOCK + threadIdx.x; /* the n % 4 past the last int4 */
     if (tail < n)
         sum += __ldg(in + tail);
-    sum = block_sum(sum);
-    if (threadIdx.x == 0)
-        partial[blockIdx.x] = sum;
+    block_sum_to(d_sum, sum);
 }
 
 /* The second pass of the tree stages: the per-block partial sums, added by a
@@ -556,9 +545,12 @@ void reduce_vector_shuffle(const int *in, size_t n, long long *d_sum, const redu
 {
     launch_grid_stride<vector_shuffle_kernel, 8>(in, n, d_sum);
 }
-void reduce_cover_once(const int *in, size_t n, long long *d_sum, const reduce_ctx *ctx)
+void reduce_cover_once(const int *in, size_t n, long long *d_sum, const reduce_ctx *)
 {
-    launch_tree<cover_once_kernel, (size_t)BLOCK * 4 * COVER_LOADS>(in, n, d_sum, ctx);
+    start(d_sum);
+    if (n)
+        cover_once_kernel<<<blocks_for(n, (size_t)BLOCK * 4 * COVER_LOADS), BLOCK>>>(in, n, d_sum);
+    CUDA_CHECK_LAUNCH();
 }
 
 

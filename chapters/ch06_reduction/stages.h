@@ -40,9 +40,8 @@ static const stage stages[] = {
       .kernel = "read_only_path_kernel"}, reduce_read_only_path},
     {{"vector-shuffle", "+ 16-byte loads (int4), two in flight", .where = STAGE_GPU,
       .kernel = "vector_shuffle_kernel"}, reduce_vector_shuffle},
-    {{"cover-once", "+ a grid that covers the input once: four 16-byte loads per thread, all in flight, no "
-      "grid-stride loop; the blocks' sums added by a second pass", .where = STAGE_GPU,
-      .kernel = "cover_once_kernel"}, reduce_cover_once},
+    {{"cover-once", "+ a grid that covers the input once: eight 16-byte loads per thread, all in flight at once, "
+      "no grid-stride loop", .where = STAGE_GPU, .kernel = "cover_once_kernel"}, reduce_cover_once},
     {{"cub", "CUB's DeviceReduce::Sum, the yardstick", .where = STAGE_GPU, .kernel = "DeviceReduceKernel"},
      reduce_cub},
 };
