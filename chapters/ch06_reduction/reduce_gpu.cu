@@ -427,6 +427,27 @@ __global__ void read_stream_kernel(const int4 *__restrict__ in, size_t n4, int *
         *sink = acc;
 }
 
+/* The same, with each block reading one contiguous chunk once (thread t's
+ * LOADS loads at t, t + blockDim, ...: the layout cover-once uses) instead of
+ * loads a whole grid apart: a layout the search must try too. */
+template <int LOADS>
+__global__ void read_chunk_kernel(const int4 *__restrict__ in, size_t n4, int *sink)
+{
+    size_t first = (size_t)blockIdx.x * blockDim.x * LOADS + threadIdx.x;
+    int4 v[LOADS];
+#pragma unroll
+    for (int k = 0; k < LOADS; k++) {
+        size_t i = first + (size_t)k * blockDim.x;
+        v[k] = i < n4 ? __ldg(in + i) : make_int4(0, 0, 0, 0);
+    }
+    int acc = 0;
+#pragma unroll
+    for (int k = 0; k < LOADS; k++)
+        acc ^= v[k].x ^ v[k].y ^ v[k].z ^ v[k].w;
+    if (acc == 0x7fffffff) /* never (see read_stream_kernel) */
+        *sink = acc;
+}
+
 /* ---------------------------------------------------------------- launchers */
 /* (reduce.h declared the functions below extern "C", so they keep C linkage.) */
 
@@ -561,6 +582,7 @@ typedef struct {
     unsigned blocks, block; /* the grid and the threads per block */
     int loads;
     int *sink;
+    int chunked; /* read_chunk_kernel: each block one contiguous chunk, the grid covering the input once */
 } stream_job;
 
 static void launch_copy(void *p)
@@ -574,6 +596,17 @@ static void launch_read(void *p)
     stream_job *j = (stream_job *)p;
     const int4 *in = (const int4 *)j->src;
     size_t n4 = j->bytes / 16;
+    if (j->chunked) {
+        switch (j->loads) {
+        case 1: read_chunk_kernel<1><<<j->blocks, j->block>>>(in, n4, j->sink); break;
+        case 2: read_chunk_kernel<2><<<j->blocks, j->block>>>(in, n4, j->sink); break;
+        case 4: read_chunk_kernel<4><<<j->blocks, j->block>>>(in, n4, j->sink); break;
+        case 8: read_chunk_kernel<8><<<j->blocks, j->block>>>(in, n4, j->sink); break;
+        default: read_chunk_kernel<16><<<j->blocks, j->block>>>(in, n4, j->sink); break;
+        }
+        CUDA_CHECK_LAUNCH();
+        return;
+    }
     switch (j->loads) {
     case 1: read_stream_kernel<1><<<j->blocks, j->block>>>(in, n4, j->sink); break;
     case 2: read_stream_kernel<2><<<j->blocks, j->block>>>(in, n4, j->sink); break;
@@ -586,7 +619,7 @@ static void launch_read(void *p)
 
 double measure_copy_bandwidth(void *d_a, void *d_b, size_t bytes, int repeat)
 {
-    stream_job j = {d_b, d_a, bytes, 0, 0, 0, NULL};
+    stream_job j = {d_b, d_a, bytes, 0, 0, 0, NULL, 0};
     launch_copy(&j); /* warm-up */
     return 2.0 * (double)bytes / (cuda_median_ms(launch_copy, &j, repeat) * 1e-3); /* read + written */
 }
@@ -594,12 +627,13 @@ double measure_copy_bandwidth(void *d_a, void *d_b, size_t bytes, int repeat)
 /* The read ceiling: the best of a search over loads in flight per thread
  * (1 ... 16 int4), threads per block (128 ... 1024) and grids (1 ... 32
  * blocks per SM, up to 4096 resident threads' worth, and one that covers the
- * input once with no grid-stride loop): after 200 launches to warm the GPU
+ * input once with no grid-stride loop, its loads a grid apart or each block
+ * reading one contiguous chunk): after 200 launches to warm the GPU
  * up, every configuration timed 5 times, the six fastest again `repeat`
  * times; the best median wins. */
 double measure_read_bandwidth(const void *d_in, size_t bytes, int repeat, char *best_config, size_t len)
 {
-    enum { MAX_CONFIGS = 160, FINALISTS = 6 };
+    enum { MAX_CONFIGS = 180, FINALISTS = 6 };
     int device, sms, *sink;
     CUDA_CHECK(cudaGetDevice(&device));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
@@ -611,13 +645,13 @@ double measure_read_bandwidth(const void *d_in, size_t bytes, int repeat, char *
     size_t n4 = bytes / 16;
     for (int l = 0; l < 5; l++)
         for (int b = 0; b < 4; b++)
-            for (int g = 0; g <= 6; g++) {
+            for (int g = 0; g <= 7; g++) { /* g = 6: covering once, loads a grid apart; 7: in chunks */
                 size_t cover = (n4 + (size_t)blocks[b] * loads[l] - 1) / ((size_t)blocks[b] * loads[l]);
                 size_t grid = g < 6 ? (size_t)sms * per_sm[g] : cover < 1 ? 1 : cover;
                 if ((g < 6 && blocks[b] * per_sm[g] > 4096) || grid > 0x7fffffffu || count == MAX_CONFIGS)
                     continue;
                 jobs[count++] = (stream_job){NULL, d_in, bytes & ~(size_t)15, (unsigned)grid, (unsigned)blocks[b],
-                                             loads[l], sink};
+                                             loads[l], sink, g == 7};
             }
     /* The GPU first kept busy for a while (its clocks rise under load: a
      * search started cold once crowned a configuration slower than a stage). */
@@ -636,8 +670,8 @@ double measure_read_bandwidth(const void *d_in, size_t bytes, int repeat, char *
         double rate = (double)jobs[top].bytes / (cuda_median_ms(launch_read, &jobs[top], repeat) * 1e-3);
         if (rate > best) {
             best = rate;
-            snprintf(best_config, len, "%d int4 loads in flight x %u threads, %u blocks", jobs[top].loads,
-                     jobs[top].block, jobs[top].blocks);
+            snprintf(best_config, len, "%d int4 loads in flight x %u threads, %u blocks%s", jobs[top].loads,
+                     jobs[top].block, jobs[top].blocks, jobs[top].chunked ? ", each a contiguous chunk" : "");
         }
     }
     CUDA_CHECK(cudaFree(sink));
