@@ -371,6 +371,36 @@ START_TEST(book_tables_from_counters)
 }
 END_TEST
 
+/* The rooflines (tools/roofline.sh) from hand-made reports and ceilings: an
+ * FP32 kernel at the ridge (10 FP32 operations per byte, 50 of 100 GFLOP/s)
+ * and an integer one against the memory roof alone; a machine lacking a
+ * ceiling gets no roofline and says so. */
+START_TEST(rooflines_from_counters)
+{
+    const char *report =
+        "printf '# device: Test GPU, 1.0 (nvidia-smi: name, driver)\n"
+        "    smsp__sass_thread_inst_executed_op_fadd_pred_on.sum   inst %s\n"
+        "    smsp__sass_thread_inst_executed_op_fmul_pred_on.sum   inst 0\n"
+        "    smsp__sass_thread_inst_executed_op_ffma_pred_on.sum   inst 0\n"
+        "    dram__bytes_read.sum   Mbyte   %s\n    dram__bytes_write.sum   Mbyte   %s\n"
+        "    Duration   ms   %s\n' > data/profiles/%s.txt";
+    char a[700], b[700], script[3500];
+    snprintf(a, sizeof a, report, "1,000,000,000", "50", "50", "20.00", "M/ch05_a");
+    snprintf(b, sizeof b, report, "0", "1,000", "0", "200.00", "M/ch06_b");
+    snprintf(script, sizeof script,
+             "mkdir -p data/profiles/M data/profiles/N data/results data/plots && %s && %s && cp data/profiles/M/ch05_a.txt "
+             "data/profiles/N/ && printf 'chapter,stage\nch07,ceiling-fp32-peak,w,0,1,100,GFLOP/s\n"
+             "ch06,ceiling-read-stream,w,0,1,10,GB/s\n' > data/results/M.csv && "
+             "printf 'chapter,stage\nch07,ceiling-fp32-peak,w,0,1,100,GFLOP/s\n' > data/results/N.csv && "
+             "$P/tools/roofline.sh . > r.md && "
+             "grep -q '^| ch05_a | 1e+09 | 0 | 1e+08 | 10 | 50 | 5 | 100 | 50.0%% | arithmetic |$' r.md && "
+             "grep -q '^| ch06_b | 0 | 0 | 1e+09 | - | - | 5 | 10 GB/s | 50.0%% | memory (no floating point) |$' r.md && "
+             "grep -q 'No roofline for .N.' r.md || { cat r.md; exit 1; }",
+             a, b);
+    ck_assert_msg(in_temp_folder(script) == 0, "the rooflines from hand-made reports and ceilings");
+}
+END_TEST
+
 /* The raytracer chapters that can run here: every one without a GPU part,
  * and the GPU ones only on a machine with a GPU. */
 static const program_info *runnable[PROGRAM_COUNT];
@@ -642,6 +672,7 @@ int main(void)
     tcase_add_loop_test(tc, help_exits_zero_and_lists_stages, 0, PROGRAM_COUNT);
     tcase_add_loop_test(tc, list_stages_is_the_stage_table, 0, PROGRAM_COUNT);
     tcase_add_test(tc, book_tables_from_counters);
+    tcase_add_test(tc, rooflines_from_counters);
     /* The GPU raytracers render on the GPU: without one their tests are skipped. */
     tcase_add_loop_test(tc, images_written_for_every_stage, 0, runnable_count);
     tcase_add_loop_test(tc, unwritable_default_output_is_refused_first, 0, runnable_count);

@@ -291,6 +291,7 @@ chart() {
 tools/profile_summary.sh > "$gen/profile_summary.md"
 tools/decomposition.sh > "$gen/decomposition.md"
 tools/counted_flops.sh > "$gen/counted_flops.md"
+tools/roofline.sh "$gen" > "$gen/roofline.md" || { echo "book: the rooflines failed" >&2; exit 1; }
 # Each machine's host record (make host-record), named.
 : > "$gen/host_record.md"
 for f in data/results/*/host.txt; do
