@@ -115,29 +115,30 @@ START_TEST(final_state_equals_the_single_process)
 }
 END_TEST
 
-/* A rank that fails ends every rank, non-zero, with its message. */
-START_TEST(a_failing_rank_ends_every_rank)
+/* Three ranks, one of them faulty (args): every rank ends, non-zero, within a
+ * minute (not a hang), and stderr says `message`. */
+static void faulty_rank_ends_every_rank(const char *args, const char *message)
 {
     const char *dir = harness_scratch("test_ch11");
     time_t t0 = time(NULL);
-    int rc = harness_shell("cd %s && " MPIRUN " 3 %s/ch11 --n 1025 --quiet --inject fail@1 > /dev/null 2> fail.err; "
-                           "rc=$?; grep -q 'rank 1 fails on purpose' fail.err || exit 99; exit $rc",
-                           dir, PROGRAM_DIR);
-    ck_assert_msg(rc != 0 && rc != 99 && rc != 124, "exit %d (99: no message, 124: it hung)", rc);
-    ck_assert_msg(time(NULL) - t0 < 60, "took %ld s", (long)(time(NULL) - t0));
+    int rc = harness_shell("cd %s && " MPIRUN " 3 %s/ch11 --n 1025 --quiet %s > /dev/null 2> fault.err; rc=$?; "
+                           "grep -q '%s' fault.err || exit 99; exit $rc",
+                           dir, PROGRAM_DIR, args, message);
+    ck_assert_msg(rc != 0 && rc != 99 && rc != 124, "%s: exit %d (99: no message, 124: it hung)", args, rc);
+    ck_assert_msg(time(NULL) - t0 < 60, "%s: took %ld s", args, (long)(time(NULL) - t0));
+}
+
+/* A rank that fails ends every rank, with its message. */
+START_TEST(a_failing_rank_ends_every_rank)
+{
+    faulty_rank_ends_every_rank("--inject fail@1", "rank 1 fails on purpose");
 }
 END_TEST
 
 /* A rank that stalls: the others give up after --timeout, saying where. */
 START_TEST(a_stalled_rank_times_out)
 {
-    const char *dir = harness_scratch("test_ch11");
-    time_t t0 = time(NULL);
-    int rc = harness_shell("cd %s && " MPIRUN " 3 %s/ch11 --n 1025 --quiet --timeout 2 --inject stall@2 > /dev/null "
-                           "2> stall.err; rc=$?; grep -q 'did not finish within 2 s' stall.err || exit 99; exit $rc",
-                           dir, PROGRAM_DIR);
-    ck_assert_msg(rc != 0 && rc != 99 && rc != 124, "exit %d (99: no message, 124: it hung)", rc);
-    ck_assert_msg(time(NULL) - t0 < 60, "took %ld s", (long)(time(NULL) - t0));
+    faulty_rank_ends_every_rank("--timeout 2 --inject stall@2", "did not finish within 2 s");
 }
 END_TEST
 

@@ -28,10 +28,14 @@ void deadline_begin(const ranks_problem *p, const char *what)
     snprintf(message, sizeof message,
              "ch11: rank %d: %s did not finish within %g s (--timeout): another rank failed or hangs\n", p->rank,
              what, p->timeout);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_alarm;
-    sigaction(SIGALRM, &sa, NULL);
+    static int installed; /* the handler once; each wait only sets the timer */
+    if (!installed) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_alarm;
+        sigaction(SIGALRM, &sa, NULL);
+        installed = 1;
+    }
     long us = (long)(p->timeout * 1e6);
     struct itimerval t = {.it_value = {.tv_sec = us / 1000000, .tv_usec = us % 1000000}};
     setitimer(ITIMER_REAL, &t, NULL);

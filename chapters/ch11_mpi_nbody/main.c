@@ -87,7 +87,9 @@ static int measure_row(report *rep, ranks_problem *p, const rank_stage *s, int r
     measure_stage(&(measure_plan){.reset = ranks_reset, .run = ranks_run, .check = ranks_check,
                                   .timer = ranks_time_ms, .context = p, .repeat = repeat}, &m);
     phases sum = {0, 0, 0};
+    deadline_begin(p, "MPI_Reduce (the phases)");
     MPI_CHECK(MPI_Reduce(&p->timed, &sum, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD));
+    deadline_end();
     backend_close(p);
     if (p->rank != 0)
         return m.ok == REPORT_OK;
@@ -148,7 +150,7 @@ int main(int argc, char **argv)
     MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &p.ranks));
     p.inject = p.rank == inject_rank ? inject_kind : 0;
     int quiet = opt.quiet || p.rank != 0;
-    p.gpu = choose_gpu(opt.quiet, p.rank);
+    p.gpu = choose_gpu(opt.quiet, &p);
     p.n = (int)(p.gpu < 0 && opt.n > CPU_MAX_N ? CPU_MAX_N : opt.n);
     split(&p);
     MPI_CHECK(MPI_Type_contiguous(4, MPI_FLOAT, &p.body_type));

@@ -81,7 +81,7 @@ double ranks_time_ms(void (*run)(void *), void *problem);
  * has one; --state-out's file, written by rank 0 (1: written). */
 #define CPU_MAX_N 16384 /* ranks without a GPU: n at most this */
 void split(ranks_problem *p);
-int choose_gpu(int quiet, int rank);
+int choose_gpu(int quiet, const ranks_problem *p);
 int write_state(ranks_problem *p, const char *state_path);
 
 /* deadline.c: an MPI call that does not return within p->timeout seconds

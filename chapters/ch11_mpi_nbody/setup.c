@@ -24,17 +24,22 @@ void split(ranks_problem *p)
 
 /* This rank's GPU (its rank among the ranks of its host, modulo the GPUs
  * there), or -1; GPUs only if every rank has one. */
-int choose_gpu(int quiet, int rank)
+int choose_gpu(int quiet, const ranks_problem *p)
 {
     MPI_Comm host;
     int local = 0, has = 0, all = 0;
+    int rank = p->rank;
+    deadline_begin(p, "MPI_Comm_split_type (the ranks of this host)");
     MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host));
+    deadline_end();
     MPI_CHECK(MPI_Comm_rank(host, &local));
     MPI_CHECK(MPI_Comm_free(&host));
     char why[256] = "";
     int devices = cuda_device_count(why, sizeof why);
     has = devices > 0;
+    deadline_begin(p, "MPI_Allreduce (every rank has a GPU?)");
     MPI_CHECK(MPI_Allreduce(&has, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+    deadline_end();
     if (!all) {
         if (rank == 0 && !quiet)
             fprintf(stderr, "ch11: %s%s: every rank computes on its CPU (ch07's cpu-simd loop), n <= %d\n",
@@ -69,10 +74,12 @@ int write_state(ranks_problem *p, const char *state_path)
     int *count4 = cli_alloc(2 * (size_t)p->ranks * sizeof(int), "counts"), *first4 = count4 + p->ranks;
     for (int r = 0; r < p->ranks; r++)
         count4[r] = 4 * p->count[r], first4[r] = 4 * p->first[r];
+    deadline_begin(p, "MPI_Gatherv (the final state)");
     MPI_CHECK(MPI_Gatherv(p->rank == 0 ? MPI_IN_PLACE : (void *)b, 4 * c, MPI_FLOAT, b, count4, first4, MPI_FLOAT, 0,
                           MPI_COMM_WORLD));
     MPI_CHECK(MPI_Gatherv(p->rank == 0 ? MPI_IN_PLACE : (void *)v, 3 * c, MPI_FLOAT, v, p->count3, p->first3,
                           MPI_FLOAT, 0, MPI_COMM_WORLD));
+    deadline_end();
     if (p->rank == 0) {
         char err[IMAGE_ERROR_SIZE];
         FILE *f = file_write_begin(state_path, err, sizeof err);
