@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The roofline of each GPU chapter, per device (data/profiles/<machine>/), from
+# The roofline of each profiled chapter, per device (data/profiles/<machine>/), from
 # counters only: a profiled stage is a point at x = FP32 operations per DRAM
 # byte (FADD + FMUL + 2 FFMA over dram__bytes_read + dram__bytes_write, as
 # Nsight Compute counted them) and y = those operations over the kernel's
@@ -12,7 +12,6 @@
 set -u
 shopt -s nullglob
 gen=${1:-build/book}
-chapters="ch04 ch05 ch06 ch07 ch08 ch10"
 for dir in data/profiles/*/; do
     machine=$(basename "$dir")
     csv=data/results/$machine.csv
@@ -27,12 +26,13 @@ for dir in data/profiles/*/; do
     fi
     printf '\n*Rooflines on the %s (`%s`): FP32 ceiling %.0f GFLOP/s (ch07), DRAM read ceiling %.0f GB/s (ch06), both measured on it; ridge at %.1f FP32 operations per byte.*\n' \
         "$device" "${dir%/}" "$peak" "$bw" "$(awk -v p="$peak" -v b="$bw" 'BEGIN {print p / b}')"
-    for ch in $chapters; do
+    # the chapters profiled on this device, from the reports' names (no list of chapters here)
+    for ch in $(for f in "${reports[@]}"; do basename "$f" | cut -d_ -f1; done | sort -u); do
         rows=("$dir$ch"_*.txt)
         [ ${#rows[@]} -gt 0 ] || continue
         dat=$gen/roofline_${ch}_$machine.dat
         : > "$dat"
-        printf '\n| %s profile | FP32 operations | FP64 operations | DRAM bytes | FP32 ops per byte | GFLOP/s counted | DRAM GB/s counted | the roof there | of the roof | bound by |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n' "$ch"
+        printf '\n| %s profile | FP32 operations | FP64 operations | DRAM bytes | FP32 ops per byte | GFLOP/s counted | DRAM GB/s counted | the roof there | of the roof | the roof there set by |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n' "$ch"
         for f in "${rows[@]}"; do
             awk -v name="$(basename "$f" .txt)" -v peak="$peak" -v bw="$bw" -v dat="$dat" '
             function num(s) { gsub(",", "", s); return s + 0 }
