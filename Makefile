@@ -431,7 +431,7 @@ cpu-scaling: $(BUILD)/cpu_scaling
 	  mv data/results/$(MACHINE)/cpu-scaling.txt.tmp data/results/$(MACHINE)/cpu-scaling.txt && \
 	  cat data/results/$(MACHINE)/cpu-scaling.txt
 
-book: $(BOOK_INPUTS) $(BUILD)/ppm2png
+book: $(BOOK_INPUTS) $(BUILD)/ppm2png $(CHAPTERS)
 	@PPM2PNG=$(BUILD)/ppm2png tools/book.sh
 
 # ---------------------------------------------------------------- sanitizers

@@ -131,6 +131,18 @@ static void print_help(const cli_spec *spec)
 }
 
 static const char *program_name = "program";
+static const cli_spec *parsed_spec; /* the table cli_parse last read: cli_stage_work looks in it */
+
+const char *cli_stage_work(const char *stage, char *buf, size_t size)
+{
+    int i = parsed_spec ? cli_stage_index(parsed_spec, stage) : -1;
+    const char *tags = i >= 0 ? cli_stage_info_at(parsed_spec, (size_t)i)->tags : NULL, *at = tags;
+    while (at && (at = strstr(at, "work=")) && at != tags && at[-1] != ' ')
+        at += 5; /* "work=" inside another word: not the tag */
+    size_t n = at ? strcspn(at + 5, " ") : 0;
+    snprintf(buf, size, "%.*s", (int)n, at ? at + 5 : "");
+    return buf;
+}
 
 void cli_require_writable(const cli_spec *spec, const char *option, const char *path)
 {
@@ -392,6 +404,7 @@ void cli_parse(const cli_spec *spec, cli_options *opt, int argc, char **argv)
     enum { HELP = 'h', LIST_STAGES = 'l', CHAPTER_OPTION = 1000 };
     size_t k = 0, count = OPTION_COUNT + spec->option_count + 3;
     program_name = spec->program;
+    parsed_spec = spec;
     struct option *longopts = cli_alloc(count * sizeof *longopts, "the option list");
     for (size_t i = 0; i < OPTION_COUNT; i++)
         if (spec->accepts & option_rows[i].bit)

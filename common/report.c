@@ -1,6 +1,7 @@
 /* report.c - see report.h. */
 #define _POSIX_C_SOURCE 200809L
 #include "report.h"
+#include "cli.h"
 #include "status.h"
 #include "image.h"
 #include "timer.h"
@@ -176,18 +177,32 @@ void report_print(const report *r, FILE *f)
     fprintf(f, "\n%s  workload %s\n", r->chapter, r->workload);
     fprintf(f, "%-26s %7s %12s %21s %9s %14s %-10s %-5s  %s\n", "stage", "threads", "time (ms)", "spread (ms)",
             "speedup", "value", "unit", "check", "note");
-    double base = r->count ? r->rows[0].ms : 0;
+    char others[160] = "";
     for (int i = 0; i < r->count; i++) {
         const report_row *row = &r->rows[i];
-        char speedup[16] = "-"; /* a reference (check n/a), or a row in another unit: no speedup */
-        if (row->ok != REPORT_NO_CHECK && row->ms > 0 && strcmp(row->unit, r->rows[0].unit) == 0)
-            snprintf(speedup, sizeof speedup, "%.2fx", base / row->ms);
+        /* a speedup compares rows of one unit and one work (the stage's work= tag): against the
+         * first such row, marked * where the work is not that of the first stage */
+        char work[32], base_work[32], speedup[16] = "-"; /* a reference (check n/a): no speedup */
+        cli_stage_work(row->stage, work, sizeof work);
+        const report_row *base = NULL;
+        for (int j = 0; j <= i && !base; j++)
+            if (r->rows[j].ok != REPORT_NO_CHECK && strcmp(r->rows[j].unit, r->rows[0].unit) == 0 &&
+                strcmp(cli_stage_work(r->rows[j].stage, base_work, sizeof base_work), work) == 0)
+                base = &r->rows[j];
+        if (row->ok != REPORT_NO_CHECK && row->ms > 0 && base)
+            snprintf(speedup, sizeof speedup, "%.2fx%s", base->ms / row->ms, work[0] ? "*" : "");
+        if (work[0] && row->ok != REPORT_NO_CHECK && !strstr(others, work) &&
+            strlen(others) + strlen(work) + 3 < sizeof others)
+            snprintf(others + strlen(others), sizeof others - strlen(others), "%s%s", others[0] ? ", " : "", work);
         char spread[48] = "-"; /* fastest-slowest of the runs behind the median */
         if (row->runs > 1)
             snprintf(spread, sizeof spread, "%.3f-%.3f x%d", row->lo_ms, row->hi_ms, row->runs);
         fprintf(f, "%-26s %7d %12.3f %21s %9s %14.3f %-10s %-5s  %s\n", row->stage, row->threads, row->ms, spread,
                 speedup, row->value, row->unit, check_word(row->ok), row->note);
     }
+    if (others[0])
+        fprintf(f, "* other work than the first stage (its row's tag work=: %s): the speedup is against the first row "
+                "of that work; across works compare the rates\n", others);
 }
 
 int report_all_ok(const report *r)

@@ -29,7 +29,11 @@ typedef struct {
                                 (a prefix or a part of the name is enough); NULL: nothing to profile */
     const char *bench;       /* make bench: further runs of this stage beyond the standard one, each one set of
                                 arguments, ';' between sets ("--n 1024;--n 4096"); NULL: none */
-    const char *tags;        /* words the chapter's own scripts select stages by ("ptx-mix=2"); NULL: none */
+    const char *tags;        /* words, space-separated, the scripts select stages by ("ptx-mix=2"); NULL: none.
+                                One every tool reads: work=LABEL, a stage whose work is not the chapter's first
+                                stage's (another precision or estimator, or less work: "work=float",
+                                "work=less"). make book computes a speedup only between rows of one work (DESIGN:
+                                comparing honestly); untagged rows do the first stage's work. */
 } stage_info;
 
 #endif

@@ -109,16 +109,23 @@ START_TEST(no_sphere_hit_outside_the_box)
 END_TEST
 
 /* The box counts: a warp misses the box whole only if each of its rays does,
- * so its share is at most the rays'; with one thread per block every warp is
- * one ray and the two shares are equal; the card's picture has rays both
- * inside and outside the box. */
+ * so its share is at most the rays'; with one thread per block, or 32 lanes
+ * per pixel, every warp is one ray and the two shares are equal; the rays'
+ * share does not depend on how pixels are grouped (the same rays); the card's
+ * picture has rays both inside and outside the box. */
 START_TEST(box_warp_counts_are_consistent)
 {
-    double rays, warps, rays1, warps1;
-    cpu_primary_box_misses(512, 512, 16, 16, &rays, &warps);
+    double rays, warps, rays1, warps1, rays32, warps32, rays4, warps4;
+    cpu_primary_box_misses(512, 512, 16, 16, 1, &rays, &warps);
     ck_assert_msg(rays > 0 && rays < 1 && warps <= rays, "rays %g, warps %g", rays, warps);
-    cpu_primary_box_misses(33, 31, 1, 1, &rays1, &warps1);
+    cpu_primary_box_misses(33, 31, 1, 1, 1, &rays1, &warps1);
     ck_assert_msg(rays1 == warps1 && rays1 > 0 && rays1 < 1, "1x1 blocks: rays %g, warps %g", rays1, warps1);
+    cpu_primary_box_misses(512, 512, 1, 8, 32, &rays32, &warps32);
+    ck_assert_msg(rays32 == warps32 && rays32 == rays, "32 lanes: rays %g, warps %g (one lane: rays %g)", rays32,
+                  warps32, rays);
+    cpu_primary_box_misses(512, 512, 8, 8, 4, &rays4, &warps4);
+    ck_assert_msg(rays4 == rays && warps4 <= rays4 && warps4 >= warps, "4 lanes: rays %g, warps %g (32 pixels a "
+                  "warp: %g)", rays4, warps4, warps);
 }
 END_TEST
 

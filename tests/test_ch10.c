@@ -393,6 +393,26 @@ START_TEST(cpu_image_has_a_hole_and_a_sky)
 }
 END_TEST
 
+/* cpu-threads-float: the same picture as the double reference (no NaN, at
+ * least 30 dB, the check a GPU stage passes), yet computed in another
+ * precision: some pixel differs (a float build that quietly ran in double
+ * would be byte-identical). */
+START_TEST(float_cpu_image_is_the_picture_in_float)
+{
+    image ref, flt;
+    ck_assert_int_eq(image_alloc(&ref, 65, 63), 0);
+    ck_assert_int_eq(image_alloc(&flt, 65, 63), 0);
+    ck_assert_int_eq(cpu_render(&ref, 3, "test", 1), 0);
+    ck_assert_int_eq(cpu_render_with(cpu_trace_float, &flt, 3, "test", 1), 0);
+    image_diff d;
+    image_compare(&flt, &ref, &d);
+    ck_assert_msg(d.psnr >= 30, "float vs double: %.1f dB", d.psnr);
+    ck_assert_msg(memcmp(flt.rgb, ref.rgb, image_bytes(&ref)) != 0, "the float image equals the double one byte for byte");
+    image_free(&ref);
+    image_free(&flt);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("ch10");
@@ -410,6 +430,7 @@ int main(void)
     tcase_add_test(tc, shadow_edge_is_where_the_theory_says);
     tcase_add_test(tc, the_null_condition_drifts_little);
     tcase_add_test(tc, cpu_image_has_a_hole_and_a_sky);
+    tcase_add_test(tc, float_cpu_image_is_the_picture_in_float);
     suite_add_tcase(s, tc);
     return harness_run(s, "ch10", 0);
 }

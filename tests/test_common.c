@@ -766,6 +766,51 @@ START_TEST(cpu_name_is_known)
 }
 END_TEST
 
+/* A speedup compares one work: a stage tagged work=LABEL is timed against
+ * the first row of its own work (marked *), never against the first stage's;
+ * "work=" inside another tag is not the tag. */
+typedef struct {
+    stage_info info;
+} work_stage;
+static const work_stage work_stages[] = {
+    {{"first", "untagged", .where = STAGE_CPU}},
+    {{"faster", "untagged, twice as fast", .where = STAGE_CPU, .tags = "racy"}},
+    {{"float-a", "another precision", .where = STAGE_GPU, .tags = "mse-ladder work=float"}},
+    {{"float-b", "the same, four times as fast", .where = STAGE_GPU, .tags = "work=float ptx-mix=1"}},
+    {{"lookalike", "a tag ending in work=", .where = STAGE_GPU, .tags = "nowork=less"}},
+};
+static const cli_spec work_spec = {.program = "worktest", .summary = "work tags", CLI_STAGE_TABLE(work_stages)};
+
+START_TEST(speedups_compare_one_work)
+{
+    cli_options opt = {0};
+    char *argv[] = {"worktest", NULL}, buf[32];
+    cli_parse(&work_spec, &opt, 1, argv);
+    ck_assert_str_eq(cli_stage_work("float-a", buf, sizeof buf), "float");
+    ck_assert_str_eq(cli_stage_work("float-b", buf, sizeof buf), "float");
+    ck_assert_str_eq(cli_stage_work("faster", buf, sizeof buf), "");
+    ck_assert_str_eq(cli_stage_work("lookalike", buf, sizeof buf), "");
+    ck_assert_str_eq(cli_stage_work("no-such-stage", buf, sizeof buf), "");
+    report rep;
+    report_init(&rep, "worktest", "w", NULL, 1);
+    const char *names[] = {"first", "faster", "float-a", "float-b", "lookalike"};
+    double ms[] = {80, 40, 10, 2.5, 20};
+    for (int i = 0; i < 5; i++)
+        report_add(&rep, (report_entry){.stage = names[i], .threads = 1, .ms = ms[i], .value = 1, .unit = "u",
+                                        .ok = REPORT_OK, .device = "cpu"});
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    ck_assert_ptr_nonnull(f);
+    report_print(&rep, f);
+    ck_assert_int_eq(fclose(f), 0);
+    ck_assert_msg(strstr(text, " 2.00x ") && strstr(text, " 4.00x ") && strstr(text, " 1.00x* ") &&
+                  strstr(text, " 4.00x* ") && !strstr(text, " 8.00x") && !strstr(text, "32.00x"), "%s", text);
+    ck_assert_msg(strstr(text, "work=: float)"), "no footnote naming the work: %s", text);
+    free(text);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("common");
@@ -787,6 +832,7 @@ int main(void)
     tcase_add_test(tc, writable_path_check);
     tcase_add_test(tc, csv_rows_have_the_design_format);
     tcase_add_test(tc, cpu_name_is_known);
+    tcase_add_test(tc, speedups_compare_one_work);
     tcase_add_test(tc, csv_write_failures_exit_1);
     tcase_add_test(tc, csv_header_checked_and_rows_never_glued);
     tcase_add_test(tc, concurrent_writers_write_one_header);

@@ -18,7 +18,24 @@ gen=build/book
 mkdir -p "$gen" data/plots
 csvs=(data/results/*.csv)
 
+# What work each stage does: its row's tag work=LABEL (common/stage.h), asked
+# of the programs (make book builds them first), one line "chapter stage label"
+# per tagged stage. A speedup compares rows of one work only; untagged rows do
+# the chapter's first stage's work. A chapter whose program is not here (ch11
+# without MPI) has no tagged stage, or is said to be missing.
+: > "$gen/work.txt"
+for ch in $CHAPTERS; do
+    [ -x "./$ch" ] || { echo "book: ./$ch is not built: its stages' work= tags unknown (make book builds it)" >&2; continue; }
+    "./$ch" --list-stages | awk -F'\t' -v ch="$ch" 'match($5, /(^| )work=[^ ]+/) {
+        label = substr($5, RSTART, RLENGTH); sub(/^ ?work=/, "", label); print ch, $1, label }' >> "$gen/work.txt" ||
+        { echo "book: ./$ch --list-stages failed" >&2; exit 1; }
+done
+
 fmt_awk='
+function load_work(path,   line, f) { # work[chapter, stage] = the label of a tagged stage
+    while ((getline line < path) > 0) { split(line, f, " "); work[f[1], f[2]] = f[3] }
+    close(path)
+}
 function ftime(ms) {
     if (ms >= 10000) return sprintf("%.1f s", ms / 1000)
     if (ms >= 1000) return sprintf("%.2f s", ms / 1000)
@@ -35,7 +52,8 @@ for ch in $(awk -F, 'FNR > 1 {print $1}' "${csvs[@]}" /dev/null | sort -u); do
     : > "$out"
     for f in "${csvs[@]}"; do
         grep -q "^$ch," "$f" || continue
-        awk -F, -v ch="$ch" -v file="$f" "$fmt_awk"'
+        awk -F, -v ch="$ch" -v file="$f" -v worklist="$gen/work.txt" "$fmt_awk"'
+        BEGIN { load_work(worklist) }
         FNR > 1 && $1 == ch && $7 != "MSE" && $7 != "relMSE" {
             n++; stage[n] = $2; wl[n] = $3; thr[n] = $4; ms[n] = $5; val[n] = $6; unit[n] = $7; chk[n] = $8
             if (!(($9) in seen)) { seen[$9] = 1; devs = devs (devs ? "; " : "") $9 }
@@ -45,13 +63,18 @@ for ch in $(awk -F, 'FNR > 1 {print $1}' "${csvs[@]}" /dev/null | sort -u); do
             printf "*Measured on %s, %s (`%s`).*\n\n", devs, substr(date, 1, 10), file
             printf "| stage | workload | threads | time | speedup | rate | check |\n|---|---|---:|---:|---:|---:|---|\n"
             for (i = 1; i <= n; i++) {
-                # a speedup compares rows of one workload and unit: against the first such row;
-                # references (check n/a: ceilings, start-up times) have none; threads 0 = a GPU stage
-                key = wl[i] SUBSEP unit[i]
+                # a speedup compares rows of one workload, unit and work: against the first such row
+                # ("of LABEL" where the work is not that of the first stage); references (check n/a:
+                # ceilings, start-up times) have none; threads 0 = a GPU stage
+                w = ((ch, stage[i]) in work) ? work[ch, stage[i]] : ""
+                key = wl[i] SUBSEP unit[i] SUBSEP w
                 if (chk[i] != "n/a" && !(key in base)) base[key] = ms[i]
-                sp = chk[i] != "n/a" && (key in base) ? sprintf("%.2fx", base[key] / ms[i]) : "-"
+                sp = chk[i] != "n/a" && (key in base) ? sprintf("%.2fx%s", base[key] / ms[i], w != "" ? " of " w : "") : "-"
+                if (w != "" && chk[i] != "n/a") others = others (others ? ", " : "") w
                 printf "| %s | %s | %s | %s | %s | %s %s | %s |\n", stage[i], wl[i], thr[i] == 0 ? "GPU" : thr[i], ftime(ms[i]), sp, fval(val[i]), unit[i], chk[i]
             }
+            if (others != "")
+                printf "\n*\"of LABEL\": that row does other work than the first stage (its row is tagged work=LABEL: another precision or estimator, or less work), so its speedup is against the first row of its own work; across works compare the rates.*\n"
             printf "\n"
         }' "$f" >> "$out" || { echo "book: making the $ch table from $f failed" >&2; exit 1; }
     done
@@ -96,29 +119,38 @@ done
 # The summary for the README: per machine and chapter, the first and the fastest stage.
 : > "$gen/results_summary.md"
 for f in "${csvs[@]}"; do
-    awk -F, -v file="$f" "$fmt_awk"'
+    awk -F, -v file="$f" -v worklist="$gen/work.txt" "$fmt_awk"'
+    BEGIN { load_work(worklist) }
     # first pass: the GPUs (the device of every row with threads 0), so a row
     # on several GPUs (threads = the GPU count) is not taken for a CPU row
     FNR == NR { if (FNR > 1 && $4 == 0) gpu_device[$9] = 1; next }
     FNR > 1 && $8 != "n/a" && $7 != "MSE" && $7 != "relMSE" {
-        # the fastest row in the unit and workload of the first row (not a smaller n of a sweep);
-        # and, in the same workload, the fastest CPU row (threads > 0 on no GPU) and the fastest GPU row
+        # the fastest row of the workload, unit and work of the first row (not a smaller n of a sweep,
+        # not a stage doing other work); and per (workload, unit, work) the fastest CPU row (on no
+        # GPU) and the fastest GPU row, for the like-for-like pair
+        w = (($1, $2) in work) ? work[$1, $2] : ""
         if (!($1 in first)) { order[++n] = $1; first[$1] = $2; firstms[$1] = $5; best[$1] = $2; bestms[$1] = $5; u[$1] = $7; wl[$1] = $3 }
-        if ($7 == u[$1] && $3 == wl[$1]) {
-            if ($5 < bestms[$1]) { best[$1] = $2; bestms[$1] = $5 }
-            on_gpu = ($9 in gpu_device)
-            if (!on_gpu && (!($1 in cpums) || $5 < cpums[$1])) { cpu[$1] = $2; cpums[$1] = $5 }
-            if (on_gpu && (!($1 in gpums) || $5 < gpums[$1])) { gpums[$1] = $5 }
-        }
+        if ($7 == u[$1] && $3 == wl[$1] && w == "" && $5 < bestms[$1]) { best[$1] = $2; bestms[$1] = $5 }
+        k = $1 SUBSEP $3 SUBSEP $7 SUBSEP w
+        if ($9 in gpu_device) { if (!(k in gms) || $5 < gms[k]) { gms[k] = $5; gname[k] = $2 }; gpu_rows[$1, $3]++ }
+        else if (!(k in cms) || $5 < cms[k]) { cms[k] = $5; cname[k] = $2 }
+        if (!(k in seenk)) { seenk[k] = 1; kch[++nk] = $1; kwl[nk] = $3; kw[nk] = w; kkey[nk] = k }
         if (!(($9) in seen)) { seen[$9] = 1; devs = devs (devs ? "; " : "") $9 }
         if ($8 == "FAIL") fails[$1]++
     }
     END {
-        printf "*%s (`%s`)*\n\n| chapter | first stage | time | fastest stage | time | speedup | best CPU stage | fastest GPU vs best CPU | checks |\n|---|---|---:|---|---:|---:|---|---:|---|\n", devs, file
+        # the like-for-like pair of a chapter: at its GPU workload (the one most of its GPU rows ran:
+        # the size the chapter fills the GPU with, not a point of a sweep), of the works with both
+        # a CPU and a GPU row there, the one with the fastest GPU row, against its fastest CPU row
+        for (j = 1; j <= nk; j++) { c = kch[j]
+            if (!(c in main_wl) || gpu_rows[c, kwl[j]] > gpu_rows[c, main_wl[c]]) main_wl[c] = kwl[j] }
+        for (j = 1; j <= nk; j++) { k = kkey[j]; c = kch[j]; pwl[k] = kwl[j]; pw[k] = kw[j]
+            if (kwl[j] == main_wl[c] && (k in cms) && (k in gms) && (!(c in pair) || gms[k] < gms[pair[c]])) pair[c] = k }
+        printf "*%s (`%s`)*\n\n| chapter | first stage | time | fastest stage, same work | time | speedup | GPU against CPU, like for like | checks |\n|---|---|---:|---|---:|---:|---|---|\n", devs, file
         for (i = 1; i <= n; i++) for (k = i + 1; k <= n; k++) if (order[k] < order[i]) { t = order[i]; order[i] = order[k]; order[k] = t }
-        for (i = 1; i <= n; i++) { c = order[i]
-            vs = (c in cpums) && (c in gpums) ? sprintf("%.1fx", cpums[c] / gpums[c]) : "-"
-            printf "| %s | %s | %s | %s | %s | %.1fx | %s | %s | %s |\n", c, first[c], ftime(firstms[c]), best[c], ftime(bestms[c]), firstms[c] / bestms[c], (c in cpums) ? cpu[c] : "-", vs, fails[c] ? fails[c] " FAIL" : "all ok" }
+        for (i = 1; i <= n; i++) { c = order[i]; vs = "-"
+            if (c in pair) { k = pair[c]; vs = sprintf("%.1fx: %s against %s, %s%s", cms[k] / gms[k], gname[k], cname[k], pwl[k], pw[k] != "" ? ", work " pw[k] : "") }
+            printf "| %s | %s | %s | %s | %s | %.1fx | %s | %s |\n", c, first[c], ftime(firstms[c]), best[c], ftime(bestms[c]), firstms[c] / bestms[c], vs, fails[c] ? fails[c] " FAIL" : "all ok" }
         printf "\n"
     }' "$f" "$f" >> "$gen/results_summary.md" || { echo "book: making the summary from $f failed" >&2; exit 1; }
 done

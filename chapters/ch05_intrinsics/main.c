@@ -106,9 +106,9 @@ int main(int argc, char **argv)
                     r.by, r.lanes, r.lanes > 1 ? "s" : "", k.registers, 100 * k.occupancy);
         if (s->flags & BOUNDING_BOX)
             report_note(row, "; %.1f sphere tests per trace() (CPU check)", r.spheres_per_trace);
-        if (s->flags == SET_BOUNDING_BOX && r.lanes == 1) {
+        if (s->flags == SET_BOUNDING_BOX) {
             double ray_miss, warp_miss;
-            cpu_primary_box_misses(r.width, r.height, r.bx, r.by, &ray_miss, &warp_miss);
+            cpu_primary_box_misses(r.width, r.height, r.bx, r.by, r.lanes, &ray_miss, &warp_miss);
             report_note(row, ", box skips %.0f%% of them; first camera rays: %.0f%% miss it, %.0f%% of warps miss it "
                         "whole", 100 * r.box_skip_share, 100 * ray_miss, 100 * warp_miss);
         }

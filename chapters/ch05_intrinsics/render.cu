@@ -146,16 +146,18 @@ unsigned long long cpu_sphere_tests(void)
     return host_sphere_tests;
 }
 
-void cpu_primary_box_misses(int width, int height, int block_x, int block_y, double *ray_share, double *warp_share)
+void cpu_primary_box_misses(int width, int height, int block_x, int block_y, int lanes, double *ray_share,
+                            double *warp_share)
 {
+    int warp_pixels = 32 / lanes; /* a warp's 32 threads: 32 / lanes consecutive pixels of the block, x fastest */
     camera cam = make_camera(width, height);
     long rays = 0, ray_misses = 0, warps = 0, warp_misses = 0;
     int per_block = block_x * block_y, blocks_x = (width + block_x - 1) / block_x;
     int blocks = blocks_x * ((height + block_y - 1) / block_y);
     for (int b = 0; b < blocks; b++)
-        for (int w0 = 0; w0 < per_block; w0 += 32) { /* a warp: 32 consecutive threads of the block, x fastest */
-            int lanes = 0, missed = 0;
-            for (int t = w0; t < w0 + 32 && t < per_block; t++) {
+        for (int w0 = 0; w0 < per_block; w0 += warp_pixels) {
+            int pixels = 0, missed = 0;
+            for (int t = w0; t < w0 + warp_pixels && t < per_block; t++) {
                 int col = (b % blocks_x) * block_x + t % block_x, row = (b / blocks_x) * block_y + t / block_x;
                 if (col >= width || row >= height)
                     continue;
@@ -170,15 +172,15 @@ void cpu_primary_box_misses(int width, int height, int block_x, int block_y, dou
                     vec_add(vec_add(vec_scale(cam.right, jitter_x + x), vec_scale(cam.up, y + jitter_y)), cam.corner), 16);
                 vec dir = normalize<0>(vec_add(vec_scale(offset, -1), target));
                 int miss = !meets_sphere_box(vec_add(vec_make(17, 16, 8), offset), dir);
-                lanes++;
+                pixels++;
                 missed += miss;
             }
-            if (lanes == 0)
+            if (pixels == 0)
                 continue;
-            rays += lanes;
+            rays += pixels;
             ray_misses += missed;
             warps++;
-            warp_misses += missed == lanes;
+            warp_misses += missed == pixels;
         }
     *ray_share = rays ? (double)ray_misses / rays : 0;
     *warp_share = warps ? (double)warp_misses / warps : 0;

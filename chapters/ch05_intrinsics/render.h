@@ -55,10 +55,12 @@ unsigned long long cpu_box_skips(void);
 unsigned long long cpu_sphere_tests(void); /* test_sphere calls, the CPU's so far */
 
 /* Of the first sample's camera rays, the share that miss the spheres' box, and
- * of the warps (32 consecutive threads of a block_x x block_y block), the
- * share whose every ray misses it: the warps the box lets skip the spheres
- * whole. (A warp with one ray in the box pays for all 49 spheres.) */
-void cpu_primary_box_misses(int width, int height, int block_x, int block_y, double *ray_share, double *warp_share);
+ * of the warps (32 consecutive threads of a block of block_x x block_y pixels,
+ * `lanes` threads per pixel: 32 / lanes pixels), the share whose every ray
+ * misses it: the warps the box lets skip the spheres whole. (A warp with one
+ * ray in the box pays for all 49 spheres.) */
+void cpu_primary_box_misses(int width, int height, int block_x, int block_y, int lanes, double *ray_share,
+                            double *warp_share);
 
 #ifdef __cplusplus
 }

@@ -4,17 +4,18 @@
  * except sphere-algebra, measured slower than sphere-list and not carried on
  * (the negative result stays in the table); ftz, approx-div and approx-sqrt,
  * each one of -use_fast_math's flags alone on sphere-list (an ablation);
- * bounding-box and letter-boxes, which do less work rather than the same work
- * faster; and samples-across-lanes, which renders each pixel with 2 ... 32
- * threads (the best kept), each with its share of the samples and its own
- * random stream, so its image is another draw of the same picture.
+ * samples-across-lanes, which renders each pixel with 2 ... 32 threads (the
+ * best kept), each with its share of the samples and its own random stream,
+ * so its image is another draw of the same picture; and bounding-box and
+ * letter-boxes after it, which do less work rather than the same work faster.
  *
  * A row: name, what it changes, where it runs, the kernel
  * make profile measures; then its render function (the build of render.cu
  * with its floating-point flags), its set of changes, whether it sweeps block
  * shapes or lanes per pixel (keeping the best), whether it does less work than
- * the full algorithm, and its lanes per pixel. The tag whole-process: `make
- * bench` also times that stage alone as a whole process (bench_extra.sh). */
+ * the full algorithm (the tag work=less says the same to the tools), and its
+ * lanes per pixel. The tag whole-process: `make bench` also times that stage
+ * alone as a whole process (bench_extra.sh). */
 #ifndef CH05_STAGES_H
 #define CH05_STAGES_H
 
@@ -57,12 +58,12 @@ static const stage stages[] = {
       ONE_LANE}, gpu_render_fast, SET_SPHERE_LIST, 0, 0, 1},
     {{"block-shape", "fast-math at the best of eight block shapes (8x8 ... 32x16)", ONE_LANE}, gpu_render_fast,
      SET_SPHERE_LIST, SWEEP_SHAPES, 0, 1},
-    {{"bounding-box", "block-shape, spheres tested only if the ray meets their box: less work", ONE_LANE},
-     gpu_render_fast, SET_BOUNDING_BOX, 0, 1, 1},
-    {{"samples-across-lanes", "bounding-box with each pixel's samples shared by 32 ... 2 neighbouring threads, the "
-      "best kept: more, shorter threads", LANES}, gpu_render_fast, SET_BOUNDING_BOX, SWEEP_LANES, 0, 0},
-    {{"letter-boxes", "samples-across-lanes, a box per letter inside the big box: only the letters a ray meets are "
-      "tested", LANES, .tags = "whole-process"}, gpu_render_fast, SET_LETTER_BOXES, 0, 1, 0},
+    {{"samples-across-lanes", "block-shape with each pixel's samples shared by 32 ... 2 neighbouring threads, the "
+      "best kept: more, shorter threads", LANES}, gpu_render_fast, SET_SPHERE_LIST, SWEEP_LANES, 0, 0},
+    {{"bounding-box", "samples-across-lanes, spheres tested only if the ray meets their box: less work", LANES,
+      .tags = "work=less"}, gpu_render_fast, SET_BOUNDING_BOX, 0, 1, 0},
+    {{"letter-boxes", "bounding-box, a box per letter inside the big box: only the letters a ray meets are tested",
+      LANES, .tags = "whole-process work=less"}, gpu_render_fast, SET_LETTER_BOXES, 0, 1, 0},
 };
 #undef ONE_LANE
 #undef LANES

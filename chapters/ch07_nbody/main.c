@@ -14,7 +14,9 @@
  * run after; each check recomputes the forces on the initial bodies (steps.c).
  * Rates: GFLOP/s at 20 flops per interaction, n^2 interactions a step (the
  * symmetric stage does half and is credited with n^2: same work done).
- * CPU stages run at n = min(n, 16384) to keep them to seconds.
+ * CPU stages run at n = min(n, 16384) to keep them to seconds (--cpu-n sets
+ * it: make bench runs cpu-simd-threads at the GPU's n too, so the headline
+ * compares the two at one n where the GPU is full).
  * Without a CUDA device the CPU stages run and the exit status is 3.
  */
 #include "nbody.h"
@@ -40,9 +42,13 @@
  * as CSV; written (temporary file, then renamed) only if every check passed. */
 static const char *timeline_path;
 static FILE *timeline;
+static long cpu_n = 0; /* --cpu-n: the CPU stages' n; 0: min(n, CPU_MAX_N) */
 static const cli_option options[] = {
     {"timeline", "FILE", "write each output stage's traced steps as CSV (stage,step,lane,what,start_ms,end_ms)",
      .text = &timeline_path},
+    {"cpu-n", "N", "the CPU stages' number of bodies (default min(n, 16384)); make bench runs cpu-simd-threads "
+                   "at the GPU's n with it, to compare the two at one size", .min = 1, .max = 1 << 24,
+     .number = &cpu_n},
 };
 
 static const cli_spec spec = {
@@ -184,7 +190,7 @@ int main(int argc, char **argv)
             want_cpu |= stages[i].info.where == STAGE_CPU;
         }
     if (want_cpu)
-        all_ok &= run_cpu_stages(&opt, n < CPU_MAX_N ? n : CPU_MAX_N);
+        all_ok &= run_cpu_stages(&opt, cpu_n ? (int)cpu_n : n < CPU_MAX_N ? n : CPU_MAX_N);
     if (!want_gpu)
         return all_ok ? EXIT_OK : EXIT_CHECK_FAIL;
     char why[256];

@@ -2,7 +2,11 @@
  * make profile measures; then which kernel (render.h) and whether the block
  * shape is swept. The tag mse-ladder: `make bench` finds that stage's time to
  * MSE < 52 on a ladder of spp (bench_extra.sh); not gpu-recursive, whose
- * ladder alone would take minutes (26 s a render at the 2048 spp needed). */
+ * ladder alone would take minutes (26 s a render at the 2048 spp needed).
+ * The tag work=: the stage's estimator or precision is not cpu-threads' (from
+ * gpu-loop on, roulette at glass where smallpt splits; from gpu-float on,
+ * float; then light sampling), so make book compares its time with its own
+ * kind's only (common/stage.h). */
 #ifndef CH08_STAGES_H
 #define CH08_STAGES_H
 
@@ -24,19 +28,19 @@ static const stage stages[] = {
     {{"gpu-recursive", "the same recursive code on the GPU, one thread per pixel: a stack in local memory",
       .where = STAGE_GPU, .kernel = "render_kernel<(int)0>"}, KERNEL_RECURSIVE_F64, SHAPE_FIXED},
     {{"gpu-loop", "recursion to a loop carrying gathered light and throughput: no stack", .where = STAGE_GPU,
-      .kernel = "render_kernel<(int)1>", .tags = "mse-ladder"}, KERNEL_LOOP_F64, SHAPE_FIXED},
+      .kernel = "render_kernel<(int)1>", .tags = "mse-ladder work=roulette"}, KERNEL_LOOP_F64, SHAPE_FIXED},
     {{"gpu-block-shape", "block shapes measured, the fastest kept", .where = STAGE_GPU,
-      .kernel = "render_kernel<(int)1>", .tags = "mse-ladder"}, KERNEL_LOOP_F64, SHAPE_SWEPT},
+      .kernel = "render_kernel<(int)1>", .tags = "mse-ladder work=roulette"}, KERNEL_LOOP_F64, SHAPE_SWEPT},
     {{"gpu-balanced", "one loop over samples and bounces: a lane whose path ends starts its next sample",
-      .where = STAGE_GPU, .kernel = "render_kernel<(int)2>", .tags = "mse-ladder"}, KERNEL_REGENERATE_F64,
+      .where = STAGE_GPU, .kernel = "render_kernel<(int)2>", .tags = "mse-ladder work=roulette"}, KERNEL_REGENERATE_F64,
      SHAPE_SWEPT},
     {{"gpu-registers", "at most 64 registers a thread (__launch_bounds__): twice the warps, some values spilled",
-      .where = STAGE_GPU, .kernel = "render_kernel_capped<(int)3>", .tags = "mse-ladder"}, KERNEL_CAPPED_F64,
+      .where = STAGE_GPU, .kernel = "render_kernel_capped<(int)3>", .tags = "mse-ladder work=roulette"}, KERNEL_CAPPED_F64,
      SHAPE_SWEPT},
     {{"gpu-float", "double to float, every literal marked float", .where = STAGE_GPU,
-      .kernel = "render_kernel_capped<(int)4>", .tags = "mse-ladder"}, KERNEL_REGENERATE_F32, SHAPE_SWEPT},
+      .kernel = "render_kernel_capped<(int)4>", .tags = "mse-ladder work=float-roulette"}, KERNEL_REGENERATE_F32, SHAPE_SWEPT},
     {{"gpu-light-sampling", "a shadow ray to the light at every diffuse surface: less noise per sample",
-      .where = STAGE_GPU, .kernel = "render_kernel_capped<(int)5>", .tags = "mse-ladder"}, KERNEL_LIGHT_F32,
+      .where = STAGE_GPU, .kernel = "render_kernel_capped<(int)5>", .tags = "mse-ladder work=float-light-sampling"}, KERNEL_LIGHT_F32,
      SHAPE_SWEPT},
 };
 #define STAGE_COUNT (sizeof stages / sizeof stages[0])

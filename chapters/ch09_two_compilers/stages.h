@@ -72,12 +72,12 @@ static const stage stages[] = {
 #endif
     {{"ch05-bounding-box-nvcc",
       "ch05 bounding-box: fast-math, spheres only inside their box, by nvcc", .where = STAGE_GPU,
-      .kernel = "ch09_ch05fast_nvcc::render_kernel<(int)31>"},
+      .kernel = "ch09_ch05fast_nvcc::render_kernel<(int)31>", .tags = "work=less"},
       PART_CH05, .render = gpu_render_fast_nvcc, .flags = SET_BOUNDING_BOX},
 #if CH09_HAVE_CLANG
     {{"ch05-bounding-box-clang",
       "ch05 bounding-box: fast-math, spheres only inside their box, by clang", .where = STAGE_GPU,
-      .kernel = "ch09_ch05fast_clang::render_kernel<(int)31>"},
+      .kernel = "ch09_ch05fast_clang::render_kernel<(int)31>", .tags = "work=less"},
       PART_CH05, .render = gpu_render_fast_clang, .flags = SET_BOUNDING_BOX},
 #endif
     {{"ch06-sequential-nvcc", "ch06 sequential: a tree in shared memory, by nvcc", .where = STAGE_GPU,

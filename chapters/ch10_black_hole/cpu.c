@@ -1,5 +1,6 @@
-/* cpu.c - ch10's CPU stage: the reference image, in double, the step written
- * by hand (bh.h), POSIX threads taking rows on demand. */
+/* cpu.c - ch10's CPU stages: the reference image, in double, the step written
+ * by hand (bh.h), POSIX threads taking rows on demand; and the same threads
+ * over cpu_float.c's pixels (float). */
 #include "render.h"
 
 #include "../../common/report.h"
@@ -17,6 +18,7 @@ typedef double real;
 #define MAX_THREADS 1024
 
 typedef struct {
+    cpu_pixel_fn *trace;
     image *img;
     atomic_int next_row, rows_done;
     atomic_long bad;
@@ -30,7 +32,7 @@ static void *render_rows(void *p)
         long bad = 0;
         for (int col = 0; col < j->img->width; col++) {
             double c[3];
-            bad += trace_ray(col, row, j->img->width, j->img->height, c) == 0;
+            bad += j->trace(col, row, j->img->width, j->img->height, c) == 0;
             unsigned char *out = j->img->rgb + 3 * ((size_t)row * j->img->width + col);
             for (int k = 0; k < 3; k++)
                 out[k] = (unsigned char)(int)(c[k] * 255.0 + 0.5);
@@ -41,9 +43,9 @@ static void *render_rows(void *p)
     return NULL;
 }
 
-long cpu_render(image *img, int threads, const char *label, int quiet)
+long cpu_render_with(cpu_pixel_fn *trace, image *img, int threads, const char *label, int quiet)
 {
-    job j = {.img = img};
+    job j = {.trace = trace, .img = img};
     atomic_init(&j.next_row, 0);
     atomic_init(&j.rows_done, 0);
     atomic_init(&j.bad, 0);
@@ -72,6 +74,11 @@ long cpu_render(image *img, int threads, const char *label, int quiet)
 int cpu_trace(int col, int row, int width, int height, double *rgb)
 {
     return trace_ray(col, row, width, height, rgb);
+}
+
+long cpu_render(image *img, int threads, const char *label, int quiet)
+{
+    return cpu_render_with(cpu_trace, img, threads, label, quiet);
 }
 
 int cpu_fate(double E, double L, double pr, int max_steps, double *r_end, double *hamiltonian_drift)

@@ -6,6 +6,8 @@
  *   ./ch10 --print-source gpu-generated-simplified > k.cu
  *
  * Stages: the reference on the CPU (double, the step by hand, bh.h); the same
+ * in float on the CPU (cpu_float.c: the GPU stages' precision, so a GPU stage
+ * has a CPU stage of its own kind to be compared with); the same
  * kernel with the hand-written step, compiled by NVRTC; the step from the
  * tree with no rules, with the IEEE-exact rules, with all rules; and with
  * --use_fast_math. Every GPU stage is compiled by NVRTC with the same options
@@ -24,8 +26,8 @@
  * every input; that they leave this picture alone (the source text's claim)
  * is tests/test_ch10.c's relaxed_rules_keep_the_picture, on the CPU.
  *
- * Without a CUDA device the sources are still generated and the CPU stage
- * runs; the exit status is then 3.
+ * Without a CUDA device the sources are still generated and the CPU stages
+ * run; the exit status is then 3.
  */
 #include "gen.h"
 #include "kernels.h"
@@ -68,7 +70,7 @@ static const cli_spec spec = {
              "--print-source STAGE prints a GPU stage's kernel exactly as NVRTC compiles it, after a\n"
              "comment line with the NVRTC options it is compiled with.\n"
              "Default output: ch10.ppm (the last stage's image, written only if every check passed).\n"
-             "Without a CUDA device the CPU stage runs and the exit status is 3.",
+             "Without a CUDA device the CPU stages run and the exit status is 3.",
 };
 
 /* One GPU stage: generated, compiled, loaded, measured; two rows (the
@@ -105,6 +107,44 @@ static int run_gpu(run *r, const stage *s, int device, int repeat, report *rep, 
     return m.ok == REPORT_OK;
 }
 
+/* cpu-threads-float: cpu_float.c's pixels on the reference's threads,
+ * measured as every stage is and checked as a GPU stage is (against the
+ * double reference). */
+typedef struct {
+    run *r;
+    int threads, quiet;
+    long bad;
+} cpu_float_job;
+
+static void cpu_float_poison(void *p)
+{
+    cpu_float_job *j = p;
+    memset(j->r->img.rgb, 0xEE, image_bytes(&j->r->img));
+}
+
+static void cpu_float_render(void *p)
+{
+    cpu_float_job *j = p;
+    j->bad = cpu_render_with(cpu_trace_float, &j->r->img, j->threads, "cpu-threads-float", j->quiet);
+}
+
+static int cpu_float_check(void *p, char *note, size_t len)
+{
+    cpu_float_job *j = p;
+    return check_image(j->r, j->bad, note, len);
+}
+
+static int run_cpu_float(run *r, const stage *s, int threads, int repeat, int quiet, report *rep)
+{
+    cpu_float_job j = {.r = r, .threads = threads, .quiet = quiet};
+    measure_result m;
+    measure_stage(&(measure_plan){.reset = cpu_float_poison, .run = cpu_float_render, .check = cpu_float_check,
+                                  .context = &j, .repeat = repeat}, &m);
+    double rays = (double)r->width * r->height;
+    report_measured(rep, s->info.name, threads, &m, rays / (m.times.median * 1e3), "Mrays/s", host_cpu_name());
+    return m.ok == REPORT_OK;
+}
+
 /* --math's configuration, or -1 without it; a bad name stops the program. */
 static int math_from_option(void)
 {
@@ -125,8 +165,8 @@ int main(int argc, char **argv)
     int math_choice = math_from_option();
     if (print_source) {
         const stage *s = &stages[cli_stage_index(&spec, print_source)];
-        if (s->kind == ON_CPU)
-            cli_usage_error(&spec, "--print-source %s: the CPU stage is not generated (its code is bh.h)",
+        if (s->info.where == STAGE_CPU)
+            cli_usage_error(&spec, "--print-source %s: a CPU stage is not generated (its code is bh.h)",
                             s->info.name);
         int ops;
         char *text = source_of(s, &ops), options[160];
@@ -143,7 +183,8 @@ int main(int argc, char **argv)
     if (gpu && opt.device >= devices)
         cli_usage_error(&spec, "--device %ld is out of range: this machine has %d CUDA device%s", opt.device, devices,
                         devices == 1 ? "" : "s");
-    if (opt.stage_index > 0 && !gpu) { /* only a GPU stage asked for: no CPU reference to render, nothing to write */
+    if (opt.stage_index > 0 && stages[opt.stage_index].info.where != STAGE_CPU && !gpu) {
+        /* only a GPU stage asked for: no CPU reference to render, nothing to write */
         fprintf(stderr, "ch10: no CUDA device found (%s): stage %s not run, %s not written (exit status %d)\n", why,
                 stages[opt.stage_index].info.name, out, EXIT_NO_GPU);
         return EXIT_NO_GPU;
@@ -194,15 +235,18 @@ int main(int argc, char **argv)
     for (size_t i = 1; i < STAGE_COUNT; i++) {
         if (!cli_stage_selected(&opt, i))
             continue;
-        if (!gpu) {
+        int device = (int)opt.device, repeat = (int)opt.repeat;
+        if (stages[i].kind == ON_CPU_FLOAT) {
+            all_ok &= run_cpu_float(&r, &stages[i], (int)opt.threads, repeat, opt.quiet, &rep);
+        } else if (!gpu) {
             skipped++;
             continue;
+        } else {
+            if (opt.stage_index > 0 && stages[i].rules == EX_STRICT && stage_math(&r, &stages[i]) == MATH_STRICT)
+                all_ok &= run_gpu(&r, &stages[cli_stage_index(&spec, "gpu-generated")], device, repeat, &rep,
+                                  info.name, &unsimplified);
+            all_ok &= run_gpu(&r, &stages[i], device, repeat, &rep, info.name, &unsimplified);
         }
-        int device = (int)opt.device, repeat = (int)opt.repeat;
-        if (opt.stage_index > 0 && stages[i].rules == EX_STRICT && stage_math(&r, &stages[i]) == MATH_STRICT)
-            all_ok &= run_gpu(&r, &stages[cli_stage_index(&spec, "gpu-generated")], device, repeat, &rep, info.name,
-                              &unsimplified);
-        all_ok &= run_gpu(&r, &stages[i], device, repeat, &rep, info.name, &unsimplified);
         last = &r.img;
         if (opt.images && image_write_stage(&r.img, opt.images, spec.program, stages[i].info.name) != 0)
             return EXIT_CHECK_FAIL;

@@ -8,12 +8,16 @@
 extern "C" {
 #endif
 
-/* The reference image, in double, with `threads` threads; returns the number
- * of pixels whose ray went NaN. */
-long cpu_render(image *img, int threads, const char *label, int quiet);
+/* One pixel's ray: its colour (0..1) and steps (bh.h's trace_ray; 0 if NaN). */
+typedef int cpu_pixel_fn(int col, int row, int width, int height, double *rgb);
+cpu_pixel_fn cpu_trace;       /* in double: the reference */
+cpu_pixel_fn cpu_trace_float; /* in float, IEEE, no FMA contraction (cpu_float.c) */
 
-/* One pixel's ray in double: its colour (0..1) and steps (bh.h's trace_ray). */
-int cpu_trace(int col, int row, int width, int height, double *rgb);
+/* The image by `threads` threads taking rows on demand, each pixel by trace;
+ * returns the number of pixels whose ray went NaN. cpu_render: the
+ * reference, cpu_render_with(cpu_trace, ...). */
+long cpu_render_with(cpu_pixel_fn *trace, image *img, int threads, const char *label, int quiet);
+long cpu_render(image *img, int threads, const char *label, int quiet);
 
 /* Follows a ray from the observer with constants E, L and first p_r: 1 if it
  * escapes, -1 if it falls in, 0 if neither within max_steps; the radius it

@@ -77,6 +77,11 @@ int check(void *context, char *note, size_t len)
     CUDA_CHECK(cudaDeviceSynchronize());
     CUDA_CHECK(cudaMemcpy(r->img.rgb, r->d_rgb, image_bytes(&r->img), cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(&bad, r->d_bad, sizeof bad, cudaMemcpyDeviceToHost));
+    return check_image(r, bad, note, len);
+}
+
+int check_image(run *r, long bad, char *note, size_t len)
+{
     image_diff d;
     image_compare(&r->img, &r->ref, &d);
     snprintf(note, len, "vs CPU %.1f dB%s", d.psnr, bad ? ", NaN rays" : "");

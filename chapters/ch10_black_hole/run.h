@@ -38,4 +38,8 @@ void poison(void *run);
 void launch(void *run);
 int check(void *run, char *note, size_t len); /* no NaN, within MIN_PSNR_DB of the CPU's image */
 
+/* r->img's check, wherever it was rendered: no NaN ray (bad: how many went
+ * NaN), PSNR >= MIN_PSNR_DB against r->ref; what it found in note. */
+int check_image(run *r, long bad, char *note, size_t len);
+
 #endif
