@@ -383,20 +383,25 @@ START_TEST(rooflines_from_counters)
         "    smsp__sass_thread_inst_executed_op_fmul_pred_on.sum   inst 0\n"
         "    smsp__sass_thread_inst_executed_op_ffma_pred_on.sum   inst 0\n"
         "    dram__bytes_read.sum   Mbyte   %s\n    dram__bytes_write.sum   Mbyte   %s\n"
-        "    Duration   ms   %s\n' > data/profiles/%s.txt";
-    char a[700], b[700], script[3500];
-    snprintf(a, sizeof a, report, "1,000,000,000", "50", "50", "20.00", "M/ch05_a");
-    snprintf(b, sizeof b, report, "0", "1,000", "0", "200.00", "M/ch06_b");
+        "    Duration   ms   %s\n%s' > data/profiles/%s.txt";
+    /* c: 10 FP32 operations a warp instruction on 1 SM at 1 GHz: an issue-slot ceiling of 40 GFLOP/s,
+     * under the FP32 ceiling (100) and the memory roof there (10 per byte x 10 GB/s) */
+    const char *issue = "    smsp__inst_executed.sum   inst   100,000,000\n    # SMs   SM   1\n    SM Frequency   Ghz   1.00\n";
+    char a[900], b[900], c[900], script[4500];
+    snprintf(a, sizeof a, report, "1,000,000,000", "50", "50", "20.00", "", "M/ch05_a");
+    snprintf(b, sizeof b, report, "0", "1,000", "0", "200.00", "", "M/ch06_b");
+    snprintf(c, sizeof c, report, "1,000,000,000", "50", "50", "50.00", issue, "M/ch05_c");
     snprintf(script, sizeof script,
-             "mkdir -p data/profiles/M data/profiles/N data/results data/plots && %s && %s && cp data/profiles/M/ch05_a.txt "
+             "mkdir -p data/profiles/M data/profiles/N data/results data/plots && %s && %s && %s && cp data/profiles/M/ch05_a.txt "
              "data/profiles/N/ && printf 'chapter,stage\nch07,ceiling-fp32-peak,w,0,1,100,GFLOP/s\n"
              "ch06,ceiling-read-stream,w,0,1,10,GB/s\n' > data/results/M.csv && "
              "printf 'chapter,stage\nch07,ceiling-fp32-peak,w,0,1,100,GFLOP/s\n' > data/results/N.csv && "
              "$P/tools/roofline.sh . > r.md && "
-             "grep -q '^| ch05_a | 1e+09 | 0 | 1e+08 | 10 | 50 | 5 | 100 | 50.0%% | arithmetic |$' r.md && "
-             "grep -q '^| ch06_b | 0 | 0 | 1e+09 | - | - | 5 | 10 GB/s | 50.0%% | memory (no floating point) |$' r.md && "
+             "grep -q '^| ch05_a | 1e+09 | 0 | 1e+08 | 10 | 50 | 5 | - | 100 | 50.0%% | arithmetic |$' r.md && "
+             "grep -q '^| ch05_c | 1e+09 | 0 | 1e+08 | 10 | 20 | 2 | 40 | 40 | 50.0%% | issue slots |$' r.md && "
+             "grep -q '^| ch06_b | 0 | 0 | 1e+09 | - | - | 5 | - | 10 GB/s | 50.0%% | memory (no floating point) |$' r.md && "
              "grep -q 'No roofline for .N.' r.md || { cat r.md; exit 1; }",
-             a, b);
+             a, b, c);
     ck_assert_msg(in_temp_folder(script) == 0, "the rooflines from hand-made reports and ceilings");
 }
 END_TEST

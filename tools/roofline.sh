@@ -8,6 +8,12 @@
 # both measured on that device and read from data/results/<machine>.csv; a
 # machine without both gets no roofline. A stage whose FP64 operations
 # outnumber its FP32 ones is listed but not drawn: this roof is FP32's.
+# A third ceiling is the kernel's own: issue slots. A scheduler issues one warp
+# instruction a cycle, so a kernel whose warp instructions carry k FP32
+# operations (counted: the FP32 operations over smsp__inst_executed.sum) can
+# reach at most k x 4 schedulers x SMs x the SM clock (both in its report),
+# however much arithmetic the FP32 pipes could do: where that is lower, it is
+# the roof there (instruction-bound: ch05's sphere tests, ch07's loop).
 # Prints Markdown; draws data/plots/roofline_<chapter>_<machine>.svg (gnuplot).
 set -u
 shopt -s nullglob
@@ -32,7 +38,7 @@ for dir in data/profiles/*/; do
         [ ${#rows[@]} -gt 0 ] || continue
         dat=$gen/roofline_${ch}_$machine.dat
         : > "$dat"
-        printf '\n| %s profile | FP32 operations | FP64 operations | DRAM bytes | FP32 ops per byte | GFLOP/s counted | DRAM GB/s counted | the roof there | of the roof | the roof there set by |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n' "$ch"
+        printf '\n| %s profile | FP32 operations | FP64 operations | DRAM bytes | FP32 ops per byte | GFLOP/s counted | DRAM GB/s counted | issue-slot ceiling, GFLOP/s | the roof there | of the roof | the roof there set by |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n' "$ch"
         for f in "${rows[@]}"; do
             awk -v name="$(basename "$f" .txt)" -v peak="$peak" -v bw="$bw" -v dat="$dat" '
             function num(s) { gsub(",", "", s); return s + 0 }
@@ -45,20 +51,26 @@ for dir in data/profiles/*/; do
             /op_dadd_pred_on.sum/ || /op_dmul_pred_on.sum/ { fp64 += last($0) }
             /op_dfma_pred_on.sum/ { fp64 += 2 * last($0) }
             /dram__bytes_read.sum/ || /dram__bytes_write.sum/ { dram += bytes($0); haved++ }
+            /smsp__inst_executed.sum / { warp_inst = last($0) }
+            /^ *# SMs / { sms = last($0) }
+            /^ *SM Frequency/ { n = split($0, a, " "); u = a[n - 1]; clock = num(a[n]) * (u == "Ghz" ? 1e9 : u == "Mhz" ? 1e6 : 1) }
             /^ *Duration/ && !dur { n = split($0, a, " "); u = a[n - 1]; dur = num(a[n]) * (u == "ms" ? 1e-3 : u == "us" ? 1e-6 : u == "s" ? 1 : 1e-9) }
             END {
                 if (have < 3 || haved < 2 || !dur || dram <= 0) exit
                 ai = fp32 / dram; g = fp32 / dur * 1e-9; gbs = dram / dur * 1e-9
                 roof = ai * bw < peak ? ai * bw : peak
                 if (fp32 == 0 && fp64 == 0) { # integer work (ch06): only the memory roof applies
-                    printf "| %s | 0 | 0 | %.3g | - | - | %.0f | %.0f GB/s | %.1f%% | memory (no floating point) |\n",
+                    printf "| %s | 0 | 0 | %.3g | - | - | %.0f | - | %.0f GB/s | %.1f%% | memory (no floating point) |\n",
                            name, dram, gbs, bw, 100 * gbs / bw
                     exit
                 }
                 bound = (fp64 > fp32) ? "FP64: not on this roof" : (ai * bw < peak) ? "memory" : "arithmetic"
+                issue = (warp_inst > 0 && sms > 0 && clock > 0) ? fp32 / warp_inst * 4 * sms * clock * 1e-9 : 0
+                if (issue > 0 && issue < roof && fp64 <= fp32) { roof = issue; bound = "issue slots" }
                 on_roof = fp64 <= fp32
-                printf "| %s | %.3g | %.3g | %.3g | %.3g | %.0f | %.0f | %s | %s | %s |\n", name, fp32, fp64, dram, ai, g, gbs,
-                       (on_roof ? sprintf("%.0f", roof) : "-"), (on_roof ? sprintf("%.1f%%", 100 * g / roof) : "-"), bound
+                printf "| %s | %.3g | %.3g | %.3g | %.3g | %.0f | %.0f | %s | %s | %s | %s |\n", name, fp32, fp64, dram, ai, g, gbs,
+                       (issue > 0 ? sprintf("%.0f", issue) : "-"), (on_roof ? sprintf("%.0f", roof) : "-"),
+                       (on_roof ? sprintf("%.1f%%", 100 * g / roof) : "-"), bound
                 if (fp64 <= fp32 && fp32 > 0) { sub(/^ch[0-9]+_/, "", name); printf "%g %g %s\n", ai, g, name >> dat }
             }' "$f"
         done

@@ -55,8 +55,10 @@ typedef struct {
     long long *d_sum;
     reduce_ctx ctx;
     double read_gbs, copy_gbs; /* the ceilings */
+    double latency_ns;         /* DRAM's load latency (a pointer chase) */
     char read_config[96];      /* the read ceiling's winning configuration */
     char name[256];
+    int sms;
 } gpu_state;
 
 /* 0 on success; -1 (with a message printed) if there is no usable device. */
@@ -73,6 +75,7 @@ static int gpu_setup(gpu_state *g, const int *in, size_t n, const cli_options *o
     cuda_device_info info;
     cuda_describe_device((int)opt->device, &info);
     snprintf(g->name, sizeof g->name, "%s", info.name);
+    g->sms = info.sms;
     g->ctx.scratch_bytes = reduce_stage_scratch_bytes(n);
     size_t need = n * sizeof(int) + g->ctx.scratch_bytes + 2 * REDUCE_CEILING_BYTES + (64 << 20), free_b, total_b;
     CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
@@ -87,7 +90,8 @@ static int gpu_setup(gpu_state *g, const int *in, size_t n, const cli_options *o
     CUDA_CHECK(cudaMemcpy(g->d_in, in, n * sizeof(int), cudaMemcpyHostToDevice));
     if (!measure_ceilings)
         return 0;
-    reduce_ceilings(g->d_in, n * sizeof(int), &g->read_gbs, &g->copy_gbs, g->read_config, sizeof g->read_config);
+    reduce_ceilings(g->d_in, n * sizeof(int), &g->read_gbs, &g->copy_gbs, &g->latency_ns, g->read_config,
+                    sizeof g->read_config);
     if (!opt->quiet)
         fprintf(stderr, "ch06: measured read-only streaming %.0f GB/s, device-to-device copy %.0f GB/s "
                         "(peak from clocks %.0f GB/s)\n", g->read_gbs, g->copy_gbs, info.peak_bw_gbs);
@@ -143,6 +147,11 @@ static void add_ceilings(report *rep, const gpu_state *g, size_t n)
     e.stage = "ceiling-copy", e.value = g->copy_gbs, e.ms = 2 * bytes / (g->copy_gbs * 1e6);
     e.note = "cudaMemcpy device to device, read + written: a second reference";
     report_add(rep, e);
+    /* Little's law: to stream at the read ceiling, bandwidth x latency bytes must be in flight. */
+    double in_flight = g->read_gbs * g->latency_ns; /* GB/s x ns = bytes */
+    e.stage = "dram-latency", e.value = g->latency_ns, e.ms = g->latency_ns * 1e-6, e.unit = "ns", e.note = NULL;
+    report_note(report_add(rep, e), "one load at a time, random 128-byte lines of 256 MiB; Little's law: read ceiling "
+                "x latency = %.2f MB in flight, %.1f KB per SM", in_flight * 1e-6, in_flight * 1e-3 / g->sms);
 }
 
 int main(int argc, char **argv)

@@ -62,12 +62,18 @@ typedef struct {
 double measure_read_bandwidth(const void *d_in, size_t bytes, int repeat, char *best_config, size_t len);
 double measure_copy_bandwidth(void *d_a, void *d_b, size_t bytes, int repeat);
 
+/* DRAM's load latency in ns: one thread chasing indices through `bytes` of
+ * d_scratch (overwritten) in random 128-byte lines, the median of `repeat`
+ * timed chases (each checked against the chain the host built). */
+double measure_dram_latency_ns(void *d_scratch, size_t bytes, int repeat);
+
 /* Both ceilings in GB/s, as main.c reports them: the copy over two buffers of
  * REDUCE_CEILING_BYTES; the read over the input d_in (in_bytes), or over such
- * a buffer when the input is smaller. */
+ * a buffer when the input is smaller; and DRAM's latency, chased through one
+ * of those buffers. */
 #define REDUCE_CEILING_BYTES ((size_t)256 << 20)
-void reduce_ceilings(const void *d_in, size_t in_bytes, double *read_gbs, double *copy_gbs, char *read_config,
-                     size_t len);
+void reduce_ceilings(const void *d_in, size_t in_bytes, double *read_gbs, double *copy_gbs, double *latency_ns,
+                     char *read_config, size_t len);
 
 #ifdef __cplusplus
 }

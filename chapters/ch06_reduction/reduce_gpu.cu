@@ -624,6 +624,90 @@ double measure_copy_bandwidth(void *d_a, void *d_b, size_t bytes, int repeat)
     return 2.0 * (double)bytes / (cuda_median_ms(launch_copy, &j, repeat) * 1e-3); /* read + written */
 }
 
+/* DRAM's latency, for Little's law: one thread follows a chain of indices
+ * through the buffer, from one 128-byte line to a random other (a single
+ * random cycle over every line: Sattolo's shuffle, fixed seed), so no load
+ * can start before the one before it has returned, and the buffer, several
+ * times L2, keeps most of them from hitting it. */
+#define CHASE_LINE_WORDS 32 /* unsigned words in a 128-byte line */
+#define CHASE_HOPS (1 << 17)
+
+__global__ void chase_scatter_kernel(unsigned *buf, const unsigned *successor, unsigned lines)
+{
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < lines)
+        buf[(size_t)i * CHASE_LINE_WORDS] = successor[i] * CHASE_LINE_WORDS;
+}
+
+__global__ void chase_kernel(const unsigned *buf, int hops, unsigned *end)
+{
+    unsigned j = 0;
+    for (int k = 0; k < hops; k++)
+        j = buf[j];
+    *end = j;
+}
+
+typedef struct {
+    const unsigned *buf;
+    unsigned *end;
+    int hops;
+} chase_job;
+
+static void launch_chase(void *p)
+{
+    chase_job *j = (chase_job *)p;
+    chase_kernel<<<1, 1>>>(j->buf, j->hops, j->end);
+    CUDA_CHECK(cudaGetLastError());
+}
+
+double measure_dram_latency_ns(void *d_scratch, size_t bytes, int repeat)
+{
+    unsigned lines = (unsigned)(bytes / (CHASE_LINE_WORDS * sizeof(unsigned)));
+    unsigned *successor = (unsigned *)malloc(lines * sizeof *successor), *d_successor, *d_end, end = 0;
+    if (!successor || lines < 2) {
+        fprintf(stderr, "%s:%d: out of memory (the latency chain of %u lines)\n", __FILE__, __LINE__, lines);
+        exit(EXIT_CHECK_FAIL);
+    }
+    unsigned *order = successor; /* Sattolo: order[] a random cycle, then successor[order[k]] = order[k + 1] */
+    for (unsigned i = 0; i < lines; i++)
+        order[i] = i;
+    unsigned long long seed = 606;
+    for (unsigned i = lines - 1; i > 0; i--) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        unsigned k = (unsigned)((seed >> 33) % i), t = order[i];
+        order[i] = order[k], order[k] = t;
+    }
+    unsigned *next = (unsigned *)malloc(lines * sizeof *next);
+    if (!next) {
+        fprintf(stderr, "%s:%d: out of memory (the latency chain)\n", __FILE__, __LINE__);
+        exit(EXIT_CHECK_FAIL);
+    }
+    for (unsigned k = 0; k < lines; k++)
+        next[order[k]] = order[(k + 1) % lines];
+    CUDA_CHECK(cudaMalloc(&d_successor, lines * sizeof *next));
+    CUDA_CHECK(cudaMalloc(&d_end, sizeof *d_end));
+    CUDA_CHECK(cudaMemcpy(d_successor, next, lines * sizeof *next, cudaMemcpyHostToDevice));
+    chase_scatter_kernel<<<(lines + 255) / 256, 256>>>((unsigned *)d_scratch, d_successor, lines);
+    CUDA_CHECK(cudaGetLastError());
+    chase_job j = {(const unsigned *)d_scratch, d_end, CHASE_HOPS};
+    launch_chase(&j); /* warm-up, and the check: the GPU walked the chain the host built */
+    CUDA_CHECK(cudaMemcpy(&end, d_end, sizeof end, cudaMemcpyDeviceToHost));
+    unsigned at = 0;
+    for (int k = 0; k < CHASE_HOPS; k++)
+        at = next[at];
+    if (end != at * CHASE_LINE_WORDS) {
+        fprintf(stderr, "%s:%d: the latency chain ended at word %u, not %u\n", __FILE__, __LINE__, end,
+                at * CHASE_LINE_WORDS);
+        exit(EXIT_CHECK_FAIL);
+    }
+    double ns = cuda_median_ms(launch_chase, &j, repeat) * 1e6 / CHASE_HOPS;
+    CUDA_CHECK(cudaFree(d_successor));
+    CUDA_CHECK(cudaFree(d_end));
+    free(successor);
+    free(next);
+    return ns;
+}
+
 /* The read ceiling: the best of a search over loads in flight per thread
  * (1 ... 16 int4), threads per block (128 ... 1024) and grids (1 ... 32
  * blocks per SM, up to 4096 resident threads' worth, and one that covers the
@@ -678,8 +762,8 @@ double measure_read_bandwidth(const void *d_in, size_t bytes, int repeat, char *
     return best;
 }
 
-void reduce_ceilings(const void *d_in, size_t in_bytes, double *read_gbs, double *copy_gbs, char *read_config,
-                     size_t len)
+void reduce_ceilings(const void *d_in, size_t in_bytes, double *read_gbs, double *copy_gbs, double *latency_ns,
+                     char *read_config, size_t len)
 {
     void *a, *b;
     CUDA_CHECK(cudaMalloc(&a, REDUCE_CEILING_BYTES));
@@ -692,6 +776,7 @@ void reduce_ceilings(const void *d_in, size_t in_bytes, double *read_gbs, double
         *read_gbs = measure_read_bandwidth(d_in, in_bytes, 21, read_config, len) * 1e-9;
     else
         *read_gbs = measure_read_bandwidth(a, REDUCE_CEILING_BYTES, 21, read_config, len) * 1e-9;
+    *latency_ns = measure_dram_latency_ns(a, REDUCE_CEILING_BYTES, 5); /* a is scratch now */
     CUDA_CHECK(cudaFree(a));
     CUDA_CHECK(cudaFree(b));
 }
