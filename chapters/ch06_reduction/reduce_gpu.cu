@@ -627,8 +627,10 @@ double measure_copy_bandwidth(void *d_a, void *d_b, size_t bytes, int repeat)
 /* DRAM's latency, for Little's law: one thread follows a chain of indices
  * through the buffer, from one 128-byte line to a random other (a single
  * random cycle over every line: Sattolo's shuffle, fixed seed), so no load
- * can start before the one before it has returned, and the buffer, several
- * times L2, keeps most of them from hitting it. */
+ * can start before the one before it has returned. Each run goes on from
+ * where the last one stopped, so in a buffer of more lines than all the runs'
+ * hops no line is read twice, and none can be in L2 from an earlier read (a
+ * chase that began again at the same line would time L2 from its second run). */
 #define CHASE_LINE_WORDS 32 /* unsigned words in a 128-byte line */
 #define CHASE_HOPS (1 << 17)
 
@@ -639,31 +641,31 @@ __global__ void chase_scatter_kernel(unsigned *buf, const unsigned *successor, u
         buf[(size_t)i * CHASE_LINE_WORDS] = successor[i] * CHASE_LINE_WORDS;
 }
 
-__global__ void chase_kernel(const unsigned *buf, int hops, unsigned *end)
+__global__ void chase_kernel(const unsigned *buf, int hops, unsigned *at)
 {
-    unsigned j = 0;
+    unsigned j = *at;
     for (int k = 0; k < hops; k++)
         j = buf[j];
-    *end = j;
+    *at = j;
 }
 
 typedef struct {
     const unsigned *buf;
-    unsigned *end;
+    unsigned *at; /* device: where the chase stands, word index */
     int hops;
 } chase_job;
 
 static void launch_chase(void *p)
 {
     chase_job *j = (chase_job *)p;
-    chase_kernel<<<1, 1>>>(j->buf, j->hops, j->end);
+    chase_kernel<<<1, 1>>>(j->buf, j->hops, j->at);
     CUDA_CHECK(cudaGetLastError());
 }
 
 double measure_dram_latency_ns(void *d_scratch, size_t bytes, int repeat)
 {
     unsigned lines = (unsigned)(bytes / (CHASE_LINE_WORDS * sizeof(unsigned)));
-    unsigned *successor = (unsigned *)malloc(lines * sizeof *successor), *d_successor, *d_end, end = 0;
+    unsigned *successor = (unsigned *)malloc(lines * sizeof *successor), *d_successor, *d_at, end = 0;
     if (!successor || lines < 2) {
         fprintf(stderr, "%s:%d: out of memory (the latency chain of %u lines)\n", __FILE__, __LINE__, lines);
         exit(EXIT_CHECK_FAIL);
@@ -685,13 +687,14 @@ double measure_dram_latency_ns(void *d_scratch, size_t bytes, int repeat)
     for (unsigned k = 0; k < lines; k++)
         next[order[k]] = order[(k + 1) % lines];
     CUDA_CHECK(cudaMalloc(&d_successor, lines * sizeof *next));
-    CUDA_CHECK(cudaMalloc(&d_end, sizeof *d_end));
+    CUDA_CHECK(cudaMalloc(&d_at, sizeof *d_at));
+    CUDA_CHECK(cudaMemset(d_at, 0, sizeof *d_at));
     CUDA_CHECK(cudaMemcpy(d_successor, next, lines * sizeof *next, cudaMemcpyHostToDevice));
     chase_scatter_kernel<<<(lines + 255) / 256, 256>>>((unsigned *)d_scratch, d_successor, lines);
     CUDA_CHECK(cudaGetLastError());
-    chase_job j = {(const unsigned *)d_scratch, d_end, CHASE_HOPS};
+    chase_job j = {(const unsigned *)d_scratch, d_at, CHASE_HOPS};
     launch_chase(&j); /* warm-up, and the check: the GPU walked the chain the host built */
-    CUDA_CHECK(cudaMemcpy(&end, d_end, sizeof end, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(&end, d_at, sizeof end, cudaMemcpyDeviceToHost));
     unsigned at = 0;
     for (int k = 0; k < CHASE_HOPS; k++)
         at = next[at];
@@ -702,7 +705,7 @@ double measure_dram_latency_ns(void *d_scratch, size_t bytes, int repeat)
     }
     double ns = cuda_median_ms(launch_chase, &j, repeat) * 1e6 / CHASE_HOPS;
     CUDA_CHECK(cudaFree(d_successor));
-    CUDA_CHECK(cudaFree(d_end));
+    CUDA_CHECK(cudaFree(d_at));
     free(successor);
     free(next);
     return ns;
