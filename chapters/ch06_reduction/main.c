@@ -150,8 +150,9 @@ static void add_ceilings(report *rep, const gpu_state *g, size_t n)
     /* Little's law: to stream at the read ceiling, bandwidth x latency bytes must be in flight. */
     double in_flight = g->read_gbs * g->latency_ns; /* GB/s x ns = bytes */
     e.stage = "dram-latency", e.value = g->latency_ns, e.ms = g->latency_ns * 1e-6, e.unit = "ns", e.note = NULL;
-    report_note(report_add(rep, e), "one load at a time, random 128-byte lines of 256 MiB, none read twice; Little's law: read ceiling "
-                "x latency = %.2f MB in flight, %.1f KB per SM", in_flight * 1e-6, in_flight * 1e-3 / g->sms);
+    report_note(report_add(rep, e), "one load at a time, random 128-byte lines of 256 MiB, none read twice; Little's "
+                "law: read ceiling x latency = %.2f MB in flight, %.1f KB per SM", in_flight * 1e-6,
+                in_flight * 1e-3 / g->sms);
 }
 
 int main(int argc, char **argv)
