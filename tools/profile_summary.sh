@@ -37,7 +37,7 @@ for dir in data/profiles/*/; do
         exit 1
     fi
     printf '\n*Nsight Compute on the %s (`%s`, %d reports):*\n' "$devices" "${dir%/}" ${#profiles[@]}
-    table "| profile | duration | registers/thread | occupancy theoretical / achieved | SM throughput | DRAM throughput | L1/shared throughput | local memory ld + st | warp instructions executed | FP64 instructions | FP32 FMA instructions | active threads per warp instruction |" \
+    table "| profile | duration | registers/thread | occupancy theoretical / achieved | SM throughput | DRAM throughput | L1/shared throughput | local memory ld + st | warp instructions executed | FP64 instructions | FP64 per SM per cycle | FP32 FMA instructions | active threads per warp instruction |" \
         "Registers Per Thread" '
         /Duration/ && !dur { dur = val($0) " " unit($0) }
         /Registers Per Thread/ { regs = val($0) }
@@ -51,9 +51,12 @@ for dir in data/profiles/*/; do
         /smsp__inst_executed.sum / { inst = val($0) }
         /op_dadd_pred_on|op_dmul_pred_on|op_dfma_pred_on/ { v = val($0); gsub(",", "", v); fp64 += v }
         /op_ffma_pred_on/ { ffma = val($0) }
+        /^ *# SMs / { sms = val($0); gsub(",", "", sms) }
+        /sm__cycles_elapsed.avg / { cycles = val($0); gsub(",", "", cycles) }
         /per_inst_executed.ratio/ { ratio = val($0) }
-        END { printf "| %s | %s | %s | %s%% / %s%% | %s%% | %s%% | %s%% | %s + %s | %s | %s | %s | %s of 32 |\n", name, dur, regs,
-              theo, ach, sm, dram, l1, ld, st, or_dash(inst), fp64, ffma, ratio }'
+        END { printf "| %s | %s | %s | %s%% / %s%% | %s%% | %s%% | %s%% | %s + %s | %s | %s | %s | %s | %s of 32 |\n", name, dur, regs,
+              theo, ach, sm, dram, l1, ld, st, or_dash(inst), fp64,
+              (sms > 0 && cycles > 0) ? sprintf("%.2f", fp64 / (sms * cycles)) : "-", ffma, ratio }'
 
     # Shared-memory bank conflicts, for the kernels that have any.
     table "| profile | shared-memory load bank conflicts | store bank conflicts |" "bank_conflicts_pipe_lsu_mem_shared_op_ld" '

@@ -108,8 +108,10 @@ int main(int argc, char **argv)
         double samples = (double)r.width * r.height * r.spp;
         report_row *row = report_measured(&rep, s->info.name, REPORT_ON_GPU, &m, samples / (m.times.median * 1e3),
                                           "Msamples/s", info.name);
-        report_note(row, "; %d regs, %d B local%s, occupancy %.0f%%", k.registers, k.local_bytes,
-                    s->flags == SAMPLER_RECURSIVE ? " + stack" : "", 100 * k.occupancy);
+        /* the compiler's static frame per thread, not traffic: a recursion's stack grows at run time, and
+         * what either moves through local memory is counted by the profiler (make profile) */
+        report_note(row, "; %d regs, %d B static local frame%s, occupancy %.0f%%", k.registers, k.local_bytes,
+                    s->flags == SAMPLER_RECURSIVE ? " + call stack at run time" : "", 100 * k.occupancy);
         if (!opt.quiet)
             fprintf(stderr, "%s: %s: %d registers/thread, %d B local frame%s, %d blocks of %dx%d per SM\n",
                     spec.program, s->info.name, k.registers, k.local_bytes,

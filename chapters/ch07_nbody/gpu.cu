@@ -336,6 +336,17 @@ extern "C" void gpu_softening_fma_forces(const body *d_b, vec3 *d_a, int n, int)
     launch_tiled_float4<RSQRT | UNROLL | FTZ | SOFT_FMA>(d_b, d_a, n);
 }
 
+/* gpu-two-bodies-unsplit: two bodies per thread and nothing else, every
+ * thread of a block on every tile (Q = 1): half gpu-softening-fma's threads. */
+extern "C" void gpu_two_bodies_unsplit_forces(const body *d_b, vec3 *d_a, int n, int)
+{
+    enum { B = 2, Q = 1, BLOCK = 256 };
+    if (n > 0)
+        several_bodies_kernel<B, Q, BLOCK, false><<<(unsigned)((n + B * BLOCK - 1) / (B * BLOCK)), dim3(BLOCK, Q)>>>(
+            d_b, n, d_b, n, d_a);
+    CUDA_CHECK_LAUNCH();
+}
+
 /* Forces on nt targets from ns sources, written into a (add = 0) or added
  * to it (add = 1), in `stream`: gpu-two-bodies' kernel, for ch11's ranks. */
 extern "C" void gpu_two_bodies_block_on(const body *targets, int nt, const body *sources, int ns, vec3 *a, int add,

@@ -14,7 +14,8 @@ extern "C" {
 #endif
 forces_fn cpu_scalar_forces, cpu_simd_forces, cpu_simd_threads_forces;
 forces_fn gpu_naive_forces, gpu_tiled_forces, gpu_tiled_float4_forces, gpu_tiled_rsqrt_forces,
-    gpu_tiled_unrolled_forces, gpu_tiled_ftz_forces, gpu_softening_fma_forces, gpu_two_bodies_forces,
+    gpu_tiled_unrolled_forces, gpu_tiled_ftz_forces, gpu_softening_fma_forces, gpu_two_bodies_unsplit_forces,
+    gpu_two_bodies_forces,
     gpu_atomic_symmetric_forces, gpu_symmetric_staggered_forces, gpu_symmetric_balanced_forces;
 #ifdef __cplusplus
 }
@@ -52,8 +53,11 @@ static const stage stages[] = {
     {{"gpu-softening-fma", "+ r.r + eps^2 summed from eps^2: three multiply-adds, no separate add",
       .where = STAGE_GPU, .kernel = "tiled_float4_kernel<(int)15>", .tags = "ptx-mix=1"},
      gpu_softening_fma_forces, OUTPUT_NONE},
-    {{"gpu-two-bodies", "+ two bodies per thread, the other bodies split between two halves of the block: each "
-      "shared load serves two interactions", .where = STAGE_GPU, .kernel = "several_bodies_kernel<(int)2, (int)2, (int)256, (bool)0>",
+    {{"gpu-two-bodies-unsplit", "+ two bodies per thread: each shared load serves two interactions, half the "
+      "threads", .where = STAGE_GPU, .kernel = "several_bodies_kernel<(int)2, (int)1, (int)256, (bool)0>"},
+     gpu_two_bodies_unsplit_forces, OUTPUT_NONE},
+    {{"gpu-two-bodies", "+ the other bodies split between two halves of the block: the threads back, each half "
+      "every other tile", .where = STAGE_GPU, .kernel = "several_bodies_kernel<(int)2, (int)2, (int)256, (bool)0>",
       .bench = N_SWEEP, .tags = "ptx-mix=2"}, gpu_two_bodies_forces, OUTPUT_NONE},
     {{"gpu-atomic-symmetric", "each pair once, the reaction subtracted with float atomics (f_ji = -f_ij), all lanes "
       "on one address", .where = STAGE_GPU, .kernel = "symmetric_kernel<(bool)0, (bool)0>"},

@@ -150,8 +150,9 @@ static void measure_row(report *rep, run *r, const stage *s, int repeat, const c
     report_row *row = report_measured(rep, s->info.name, cpu ? r->threads : REPORT_ON_GPU, &m, samples / (ms * 1e3),
                                       "Msamples/s", device);
     if (!cpu)
-        report_note(row, "; %dx%d, %d regs, %d B local, occupancy %.0f%%", r->bx, r->by, k.registers, k.local_bytes,
-                    100 * k.occupancy);
+        report_note(row, "; %dx%d, %d regs, %d B static local frame%s, occupancy %.0f%%", r->bx, r->by,
+                    k.registers, k.local_bytes, s->kernel == KERNEL_RECURSIVE_F64 ? " + call stack at run time" : "",
+                    100 * k.occupancy); /* a frame, not traffic: the profiler counts local traffic */
     if (r->have_reference)
         report_add(rep, (report_entry){.stage = s->info.name, .threads = cpu ? r->threads : REPORT_ON_GPU, .ms = ms,
                                        .value = r->quality, .unit = "MSE", .ok = m.ok, .device = device,
