@@ -406,6 +406,37 @@ START_TEST(rooflines_from_counters)
 }
 END_TEST
 
+/* The models against the counters (tools/model_check.sh), from hand-made
+ * reports: a GB/s row whose DRAM bytes match its rate x time holds, one that
+ * read twice that does not, a GFLOP/s row (its spread two fields wide) with
+ * half its modelled FP32 operations does not; and a GB/s report without its
+ * counter makes --check fail, naming it. */
+START_TEST(models_checked_against_counters)
+{
+    const char *bytes_report = "printf '# device: Test GPU, 1.0\n%s 0 2.000 - 1.00x 0.500 GB/s ok note\n%s' > data/profiles/%s.txt";
+    char a[400], b[400], c[600], d[400], script[3000];
+    snprintf(a, sizeof a, bytes_report, "x", "    dram__bytes_read.sum   Mbyte   1.00\n", "M/ch06_x");
+    snprintf(b, sizeof b, bytes_report, "y", "    dram__bytes_read.sum   Mbyte   2.00\n", "M/ch06_y");
+    snprintf(c, sizeof c, "printf '# device: Test GPU, 1.0\nz 0 1.000 0.900-1.100 x3 1.00x 100.000 GFLOP/s ok\n"
+             "    smsp__sass_thread_inst_executed_op_fadd_pred_on.sum   inst   50,000,000\n"
+             "    smsp__sass_thread_inst_executed_op_fmul_pred_on.sum   inst   0\n"
+             "    smsp__sass_thread_inst_executed_op_ffma_pred_on.sum   inst   0\n' > data/profiles/M/ch07_z.txt");
+    snprintf(d, sizeof d, bytes_report, "w", "", "N/ch06_w");
+    snprintf(script, sizeof script,
+             "mkdir -p data/profiles/M data/profiles/N && %s && %s && %s && "
+             "$P/tools/model_check.sh > r.md 2> r.err; rc=$?; "
+             "grep -q '^| ch06_x | DRAM bytes read | 1e+06 | 1e+06 | 1.00 | the model holds |$' r.md && "
+             "grep -q '^| ch06_y | DRAM bytes read | 1e+06 | 2e+06 | 2.00 | more than the model: read the counter |$' r.md && "
+             "grep -q '^| ch07_z | FP32 operations | 1e+08 | 5e+07 | 0.50 | less than the model: read the counter |$' r.md && "
+             "[ $rc = 0 ] && %s && ! $P/tools/model_check.sh --check > /dev/null 2> r.err && grep -q 'ch06_w has a rate' r.err "
+             "|| { cat r.md r.err; exit 1; }",
+             a, b, c, d);
+    ck_assert_msg(in_temp_folder(script) == 0, "the models against hand-made reports");
+    ck_assert_msg(system("cd " PROGRAM_DIR " && tools/model_check.sh --check > /dev/null") == 0,
+                  "a committed profile with a rate lacks its counter");
+}
+END_TEST
+
 /* The raytracer chapters that can run here: every one without a GPU part,
  * and the GPU ones only on a machine with a GPU. */
 static const program_info *runnable[PROGRAM_COUNT];
@@ -678,6 +709,7 @@ int main(void)
     tcase_add_loop_test(tc, list_stages_is_the_stage_table, 0, PROGRAM_COUNT);
     tcase_add_test(tc, book_tables_from_counters);
     tcase_add_test(tc, rooflines_from_counters);
+    tcase_add_test(tc, models_checked_against_counters);
     /* The GPU raytracers render on the GPU: without one their tests are skipped. */
     tcase_add_loop_test(tc, images_written_for_every_stage, 0, runnable_count);
     tcase_add_loop_test(tc, unwritable_default_output_is_refused_first, 0, runnable_count);

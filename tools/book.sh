@@ -323,6 +323,7 @@ chart() {
 tools/profile_summary.sh > "$gen/profile_summary.md"
 tools/decomposition.sh > "$gen/decomposition.md"
 tools/counted_flops.sh > "$gen/counted_flops.md"
+tools/model_check.sh --check > "$gen/model_check.md" || { echo "book: a profile lacks the counter its rate needs (tools/model_check.sh)" >&2; exit 1; }
 tools/roofline.sh "$gen" > "$gen/roofline.md" || { echo "book: the rooflines failed" >&2; exit 1; }
 # Each machine's host record (make host-record), named.
 : > "$gen/host_record.md"
