@@ -31,3 +31,35 @@ for s in gpu-hand-written gpu-generated gpu-generated-simplified gpu-generated-r
     END { printf "| %s | %s | %s | %d | %d | %d | %d | %d | %d | %d | %d |\n", name, ops, rw, n, as, mu, dv, sq, fm, sf, br }
     ' "$out/$s.ptx"
 done
+
+# The math configurations (--math M), on gpu-generated: how division and
+# square root are compiled under each, with the options each is compiled with
+# read from the kernel's own first line (./ch10 --print-source S --math M), so
+# the table cannot drift from what NVRTC is given.
+echo
+echo "*gpu-generated's PTX under each math configuration (nvcc -ptx with the NVRTC options ./ch10 prints for it):*"
+echo
+echo "| --math | options | PTX instructions | div.rn | div.full | div.approx | sqrt.rn | sqrt.approx | sin/cos.approx | .ftz |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+for m in strict fma approx fma-approx fast; do
+    src=$out/gpu-generated-$m.cu
+    ./ch10 --print-source gpu-generated --math "$m" > "$src" || { echo "ch10-ptx: --math $m failed" >&2; exit 1; }
+    opts=$(sed -n '1s/^\/\* NVRTC options: \(.*\) \*\/$/\1/p' "$src" | tr ' ' '\n' | grep -E '^--(fmad|prec-div|prec-sqrt|ftz|use_fast_math)' | tr '\n' ' ')
+    [ -n "$opts" ] || { echo "ch10-ptx: no NVRTC options on the first line of $src" >&2; exit 1; }
+    # shellcheck disable=SC2086
+    "$NVCC" -arch="$CUDA_ARCH" $opts -ptx "$src" -o "${src%.cu}.ptx" || exit 1
+    awk -v m="$m" -v opts="${opts% }" '
+    /^\.(visible )?\.entry render/ { on = 1; next }
+    on && /^\t[@a-z]/ {
+        op = $1 ~ /^@/ ? $2 : $1; sub(/;$/, "", op); n++
+        if (op ~ /^div\.rn\..*f32/) drn++
+        if (op ~ /^div\.full\..*f32/) dfull++
+        if (op ~ /^div\.approx\..*f32/) dapp++
+        if (op ~ /^sqrt\.rn\..*f32/) srn++
+        if (op ~ /^sqrt\.approx\..*f32/) sapp++
+        if (op ~ /^(sin|cos)\.approx/) sc++
+        if (op ~ /\.ftz/) ftz++
+    }
+    END { printf "| %s | `%s` | %d | %d | %d | %d | %d | %d | %d | %d |\n", m, opts, n, drn, dfull, dapp, srn, sapp, sc, ftz }
+    ' "${src%.cu}.ptx"
+done
