@@ -718,8 +718,13 @@ int main(void)
     tcase_add_loop_test(tc, full_stdout_is_an_error, 0, runnable_count);
     int skipped = 5 * skipped_for_gpu;
     tcase_add_test(tc, file_size_limit_on_the_image_is_a_write_error);
-    tcase_add_test(tc, exercise_names_are_data);
-    tcase_add_test(tc, hints_lead_without_giving_the_answer);
+    /* eleven runs of make (each reads the whole registry, a second or two): a
+     * time limit of their own, so a busy machine does not fail them */
+    TCase *makes = tcase_create("make runs");
+    tcase_set_timeout(makes, 180);
+    tcase_add_test(makes, exercise_names_are_data);
+    tcase_add_test(makes, hints_lead_without_giving_the_answer);
+    suite_add_tcase(s, makes);
     if (system("nvidia-smi -L > /dev/null 2>&1") != 0)
         tcase_add_test(tc, ch10_gpu_stage_without_gpu_writes_nothing);
     else
