@@ -347,6 +347,19 @@ extern "C" void gpu_two_bodies_unsplit_forces(const body *d_b, vec3 *d_a, int n,
     CUDA_CHECK_LAUNCH();
 }
 
+/* gpu-four-bodies: the same pattern at four, four bodies per thread and the
+ * other bodies split four ways, in blocks of 128 x 4 threads: as many threads a
+ * block and blocks a grid as gpu-two-bodies, a quarter of a shared load per
+ * interaction, four independent chains in each thread. */
+extern "C" void gpu_four_bodies_forces(const body *d_b, vec3 *d_a, int n, int)
+{
+    enum { B = 4, Q = 4, BLOCK = 128 };
+    if (n > 0)
+        several_bodies_kernel<B, Q, BLOCK, false><<<(unsigned)((n + B * BLOCK - 1) / (B * BLOCK)), dim3(BLOCK, Q)>>>(
+            d_b, n, d_b, n, d_a);
+    CUDA_CHECK_LAUNCH();
+}
+
 /* Forces on nt targets from ns sources, written into a (add = 0) or added
  * to it (add = 1), in `stream`: gpu-two-bodies' kernel, for ch11's ranks. */
 extern "C" void gpu_two_bodies_block_on(const body *targets, int nt, const body *sources, int ns, vec3 *a, int add,

@@ -15,7 +15,7 @@ extern "C" {
 forces_fn cpu_scalar_forces, cpu_simd_forces, cpu_simd_threads_forces;
 forces_fn gpu_naive_forces, gpu_tiled_forces, gpu_tiled_float4_forces, gpu_tiled_rsqrt_forces,
     gpu_tiled_unrolled_forces, gpu_tiled_ftz_forces, gpu_softening_fma_forces, gpu_two_bodies_unsplit_forces,
-    gpu_two_bodies_forces,
+    gpu_two_bodies_forces, gpu_four_bodies_forces,
     gpu_atomic_symmetric_forces, gpu_symmetric_staggered_forces, gpu_symmetric_balanced_forces;
 #ifdef __cplusplus
 }
@@ -59,6 +59,10 @@ static const stage stages[] = {
     {{"gpu-two-bodies", "+ the other bodies split between two halves of the block: the threads back, each half "
       "every other tile", .where = STAGE_GPU, .kernel = "several_bodies_kernel<(int)2, (int)2, (int)256, (bool)0>",
       .bench = N_SWEEP, .tags = "ptx-mix=2"}, gpu_two_bodies_forces, OUTPUT_NONE},
+    {{"gpu-four-bodies", "the same at four: four bodies per thread, the other bodies split four ways (blocks of "
+      "128 x 4): a quarter of a shared load per interaction, four chains a thread", .where = STAGE_GPU,
+      .kernel = "several_bodies_kernel<(int)4, (int)4, (int)128, (bool)0>", .bench = N_SWEEP, .tags = "ptx-mix=4"},
+     gpu_four_bodies_forces, OUTPUT_NONE},
     {{"gpu-atomic-symmetric", "each pair once, the reaction subtracted with float atomics (f_ji = -f_ij), all lanes "
       "on one address", .where = STAGE_GPU, .kernel = "symmetric_kernel<(bool)0, (bool)0>"},
      gpu_atomic_symmetric_forces, OUTPUT_NONE},
