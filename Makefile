@@ -244,7 +244,7 @@ help:
 	@echo "  make hint EX=ch03   the next hint for an exercise (three, from where to look to nearly the code)"
 	@echo "  make bench          every chapter on its standard workload; CSV to data/results/$(MACHINE).csv,"
 	@echo "                      stage and difference images to data/images/$(MACHINE)/ (CHAPTERS=\"ch02 ch03\": a subset)"
-	@echo "  make book           regenerate the tables in book.md and README.md, charts and images, from data/"
+	@echo "  make book           regenerate the tables in book.md and README.md, charts and images, from data/ (builds the programs: their rows tag each stage's work)"
 	@echo "  make sanitize       CPU code and tests under ASan + UBSan, TSan, Valgrind;"
 	@echo "                      with a GPU, every GPU stage under compute-sanitizer"
 	@echo "  make profile CH=ch05 STAGE=fast-math   Nsight Compute on one stage, saved in data/profiles/<machine>/"

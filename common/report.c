@@ -172,27 +172,38 @@ void report_note(report_row *row, const char *fmt, ...)
     va_end(ap);
 }
 
+/* The row that row i's speedup is against: the first row in the first row's
+ * unit doing the same work (the stages' work= tags), or NULL: a reference
+ * (check n/a), or a row in another unit, has no speedup. */
+static const report_row *speedup_base(const report *r, int i)
+{
+    const report_row *row = &r->rows[i];
+    char work[32], other[32];
+    if (row->ok == REPORT_NO_CHECK || row->ms <= 0 || strcmp(row->unit, r->rows[0].unit) != 0)
+        return NULL;
+    cli_stage_work(row->stage, work, sizeof work);
+    for (int j = 0; j <= i; j++)
+        if (r->rows[j].ok != REPORT_NO_CHECK && strcmp(r->rows[j].unit, row->unit) == 0 &&
+            strcmp(cli_stage_work(r->rows[j].stage, other, sizeof other), work) == 0)
+            return &r->rows[j];
+    return NULL;
+}
+
 void report_print(const report *r, FILE *f)
 {
     fprintf(f, "\n%s  workload %s\n", r->chapter, r->workload);
     fprintf(f, "%-26s %7s %12s %21s %9s %14s %-10s %-5s  %s\n", "stage", "threads", "time (ms)", "spread (ms)",
             "speedup", "value", "unit", "check", "note");
-    char others[160] = "";
+    char first_work[32] = "", others[160] = "";
+    if (r->count)
+        cli_stage_work(r->rows[0].stage, first_work, sizeof first_work);
     for (int i = 0; i < r->count; i++) {
-        const report_row *row = &r->rows[i];
-        /* a speedup compares rows of one unit and one work (the stage's work= tag): against the
-         * first such row, marked * where the work is not that of the first stage */
-        char work[32], base_work[32], speedup[16] = "-"; /* a reference (check n/a): no speedup */
-        cli_stage_work(row->stage, work, sizeof work);
-        const report_row *base = NULL;
-        for (int j = 0; j <= i && !base; j++)
-            if (r->rows[j].ok != REPORT_NO_CHECK && strcmp(r->rows[j].unit, r->rows[0].unit) == 0 &&
-                strcmp(cli_stage_work(r->rows[j].stage, base_work, sizeof base_work), work) == 0)
-                base = &r->rows[j];
-        if (row->ok != REPORT_NO_CHECK && row->ms > 0 && base)
-            snprintf(speedup, sizeof speedup, "%.2fx%s", base->ms / row->ms, work[0] ? "*" : "");
-        if (work[0] && row->ok != REPORT_NO_CHECK && !strstr(others, work) &&
-            strlen(others) + strlen(work) + 3 < sizeof others)
+        const report_row *row = &r->rows[i], *base = speedup_base(r, i);
+        char work[32], speedup[16] = "-";
+        int other_work = strcmp(cli_stage_work(row->stage, work, sizeof work), first_work) != 0;
+        if (base) /* marked * where the work is not the first stage's */
+            snprintf(speedup, sizeof speedup, "%.2fx%s", base->ms / row->ms, other_work ? "*" : "");
+        if (base && other_work && !strstr(others, work) && strlen(others) + strlen(work) + 3 < sizeof others)
             snprintf(others + strlen(others), sizeof others - strlen(others), "%s%s", others[0] ? ", " : "", work);
         char spread[48] = "-"; /* fastest-slowest of the runs behind the median */
         if (row->runs > 1)

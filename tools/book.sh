@@ -67,13 +67,14 @@ for ch in $(awk -F, 'FNR > 1 {print $1}' "${csvs[@]}" /dev/null | sort -u); do
                 # ("of LABEL" where the work is not that of the first stage); references (check n/a:
                 # ceilings, start-up times) have none; threads 0 = a GPU stage
                 w = ((ch, stage[i]) in work) ? work[ch, stage[i]] : ""
+                if (i == 1) w1 = w
                 key = wl[i] SUBSEP unit[i] SUBSEP w
                 if (chk[i] != "n/a" && !(key in base)) base[key] = ms[i]
-                sp = chk[i] != "n/a" && (key in base) ? sprintf("%.2fx%s", base[key] / ms[i], w != "" ? " of " w : "") : "-"
-                if (w != "" && chk[i] != "n/a") others = others (others ? ", " : "") w
+                sp = chk[i] != "n/a" && (key in base) ? sprintf("%.2fx%s", base[key] / ms[i], w != w1 ? " of " w : "") : "-"
+                if (w != w1 && chk[i] != "n/a") others = 1
                 printf "| %s | %s | %s | %s | %s | %s %s | %s |\n", stage[i], wl[i], thr[i] == 0 ? "GPU" : thr[i], ftime(ms[i]), sp, fval(val[i]), unit[i], chk[i]
             }
-            if (others != "")
+            if (others)
                 printf "\n*\"of LABEL\": that row does other work than the first stage (its row is tagged work=LABEL: another precision or estimator, or less work), so its speedup is against the first row of its own work; across works compare the rates.*\n"
             printf "\n"
         }' "$f" >> "$out" || { echo "book: making the $ch table from $f failed" >&2; exit 1; }
@@ -129,8 +130,8 @@ for f in "${csvs[@]}"; do
         # not a stage doing other work); and per (workload, unit, work) the fastest CPU row (on no
         # GPU) and the fastest GPU row, for the like-for-like pair
         w = (($1, $2) in work) ? work[$1, $2] : ""
-        if (!($1 in first)) { order[++n] = $1; first[$1] = $2; firstms[$1] = $5; best[$1] = $2; bestms[$1] = $5; u[$1] = $7; wl[$1] = $3 }
-        if ($7 == u[$1] && $3 == wl[$1] && w == "" && $5 < bestms[$1]) { best[$1] = $2; bestms[$1] = $5 }
+        if (!($1 in first)) { order[++n] = $1; first[$1] = $2; firstms[$1] = $5; best[$1] = $2; bestms[$1] = $5; u[$1] = $7; wl[$1] = $3; fw[$1] = w }
+        if ($7 == u[$1] && $3 == wl[$1] && w == fw[$1] && $5 < bestms[$1]) { best[$1] = $2; bestms[$1] = $5 }
         k = $1 SUBSEP $3 SUBSEP $7 SUBSEP w
         if ($9 in gpu_device) { if (!(k in gms) || $5 < gms[k]) { gms[k] = $5; gname[k] = $2 }; gpu_rows[$1, $3]++ }
         else if (!(k in cms) || $5 < cms[k]) { cms[k] = $5; cname[k] = $2 }

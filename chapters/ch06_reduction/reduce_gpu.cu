@@ -591,28 +591,28 @@ static void launch_copy(void *p)
     CUDA_CHECK(cudaMemcpyAsync(j->dst, j->src, j->bytes, cudaMemcpyDeviceToDevice, 0));
 }
 
+/* One configuration's read kernel, its loads in flight per thread L a
+ * template argument: the grid-stride layout, or each block one chunk. */
+template <int L>
+static void launch_read_loads(const stream_job *j, const int4 *in, size_t n4)
+{
+    if (j->chunked)
+        read_chunk_kernel<L><<<j->blocks, j->block>>>(in, n4, j->sink);
+    else
+        read_stream_kernel<L><<<j->blocks, j->block>>>(in, n4, j->sink);
+}
+
 static void launch_read(void *p)
 {
     stream_job *j = (stream_job *)p;
     const int4 *in = (const int4 *)j->src;
     size_t n4 = j->bytes / 16;
-    if (j->chunked) {
-        switch (j->loads) {
-        case 1: read_chunk_kernel<1><<<j->blocks, j->block>>>(in, n4, j->sink); break;
-        case 2: read_chunk_kernel<2><<<j->blocks, j->block>>>(in, n4, j->sink); break;
-        case 4: read_chunk_kernel<4><<<j->blocks, j->block>>>(in, n4, j->sink); break;
-        case 8: read_chunk_kernel<8><<<j->blocks, j->block>>>(in, n4, j->sink); break;
-        default: read_chunk_kernel<16><<<j->blocks, j->block>>>(in, n4, j->sink); break;
-        }
-        CUDA_CHECK_LAUNCH();
-        return;
-    }
     switch (j->loads) {
-    case 1: read_stream_kernel<1><<<j->blocks, j->block>>>(in, n4, j->sink); break;
-    case 2: read_stream_kernel<2><<<j->blocks, j->block>>>(in, n4, j->sink); break;
-    case 4: read_stream_kernel<4><<<j->blocks, j->block>>>(in, n4, j->sink); break;
-    case 8: read_stream_kernel<8><<<j->blocks, j->block>>>(in, n4, j->sink); break;
-    default: read_stream_kernel<16><<<j->blocks, j->block>>>(in, n4, j->sink); break;
+    case 1: launch_read_loads<1>(j, in, n4); break;
+    case 2: launch_read_loads<2>(j, in, n4); break;
+    case 4: launch_read_loads<4>(j, in, n4); break;
+    case 8: launch_read_loads<8>(j, in, n4); break;
+    default: launch_read_loads<16>(j, in, n4); break;
     }
     CUDA_CHECK_LAUNCH();
 }
@@ -634,11 +634,11 @@ double measure_copy_bandwidth(void *d_a, void *d_b, size_t bytes, int repeat)
 #define CHASE_LINE_WORDS 32 /* unsigned words in a 128-byte line */
 #define CHASE_HOPS (1 << 17)
 
-__global__ void chase_scatter_kernel(unsigned *buf, const unsigned *successor, unsigned lines)
+__global__ void chase_scatter_kernel(unsigned *buf, const unsigned *next, unsigned lines)
 {
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < lines)
-        buf[(size_t)i * CHASE_LINE_WORDS] = successor[i] * CHASE_LINE_WORDS;
+        buf[(size_t)i * CHASE_LINE_WORDS] = next[i] * CHASE_LINE_WORDS;
 }
 
 __global__ void chase_kernel(const unsigned *buf, int hops, unsigned *at)
@@ -662,15 +662,15 @@ static void launch_chase(void *p)
     CUDA_CHECK(cudaGetLastError());
 }
 
-double measure_dram_latency_ns(void *d_scratch, size_t bytes, int repeat)
+/* next[i]: the line after line i on one random cycle through all `lines`
+ * (Sattolo's shuffle of the visiting order, fixed seed); malloc'ed. */
+static unsigned *random_cycle(unsigned lines)
 {
-    unsigned lines = (unsigned)(bytes / (CHASE_LINE_WORDS * sizeof(unsigned)));
-    unsigned *successor = (unsigned *)malloc(lines * sizeof *successor), *d_successor, *d_at, end = 0;
-    if (!successor || lines < 2) {
-        fprintf(stderr, "%s:%d: out of memory (the latency chain of %u lines)\n", __FILE__, __LINE__, lines);
+    unsigned *order = (unsigned *)malloc(lines * sizeof *order), *next = (unsigned *)malloc(lines * sizeof *next);
+    if (!order || !next) {
+        fprintf(stderr, "%s:%d: out of memory (a latency chain of %u lines)\n", __FILE__, __LINE__, lines);
         exit(EXIT_CHECK_FAIL);
     }
-    unsigned *order = successor; /* Sattolo: order[] a random cycle, then successor[order[k]] = order[k + 1] */
     for (unsigned i = 0; i < lines; i++)
         order[i] = i;
     unsigned long long seed = 606;
@@ -679,18 +679,25 @@ double measure_dram_latency_ns(void *d_scratch, size_t bytes, int repeat)
         unsigned k = (unsigned)((seed >> 33) % i), t = order[i];
         order[i] = order[k], order[k] = t;
     }
-    unsigned *next = (unsigned *)malloc(lines * sizeof *next);
-    if (!next) {
-        fprintf(stderr, "%s:%d: out of memory (the latency chain)\n", __FILE__, __LINE__);
-        exit(EXIT_CHECK_FAIL);
-    }
     for (unsigned k = 0; k < lines; k++)
         next[order[k]] = order[(k + 1) % lines];
-    CUDA_CHECK(cudaMalloc(&d_successor, lines * sizeof *next));
+    free(order);
+    return next;
+}
+
+double measure_dram_latency_ns(void *d_scratch, size_t bytes, int repeat)
+{
+    unsigned lines = (unsigned)(bytes / (CHASE_LINE_WORDS * sizeof(unsigned))), *d_next, *d_at, end = 0;
+    if (lines < 2) {
+        fprintf(stderr, "%s:%d: %zu bytes hold no chain of lines\n", __FILE__, __LINE__, bytes);
+        exit(EXIT_CHECK_FAIL);
+    }
+    unsigned *next = random_cycle(lines);
+    CUDA_CHECK(cudaMalloc(&d_next, lines * sizeof *next));
     CUDA_CHECK(cudaMalloc(&d_at, sizeof *d_at));
     CUDA_CHECK(cudaMemset(d_at, 0, sizeof *d_at));
-    CUDA_CHECK(cudaMemcpy(d_successor, next, lines * sizeof *next, cudaMemcpyHostToDevice));
-    chase_scatter_kernel<<<(lines + 255) / 256, 256>>>((unsigned *)d_scratch, d_successor, lines);
+    CUDA_CHECK(cudaMemcpy(d_next, next, lines * sizeof *next, cudaMemcpyHostToDevice));
+    chase_scatter_kernel<<<(lines + 255) / 256, 256>>>((unsigned *)d_scratch, d_next, lines);
     CUDA_CHECK(cudaGetLastError());
     chase_job j = {(const unsigned *)d_scratch, d_at, CHASE_HOPS};
     launch_chase(&j); /* warm-up, and the check: the GPU walked the chain the host built */
@@ -704,9 +711,8 @@ double measure_dram_latency_ns(void *d_scratch, size_t bytes, int repeat)
         exit(EXIT_CHECK_FAIL);
     }
     double ns = cuda_median_ms(launch_chase, &j, repeat) * 1e6 / CHASE_HOPS;
-    CUDA_CHECK(cudaFree(d_successor));
+    CUDA_CHECK(cudaFree(d_next));
     CUDA_CHECK(cudaFree(d_at));
-    free(successor);
     free(next);
     return ns;
 }

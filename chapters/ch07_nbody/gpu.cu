@@ -336,15 +336,26 @@ extern "C" void gpu_softening_fma_forces(const body *d_b, vec3 *d_a, int n, int)
     launch_tiled_float4<RSQRT | UNROLL | FTZ | SOFT_FMA>(d_b, d_a, n);
 }
 
+/* several_bodies_kernel launched on nt targets from ns sources, its forces
+ * written into a (add = 0) or added to it (add = 1), in `stream`: B bodies a
+ * thread, the other bodies split Q ways, blocks of BLOCK x Q threads. */
+template <int B, int Q, int BLOCK>
+static void launch_several(const body *targets, int nt, const body *sources, int ns, vec3 *a, int add,
+                           cudaStream_t stream)
+{
+    dim3 grid((unsigned)((nt + B * BLOCK - 1) / (B * BLOCK))), block(BLOCK, Q);
+    if (nt > 0 && add)
+        several_bodies_kernel<B, Q, BLOCK, true><<<grid, block, 0, stream>>>(targets, nt, sources, ns, a);
+    else if (nt > 0)
+        several_bodies_kernel<B, Q, BLOCK, false><<<grid, block, 0, stream>>>(targets, nt, sources, ns, a);
+    CUDA_CHECK_LAUNCH();
+}
+
 /* gpu-two-bodies-unsplit: two bodies per thread and nothing else, every
  * thread of a block on every tile (Q = 1): half gpu-softening-fma's threads. */
 extern "C" void gpu_two_bodies_unsplit_forces(const body *d_b, vec3 *d_a, int n, int)
 {
-    enum { B = 2, Q = 1, BLOCK = 256 };
-    if (n > 0)
-        several_bodies_kernel<B, Q, BLOCK, false><<<(unsigned)((n + B * BLOCK - 1) / (B * BLOCK)), dim3(BLOCK, Q)>>>(
-            d_b, n, d_b, n, d_a);
-    CUDA_CHECK_LAUNCH();
+    launch_several<2, 1, 256>(d_b, n, d_b, n, d_a, 0, 0);
 }
 
 /* gpu-four-bodies: the same pattern at four, four bodies per thread and the
@@ -353,11 +364,7 @@ extern "C" void gpu_two_bodies_unsplit_forces(const body *d_b, vec3 *d_a, int n,
  * interaction, four independent chains in each thread. */
 extern "C" void gpu_four_bodies_forces(const body *d_b, vec3 *d_a, int n, int)
 {
-    enum { B = 4, Q = 4, BLOCK = 128 };
-    if (n > 0)
-        several_bodies_kernel<B, Q, BLOCK, false><<<(unsigned)((n + B * BLOCK - 1) / (B * BLOCK)), dim3(BLOCK, Q)>>>(
-            d_b, n, d_b, n, d_a);
-    CUDA_CHECK_LAUNCH();
+    launch_several<4, 4, 128>(d_b, n, d_b, n, d_a, 0, 0);
 }
 
 /* Forces on nt targets from ns sources, written into a (add = 0) or added
@@ -365,13 +372,7 @@ extern "C" void gpu_four_bodies_forces(const body *d_b, vec3 *d_a, int n, int)
 extern "C" void gpu_two_bodies_block_on(const body *targets, int nt, const body *sources, int ns, vec3 *a, int add,
                                         cudaStream_t stream)
 {
-    enum { B = 2, Q = 2, BLOCK = 256 };
-    dim3 grid((unsigned)((nt + B * BLOCK - 1) / (B * BLOCK))), block(BLOCK, Q);
-    if (nt > 0 && add)
-        several_bodies_kernel<B, Q, BLOCK, true><<<grid, block, 0, stream>>>(targets, nt, sources, ns, a);
-    else if (nt > 0)
-        several_bodies_kernel<B, Q, BLOCK, false><<<grid, block, 0, stream>>>(targets, nt, sources, ns, a);
-    CUDA_CHECK_LAUNCH();
+    launch_several<2, 2, 256>(targets, nt, sources, ns, a, add, stream);
 }
 
 extern "C" void gpu_two_bodies_on(const body *d_b, vec3 *d_a, int n, cudaStream_t stream)
