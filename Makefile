@@ -239,6 +239,8 @@ help:
 	@echo "  make check          build everything, run every test suite, the exercises against solutions/"
 	@echo "                      (ends: N passed, N failed, N skipped)"
 	@echo "  make check-exercises  every committed exercise stub fails its test, every solution passes"
+	@echo "  make check-gpu      on a GPU machine: make check with the GPU suites, compute-sanitizer over every"
+	@echo "                      GPU stage, a one-repetition smoke of make bench; one summary line"
 	@echo "  make check-add-stage  add one row to a chapter in a scratch copy: program, tests, bench, book show it"
 	@echo "  make grade          your answers in exercises/: PASS/FAIL each (EX=ch03: just that one)"
 	@echo "  make hint EX=ch03   the next hint for an exercise (three, from where to look to nearly the code)"
@@ -474,6 +476,13 @@ sanitize: check-deps $(SAN_PROGRAMS:%=$(SAN)/%) $(foreach c,$(SAN_PROGRAMS),$(if
 	@SAN=$(SAN) tools/sanitize_tools.sh
 	@$(MAKE) --no-print-directory all >/dev/null && tools/valgrind_check.sh
 	@tools/gpu_sanitize.sh
+
+# The GPU gate, for a machine with a GPU (CI has none): make check with its GPU
+# suites, compute-sanitizer over every GPU stage, a smoke run of make bench;
+# one summary line (tools/check_gpu.sh). Run it before calling GPU work done.
+.PHONY: check-gpu
+check-gpu:
+	@tools/check_gpu.sh
 
 profile:
 	@tools/profile.sh "$(CH)" "$(STAGE)"

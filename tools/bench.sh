@@ -23,6 +23,16 @@ machine=$MACHINE
 csv=data/results/$machine.csv
 logdir_final=data/results/$machine
 imgdir=data/images/$machine
+# BENCH_SMOKE=1 (make check-gpu): every chapter once at its small test size
+# (chNN_SMALL, --repeat 1), without the further runs and extras, into
+# build/bench-smoke/: the bench's path proven, the committed results untouched.
+smoke=${BENCH_SMOKE:-}
+if [ -n "$smoke" ]; then
+    rm -rf build/bench-smoke
+    csv=build/bench-smoke/$machine.csv
+    logdir_final=build/bench-smoke/$machine
+    imgdir=build/bench-smoke/images
+fi
 ext=${IMAGE_EXT:-ppm} # what the programs were built to write (--images picks the same)
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"; exit 130' INT TERM
@@ -80,7 +90,11 @@ for ch in $chapters; do
     out=()
     ray=${ch}_RAYTRACER
     [ "${!ray}" = yes ] && out=(--images "$imgdir" --out "$scratch/$ch.ppm")
-    "./$ch" --csv "$new" --quiet "${out[@]}" > "$logdir/$ch.txt" 2> "$logdir/$ch.err"
+    size=()
+    small=${ch}_SMALL
+    # shellcheck disable=SC2206 # the registry's arguments are words
+    [ -n "$smoke" ] && size=(${!small} --repeat 1)
+    "./$ch" "${size[@]}" --csv "$new" --quiet "${out[@]}" > "$logdir/$ch.txt" 2> "$logdir/$ch.err"
     rc=$?
     cat "$logdir/$ch.txt" "$logdir/$ch.err"
     case $rc in
@@ -95,6 +109,7 @@ for ch in $chapters; do
         read -r a b name <<<"$p"
         [ -n "$a" ] && diff_pair "$a" "$b" "$name"
     done
+    [ -n "$smoke" ] && continue
     stage_runs "$ch"
     extra=${ch}_BENCH_EXTRA
     [ -n "${!extra}" ] && source "${!extra}"

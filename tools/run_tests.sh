@@ -9,13 +9,24 @@
 #   --unavailable "chNN: why" ...   chapters not built here (what they need is missing):
 #                         one line each, each counted as one skipped
 # A binary that dies without its RESULT line counts as one failure.
+# TEST_JOBS=N runs N binaries at once (make check-gpu does, on a many-core
+# machine); each one's lines are printed whole, in order, once it is done.
 set -u
 passed=0 failed=0 skipped=0 mode=suites
-declare -a lines=()
+jobs=${TEST_JOBS:-1}
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "run_tests: TEST_JOBS='$jobs': want a positive number" >&2; exit 2; }
 
-run_one() { # mode binary
+# run_one MODE BINARY: its lines, then "COUNTS p f s" (added up by the caller);
+# run_one_counted adds to whichever passed/failed/skipped are in scope.
+run_one() {
+    local passed=0 failed=0 skipped=0
+    run_one_counted "$@"
+    echo "COUNTS $passed $failed $skipped"
+}
+
+run_one_counted() { # mode binary
     local out status
-    echo "  ...   $2" # announced before it runs: some suites take minutes
+    [ "$jobs" -gt 1 ] || echo "  ...   $2" # announced before it runs: some suites take minutes
     if [ "$1" = gpu-suites ]; then
         out=$(CK_FORK=no "$2" 2>&1); status=$?
     else
@@ -56,6 +67,24 @@ run_one() { # mode binary
     fi
 }
 
+# Each binary's output goes to its own file; show() prints the finished ones
+# in order and adds up their counts.
+scratch=$(mktemp -d) || exit 1
+trap 'rm -rf "$scratch"' EXIT
+trap 'exit 130' INT TERM
+declare -a pids=()
+shown=0
+show() { # wait: also wait for the next one to finish
+    local c
+    while [ "$shown" -lt "${#pids[@]}" ]; do
+        if [ "$1" = no ] && kill -0 "${pids[$shown]}" 2>/dev/null; then return; fi
+        wait "${pids[$shown]}"
+        grep -v '^COUNTS ' "$scratch/$shown"
+        read -r _ p f s < <(grep '^COUNTS ' "$scratch/$shown" || echo "COUNTS 0 1 0")
+        passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+        shown=$((shown + 1))
+    done
+}
 for arg in "$@"; do
     case "$arg" in
     --suites) mode=suites ;;
@@ -64,8 +93,16 @@ for arg in "$@"; do
     --unavailable) mode=unavailable ;;
     *) if [ "$mode" = unavailable ]; then
            skipped=$((skipped + 1)); echo "  skip  ${arg%%:*}'s suite: ${arg#*: }"
-       else run_one "$mode" "$arg"; fi ;;
+       elif [ "$jobs" -eq 1 ]; then
+           run_one_counted "$mode" "$arg" # adds to the totals itself
+       else
+           while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; show no; done
+           run_one "$mode" "$arg" > "$scratch/${#pids[@]}" 2>&1 &
+           pids+=($!)
+           show no
+       fi ;;
     esac
 done
+show yes
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

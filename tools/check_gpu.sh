@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# make check-gpu: the proof that the GPU code works on this machine's GPU, which
+# CI (no GPU) cannot give. Three parts, each logged under build/check-gpu/:
+#   1. the README's test command, `make check`, with the GPU suites running;
+#   2. compute-sanitizer (memcheck, racecheck, synccheck, initcheck) over every
+#      GPU stage at the chapters' small sizes (tools/gpu_sanitize.sh);
+#   3. a smoke run of `make bench`: every chapter, every stage row, once, at its
+#      small size (tools/bench.sh with BENCH_SMOKE=1; committed results untouched):
+#      every chapter must exit 0 and every row say ok.
+# It ends with one line: "check-gpu: PASS|FAIL on <device> (commit C): ..." and
+# exits 0 only when all three passed. Without a GPU it says so and exits 3.
+set -u
+out=build/check-gpu
+mkdir -p "$out" || exit 1
+device=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n1)
+if [ -z "$device" ]; then
+    echo "check-gpu: no CUDA device here (nvidia-smi lists none): run it on a machine with a GPU; make check tests the rest"
+    exit 3
+fi
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo -dirty)
+echo "check-gpu: on $device, commit $commit; logs in $out/"
+make=(make --no-print-directory)
+status=0
+
+# part NAME CMD...: runs CMD with its output to the terminal and $out/NAME.log;
+# sets last_line to the log's last line, and status to 1 when CMD fails.
+part() {
+    local name=$1 start=$SECONDS
+    shift
+    echo "check-gpu: $name: $*"
+    set -o pipefail
+    "$@" 2>&1 | tee "$out/$name.log"
+    local rc=$?
+    set +o pipefail
+    last_line=$(tail -n 1 "$out/$name.log")
+    echo "check-gpu: $name took $((SECONDS - start)) s (exit $rc)"
+    [ $rc -eq 0 ] || status=1
+    return $rc
+}
+
+# 1. make check. Its suites run in parallel here (TEST_JOBS), as many as half the cores.
+jobs=$(( $(nproc) / 2 > 1 ? $(nproc) / 2 : 1 ))
+part check env TEST_JOBS="${TEST_JOBS:-$jobs}" "${make[@]}" -j"$(nproc)" check
+check_line=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$out/check.log" | tail -n 1)
+[ -n "$check_line" ] || { check_line="no summary line"; status=1; }
+# On a GPU machine a skipped GPU suite is a part not run: name every skip.
+skips=$(grep -E '^  skip ' "$out/check.log" | sed 's/^  skip  //' | cut -c1-100)
+
+# 2. compute-sanitizer over every GPU stage.
+part sanitize tools/gpu_sanitize.sh
+san_line=${last_line#gpu-sanitize: }
+
+# 3. the bench's smoke run: every chapter exits 0, every row's check is ok.
+part bench-smoke env BENCH_SMOKE=1 IMAGE_DIFF=build/image_diff tools/bench.sh
+machine=$(tools/machine.sh)
+smoke_csv=build/bench-smoke/$machine.csv
+rows=0 bad=0
+if [ -f "$smoke_csv" ]; then
+    rows=$(tail -n +2 "$smoke_csv" | wc -l)
+    bad=$(tail -n +2 "$smoke_csv" | awk -F, '$8 != "ok" && $8 != "n/a"' | wc -l)
+fi
+[ "$rows" -gt 0 ] && [ "$bad" -eq 0 ] || status=1
+grep -q 'no CUDA device here' "$out/bench-smoke.log" && { echo "check-gpu: a chapter found no CUDA device"; status=1; }
+
+[ -z "$skips" ] || { echo "check-gpu: skipped in make check:"; sed 's/^/  /' <<<"$skips"; }
+verdict=PASS
+[ $status -eq 0 ] || verdict=FAIL
+echo "check-gpu: $verdict on ${device%%,*} (commit $commit): make check $check_line; compute-sanitizer $san_line; bench smoke $rows rows, $bad not ok"
+exit $status

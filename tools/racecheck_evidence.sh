@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The book's evidence for a deliberately racy stage (a row tagged racy, e.g.
+# ch06 warp-unrolled-volatile): compute-sanitizer racecheck's report on it,
+# saved as data/profiles/<machine>/<chapter>_racecheck_<stage>.txt, its first
+# line naming the device, then the commit and the command. make profiles runs
+# it; CHAPTERS="ch06" limits it. The report's first lines and its summary are
+# kept; a report that flags no race is not.
+set -u
+requested=${CHAPTERS:-}
+eval "$(make -s print-registry)" || exit 2
+[ -n "$requested" ] && CHAPTERS=$requested
+cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+[ -x "$cs" ] || { echo "racecheck-evidence: compute-sanitizer not found: nothing saved"; exit 0; }
+device=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n1)
+[ -n "$device" ] || { echo "racecheck-evidence: no GPU: nothing saved"; exit 0; }
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo -dirty)
+dir=data/profiles/$MACHINE
+mkdir -p "$dir" || exit 1
+failures=0
+for ch in $CHAPTERS; do
+    gpu=${ch}_GPU sets=${ch}_SANITIZE
+    [ "${!gpu}" = none ] && continue
+    args=${!sets##*;} # the chapter's last (largest) sanitizer argument set
+    while IFS=$'\t' read -r stage _ _ _ tags _; do
+        case " $tags " in *" racy "*) ;; *) continue ;; esac
+        out=$dir/${ch}_racecheck_${stage}.txt
+        {
+            echo "# device: $device (nvidia-smi: name, driver)"
+            echo "# commit: $commit"
+            echo "# command: compute-sanitizer --tool racecheck ./$ch --stage $stage --repeat 1 --quiet $args"
+            # shellcheck disable=SC2086 # an argument set is words
+            "$cs" --tool racecheck ./"$ch" --stage "$stage" --repeat 1 --quiet $args > "$out.log" 2>&1 < /dev/null
+            head -n 12 "$out.log" # the first reports, as the book shows them
+            echo "(...)"
+            grep -E 'RACECHECK SUMMARY' "$out.log"
+        } > "$out.tmp"
+        rm -f "$out.log"
+        if grep -qE 'RACECHECK SUMMARY: [1-9][0-9]* hazard' "$out.tmp"; then
+            mv "$out.tmp" "$out" && echo "racecheck-evidence: $out"
+        else
+            echo "racecheck-evidence: $ch $stage: racecheck found no race (log: $out.tmp)"; failures=$((failures + 1))
+        fi
+    done < <(./"$ch" --list-stages)
+done
+[ $failures -eq 0 ]
