@@ -286,6 +286,10 @@ NVCC_TEST_LIBS := $(NVCC_CHECK_LIBS) $(PNG_LIBS) -lm
 $(BUILD)/tests/test_common: tests/test_common.c tests/harness.h $(LIBCOMMON) | $(BUILD)/tests/.dir
 	$(CC) $(TEST_CFLAGS) $< $(LIBCOMMON) -o $@ $(TEST_LIBS)
 
+# The course's scripts, each tests/tools/*.sh one test (stand-ins where a GPU would be needed).
+$(BUILD)/tests/test_tools: tests/test_tools.c tests/harness.h | $(BUILD)/tests/.dir
+	$(CC) $(TEST_CFLAGS) -DPROGRAM_DIR='"$(CURDIR)"' $< -o $@ $(TEST_LIBS)
+
 # The CUDA helper compiles in CI (no GPU): this test includes it and skips its
 # device checks when there is no device.
 $(BUILD)/tests/test_cuda_util: tests/test_cuda_util.cu tests/harness.h common/cuda_util.h $(LIBCOMMON) $(CUDA_CONFIG) | $(BUILD)/tests/.dir
@@ -310,7 +314,7 @@ $(BUILD)/tests/test_$(1): tests/test_$(1).cu tests/harness.h $(wildcard $($(1)_D
 GPU_TESTS += $(BUILD)/tests/test_$(1)
 endif
 endef
-CPU_TESTS := $(BUILD)/tests/test_common $(BUILD)/tests/test_cli_programs
+CPU_TESTS := $(BUILD)/tests/test_common $(BUILD)/tests/test_cli_programs $(BUILD)/tests/test_tools
 GPU_TESTS := $(BUILD)/tests/test_cuda_util
 $(foreach c,$(CHAPTERS),$(eval $(call CHAPTER_TEST_RULES,$(c))))
 

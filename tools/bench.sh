@@ -13,8 +13,11 @@
 # and diff_pair at hand.
 # Exit status 3 from a GPU chapter means "no GPU here": its GPU stages are
 # skipped, which is not a failure of the bench.
-# Nothing is written in place until the end: new rows and logs go to a scratch
-# folder first, so an interrupted bench leaves the committed files as they were.
+# Nothing is written in place until the end: each chapter's rows, logs and
+# images go to a scratch folder of its own first, so an interrupted bench leaves
+# the committed files as they were, and a chapter that failed (its program, a
+# difference image, a further run or its extra script) keeps its committed rows,
+# logs and images: only the chapters that succeeded replace theirs.
 set -u
 requested=${CHAPTERS:-} # from `make bench CHAPTERS=...` (or the environment): a subset
 eval "$(make -s print-registry)" || { echo "bench: cannot read the chapter registry" >&2; exit 2; }
@@ -34,13 +37,15 @@ if [ -n "$smoke" ]; then
     imgdir=build/bench-smoke/images
 fi
 ext=${IMAGE_EXT:-ppm} # what the programs were built to write (--images picks the same)
-scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"; exit 130' INT TERM
-new=$scratch/new.csv
+imgdir_final=$imgdir
+scratch=$(mktemp -d) || exit 1
+trap 'rm -rf "$scratch"; exit 130' INT TERM HUP
+# Each chapter writes into its own scratch folder ($new, $logdir, $imgdir, $diffs
+# below); only a chapter that succeeded is taken into the results, at the end.
+accepted=$scratch/accepted.csv
+: > "$accepted"
+mkdir -p "$scratch/logs" || exit 1
 logdir=$scratch/logs
-mkdir -p "$logdir" "$imgdir" "$logdir_final"
-diffs=$logdir/image_diffs.txt
-[ -f "$logdir_final/image_diffs.txt" ] && cp "$logdir_final/image_diffs.txt" "$diffs"
 status=0
 
 # The machine should be idle: a busy one makes every number slower and noisier.
@@ -49,7 +54,7 @@ cores=$(nproc)
 if awk -v l="$load" -v c="$cores" 'BEGIN {exit !(l > c / 2)}'; then
     echo "bench: WARNING: load average $load on $cores cores at the start: this machine is busy, and the numbers will show it"
 fi
-echo "load average at start: $load on $cores cores ($(date -u +%Y-%m-%dT%H:%M:%SZ))" > "$logdir/load.txt"
+echo "load average at start: $load on $cores cores ($(date -u +%Y-%m-%dT%H:%M:%SZ))" > "$scratch/load.txt"
 
 # diff_pair A B NAME: the difference image of two stage images (names without
 # extension) as $imgdir/NAME, and one line "NAME|A|B|numbers" in $diffs.
@@ -81,16 +86,14 @@ stage_runs() {
     done < <("./$1" --list-stages)
 }
 
-echo "bench: $machine ($cores cores): $chapters"
-for ch in $chapters; do
-    dir=${ch}_DIR
-    [ -n "${!dir:-}" ] || { echo "bench: $ch is not a chapter (make print-chapters)"; status=1; continue; }
-    [ -x "./$ch" ] || { echo "bench: ./$ch is not built (make $ch)"; status=1; continue; }
-    echo "bench: $ch ..."
-    out=()
+# bench_chapter CH: runs it into $scratch/CH/; returns non-zero if anything failed.
+bench_chapter() {
+    local ch=$1 status=0 rc size=() out=() small ray pairs list p a b name extra
+    new=$scratch/$ch/rows.csv logdir=$scratch/$ch/logs imgdir=$scratch/$ch/images diffs=$scratch/$ch/image_diffs.txt
+    mkdir -p "$logdir" "$imgdir" || return 1
+    : > "$diffs"
     ray=${ch}_RAYTRACER
     [ "${!ray}" = yes ] && out=(--images "$imgdir" --out "$scratch/$ch.ppm")
-    size=()
     small=${ch}_SMALL
     # shellcheck disable=SC2206 # the registry's arguments are words
     [ -n "$smoke" ] && size=(${!small} --repeat 1)
@@ -99,29 +102,60 @@ for ch in $chapters; do
     cat "$logdir/$ch.txt" "$logdir/$ch.err"
     case $rc in
     0) ;;
-    3) echo "bench: $ch: no CUDA device here, GPU stages not run" ;;
-    *) echo "bench: $ch reported a failure (exit $rc)"; status=1 ;;
+    3) echo "bench: $ch: no CUDA device here, GPU stages not run"; return 0 ;;
+    *) echo "bench: $ch reported a failure (exit $rc)"; return 1 ;;
     esac
-    [ $rc -eq 0 ] || continue
     pairs=${ch}_DIFFS
     IFS=';' read -ra list <<<"${!pairs}"
     for p in "${list[@]}"; do
         read -r a b name <<<"$p"
         [ -n "$a" ] && diff_pair "$a" "$b" "$name"
     done
-    [ -n "$smoke" ] && continue
+    [ -n "$smoke" ] && return $status
     stage_runs "$ch"
     extra=${ch}_BENCH_EXTRA
+    # shellcheck disable=SC1090 # the chapter's own script, named by the registry
     [ -n "${!extra}" ] && source "${!extra}"
+    return $status
+}
+
+echo "bench: $machine ($cores cores): $chapters"
+ok_chapters=
+for ch in $chapters; do
+    dir=${ch}_DIR
+    [ -n "${!dir:-}" ] || { echo "bench: $ch is not a chapter (make print-chapters)"; status=1; continue; }
+    [ -x "./$ch" ] || { echo "bench: ./$ch is not built (make $ch)"; status=1; continue; }
+    echo "bench: $ch ..."
+    if bench_chapter "$ch"; then
+        ok_chapters="$ok_chapters $ch"
+        [ ! -f "$new" ] || tail -n +2 "$new" >> "$accepted"
+    else
+        echo "bench: $ch failed: its committed rows, logs and images are kept as they were"; status=1
+    fi
+done
+
+# Take in the chapters that succeeded: images, logs, difference lines, then
+# their rows replace their old rows (the CSV last, renamed over the old one).
+mkdir -p "$imgdir_final" "$logdir_final" || exit 1
+cp "$scratch/load.txt" "$logdir_final/"
+for ch in $ok_chapters; do
+    for f in "$scratch/$ch/images"/*; do [ -e "$f" ] && mv -f "$f" "$imgdir_final/"; done
+    for f in "$scratch/$ch/logs"/*; do [ -e "$f" ] && mv -f "$f" "$logdir_final/"; done
+    if [ -s "$scratch/$ch/image_diffs.txt" ]; then
+        touch "$logdir_final/image_diffs.txt"
+        awk -F'|' 'NR == FNR {drop[$1] = 1; next} !($1 in drop)' "$scratch/$ch/image_diffs.txt" \
+            "$logdir_final/image_diffs.txt" > "$scratch/diffs.txt"
+        cat "$scratch/$ch/image_diffs.txt" >> "$scratch/diffs.txt"
+        mv "$scratch/diffs.txt" "$logdir_final/image_diffs.txt"
+    fi
 done
 {
     echo "chapter,stage,workload,threads,median_ms,value,unit,check,device,date"
     if [ -f "$csv" ]; then
-        awk -F, -v ran=" $chapters " 'NR > 1 && index(ran, " " $1 " ") == 0' "$csv"
+        awk -F, -v ran=" $ok_chapters " 'NR > 1 && index(ran, " " $1 " ") == 0' "$csv"
     fi
-    tail -n +2 "$new" 2>/dev/null
+    cat "$accepted"
 } > "$scratch/all.csv" && mv "$scratch/all.csv" "$csv"
-mv "$logdir"/* "$logdir_final"/
 rm -rf "$scratch"
-echo "bench: wrote $csv"
+echo "bench: wrote $csv (new rows of:${ok_chapters:- no chapter})"
 exit $status

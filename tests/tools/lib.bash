@@ -1,0 +1,11 @@
+# Shared by the scripts in tests/tools/ (sourced; not a test itself: no .sh).
+# scratch_copy ROOT: sets repo to a copy of what the tools need (Makefile,
+# chapters, tools) in a new scratch folder, removed when the test exits.
+scratch_copy() {
+    scratch=$(mktemp -d) || exit 1
+    trap 'rm -rf "$scratch"' EXIT
+    repo=$scratch/repo
+    mkdir -p "$repo" && tar -C "$1" -cf - Makefile chapters tools | tar -C "$repo" -xf - || exit 1
+}
+# fail MESSAGE: says why on the last line and fails the test.
+fail() { echo "FAIL: $*"; exit 1; }
