@@ -154,7 +154,7 @@ CUDA_CONFIG := $(NVCC_CONFIG) $(if $(filter clang,$(CUDA_COMPILER)),$(CLANG_CONF
 #   chNN_SAN_SRC, chNN_SAN_ARGS, chNN_TSAN_STAGES   its ASan/UBSan (and TSan) build and run
 #                              (a SAN_SRC without main.c: only tests/test_chNN.c is built with it)
 #   chNN_TEST_OBJ, chNN_TEST_FLAGS, chNN_TEST_LIBS, chNN_SAN_TEST_SRC   what tests/test_chNN.{c,cu} links
-#   chNN_TEST_DEPS             what else a CPU suite's build depends on (e.g. $(CLANG_CONFIG))
+#   chNN_TEST_DEPS             what else a suite's build depends on (e.g. $(CLANG_CONFIG), a test-only copy of a header)
 #   chNN_DIFFS                 difference images for the book: "A B NAME;..."
 #   chNN_BENCH_EXTRA           a script bench.sh runs after the chapter (extra runs, images)
 #   chNN_BOOK_EXTRA            a script book.sh sources: the chapter's own generated sections
@@ -309,8 +309,8 @@ $(BUILD)/tests/test_$(1): tests/test_$(1).c tests/harness.h $(wildcard $($(1)_DI
 CPU_TESTS += $(BUILD)/tests/test_$(1)
 endif
 ifneq ($(wildcard tests/test_$(1).cu),)
-$(BUILD)/tests/test_$(1): tests/test_$(1).cu tests/harness.h $(wildcard $($(1)_DIR)/*.h) $($(1)_TEST_OBJ) $(LIBCOMMON) $(CUDA_CONFIG) | $(BUILD)/tests/.dir
-	$(NVCC_TEST) $($(1)_TEST_FLAGS) -I$($(1)_DIR) $$< $($(1)_TEST_OBJ) $(LIBCOMMON) -o $$@ $(NVCC_TEST_LIBS)
+$(BUILD)/tests/test_$(1): tests/test_$(1).cu tests/harness.h $(wildcard $($(1)_DIR)/*.h) $($(1)_TEST_OBJ) $(LIBCOMMON) $($(1)_TEST_DEPS) $(CUDA_CONFIG) | $(BUILD)/tests/.dir
+	$(NVCC_TEST) $($(1)_TEST_FLAGS) -I$($(1)_DIR) $(REFERENCE_DEF) $$< $($(1)_TEST_OBJ) $(LIBCOMMON) -o $$@ $(NVCC_TEST_LIBS)
 GPU_TESTS += $(BUILD)/tests/test_$(1)
 endif
 endef

@@ -180,6 +180,7 @@ int main(int argc, char **argv)
         static reference ref;
         make_reference(&ref, all, N);
         double err = force_error(&ref, a_all);
+        free_reference(&ref);
         if (!(err <= error_bound(N))) {
             fprintf(stderr, "the forces: error %.3g against ch07's reference, bound %.3g: a block missed, counted "
                     "twice, or the wrong size\n", err, error_bound(N));

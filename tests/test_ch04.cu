@@ -6,6 +6,15 @@
  * uniform on the sphere) and consume the same random numbers. The loop adds
  * the same terms in another order, so colours agree to 1e-4 relative (+1e-3
  * absolute), not bit for bit.
+ *
+ * The GPU kernels run the same card.h as cpu_render_picture_pixel, so
+ * comparing the two cannot see a bug in card.h. Two references that share no
+ * code with it: ch03's card.c (the code card.h was ported from, compiled as C;
+ * the same per-pixel seeds, so the same samples: equal up to rounding at any
+ * size), and ch01's image at 512x512x64 (Kensler's program, libc rand(): equal
+ * only up to noise, data/reference/kensler_512x512x64.ppm). A planted bug
+ * (card.h with one sign flipped, made by chapter.mk) shows the difference:
+ * the same-code comparison passes it, ch03's fails it.
  */
 #include "harness.h"
 
@@ -16,6 +25,57 @@
 
 #include <math.h>
 #include <string.h>
+
+extern "C" {
+#include "../chapters/ch03_threads/card.h" /* ch03's renderer: the independent reference */
+}
+
+/* card.h with mirrors reflecting the wrong way (chapter.mk's sed). */
+namespace planted {
+#undef CH04_CARD_H
+#include "ch04_card_planted.h"
+}
+
+/* Against ch03's image, at the same samples. card.h on the CPU gives ch03's
+ * bytes exactly (infinite PSNR at every size below, both samplers: measured
+ * on the CPU), so the GPU against ch03 is the GPU against the CPU: 63.8-68.0
+ * dB on the H100 at 512x512x64 (./ch04's notes), and the same 35 dB threshold
+ * (every size's value printed by gpu_matches_cpu_and_ch03_at_odd_sizes). The
+ * planted bug gives 23.4 dB (CPU, 33x31x3). */
+#define INDEPENDENT_PSNR_DB 35.0
+/* ch01's image at 512x512x64: the H100 runs of ./ch04 gave 41.7-41.8 dB;
+ * run.c's threshold, 38 dB. */
+#define CH01_PSNR_DB 38.0
+
+static double psnr(const unsigned char *a, const unsigned char *b, size_t bytes)
+{
+    double sq = 0;
+    for (size_t i = 0; i < bytes; i++)
+        sq += (double)(a[i] - b[i]) * (a[i] - b[i]);
+    return sq == 0 ? INFINITY : 10 * log10(255.0 * 255.0 * (double)bytes / sq);
+}
+
+/* ch03's render of the picture: rows top to bottom, per-pixel seeds. */
+static void ch03_image(image *img, int w, int h, int spp)
+{
+    ck_assert(image_alloc(img, w, h) == 0);
+    uint32_t rng = 0;
+    card_render_rows(img, spp, 0, h, &rng);
+}
+
+/* This card.h (planted = 0) or the planted copy on the CPU, a whole picture. */
+static void template_image(int planted_bug, int sampler, int w, int h, int spp, unsigned char *rgb)
+{
+    planted::camera cam = planted::make_camera(w, h);
+    for (int row = 0; row < h; row++)
+        for (int col = 0; col < w; col++) {
+            unsigned char *px = rgb + 3 * ((size_t)row * w + col);
+            if (planted_bug)
+                planted::render_picture_pixel(&cam, col, row, spp, sampler, px);
+            else
+                cpu_render_picture_pixel(sampler, col, row, w, h, spp, px);
+        }
+}
 
 static vec random_direction(test_rng *r)
 {
@@ -81,10 +141,56 @@ START_TEST(tiny_images_are_finite)
 }
 END_TEST
 
-/* GPU: the kernels against the CPU, at odd sizes. */
+/* Odd sizes for the comparisons: width, height, spp. */
 static const int gpu_sizes[][3] = {{1, 1, 2}, {7, 3, 4}, {33, 31, 3}, {65, 17, 2}};
+#define SIZES (int)(sizeof gpu_sizes / sizeof gpu_sizes[0])
 
-START_TEST(gpu_matches_cpu_at_odd_sizes)
+/* card.h on the CPU against ch03's code, both samplers (each PSNR printed). */
+START_TEST(cpu_code_matches_ch03_at_odd_sizes)
+{
+    int w = gpu_sizes[_i][0], h = gpu_sizes[_i][1], spp = gpu_sizes[_i][2];
+    image ref;
+    ch03_image(&ref, w, h, spp);
+    unsigned char *rgb = (unsigned char *)malloc(image_bytes(&ref));
+    for (int sampler = SAMPLER_LOOP; sampler <= SAMPLER_RECURSIVE; sampler++) {
+        template_image(0, sampler, w, h, spp, rgb);
+        double db = psnr(rgb, ref.rgb, image_bytes(&ref));
+        printf("ch04 CPU %dx%dx%d %s: vs ch03 %.1f dB (threshold %.0f)\n", w, h, spp, sampler ? "recursive" : "loop",
+               db, INDEPENDENT_PSNR_DB);
+        ck_assert_msg(db >= INDEPENDENT_PSNR_DB, "%dx%dx%d: %.1f dB against ch03", w, h, spp, db);
+    }
+    free(rgb);
+    image_free(&ref);
+}
+END_TEST
+
+/* The planted bug, on the CPU: it changes the picture, and the comparison with
+ * ch03 fails it. (The GPU-against-CPU check compares card.h with card.h: on a
+ * GPU, gpu_planted_bug_passes_the_same_code_check shows it passes.) */
+START_TEST(planted_bug_fails_against_ch03)
+{
+    int w = 33, h = 31, spp = 3;
+    image ref;
+    ch03_image(&ref, w, h, spp);
+    size_t bytes = image_bytes(&ref);
+    unsigned char *good = (unsigned char *)malloc(bytes), *bad = (unsigned char *)malloc(bytes);
+    template_image(0, SAMPLER_LOOP, w, h, spp, good);
+    template_image(1, SAMPLER_LOOP, w, h, spp, bad);
+    double changed = psnr(good, bad, bytes), db = psnr(bad, ref.rgb, bytes);
+    printf("ch04 planted bug %dx%dx%d (CPU): vs card.h %.1f dB, vs ch03 %.1f dB (threshold %.0f)\n", w, h, spp,
+           changed, db, INDEPENDENT_PSNR_DB);
+    ck_assert_msg(changed < INDEPENDENT_PSNR_DB, "the planted bug hardly changes the picture: %.1f dB", changed);
+    ck_assert_msg(db < INDEPENDENT_PSNR_DB, "the planted bug passed the comparison with ch03: %.1f dB", db);
+    free(good);
+    free(bad);
+    image_free(&ref);
+}
+END_TEST
+
+/* GPU: the kernels against the CPU (the same code) and against ch03 (not), at
+ * odd sizes; one line each of what was measured. */
+
+START_TEST(gpu_matches_cpu_and_ch03_at_odd_sizes)
 {
     int w = gpu_sizes[_i][0], h = gpu_sizes[_i][1], spp = gpu_sizes[_i][2];
     size_t bytes = (size_t)w * h * 3;
@@ -92,6 +198,8 @@ START_TEST(gpu_matches_cpu_at_odd_sizes)
     int *d_bad, bad;
     CUDA_CHECK(cudaMalloc(&d_rgb, bytes));
     CUDA_CHECK(cudaMalloc(&d_bad, sizeof(int)));
+    image ref;
+    ch03_image(&ref, w, h, spp);
     gpu_prepare_stack(STACK_BYTES);
     for (int recursive = SAMPLER_LOOP; recursive <= SAMPLER_RECURSIVE; recursive++) {
         CUDA_CHECK(cudaMemset(d_bad, 0, sizeof(int)));
@@ -111,12 +219,79 @@ START_TEST(gpu_matches_cpu_at_odd_sizes)
                     sq += d * d;
                 }
             }
-        double psnr = sq == 0 ? INFINITY : 10 * log10(255.0 * 255.0 * bytes / sq);
-        ck_assert_msg(psnr >= 35, "%dx%d %s: %.1f dB", w, h, recursive ? "recursive" : "loop", psnr);
+        double vs_cpu = sq == 0 ? INFINITY : 10 * log10(255.0 * 255.0 * bytes / sq);
+        double vs_ch03 = psnr(gpu, ref.rgb, bytes);
+        printf("ch04 GPU %dx%dx%d %s: vs CPU (same code) %.1f dB (threshold 35), vs ch03 %.1f dB (threshold %.0f)\n",
+               w, h, spp, recursive ? "recursive" : "loop", vs_cpu, vs_ch03, INDEPENDENT_PSNR_DB);
+        ck_assert_msg(vs_cpu >= 35, "%dx%d %s: %.1f dB", w, h, recursive ? "recursive" : "loop", vs_cpu);
+        ck_assert_msg(vs_ch03 >= INDEPENDENT_PSNR_DB, "%dx%d %s: %.1f dB against ch03", w, h,
+                      recursive ? "recursive" : "loop", vs_ch03);
     }
     CUDA_CHECK(cudaFree(d_rgb));
     CUDA_CHECK(cudaFree(d_bad));
     free(gpu);
+    image_free(&ref);
+}
+END_TEST
+
+/* The loop kernel at ch01's size against ch01's image (Kensler's program,
+ * another random sequence: equal up to noise). */
+START_TEST(gpu_matches_ch01_image)
+{
+    image ref, got;
+    char err[256];
+    ck_assert_msg(image_read_ppm(&ref, REFERENCE_DIR "/kensler_512x512x64.ppm", err, sizeof err) == 0, "%s", err);
+    ck_assert(image_alloc(&got, ref.width, ref.height) == 0);
+    unsigned char *d_rgb;
+    int *d_bad, bad;
+    CUDA_CHECK(cudaMalloc(&d_rgb, image_bytes(&got)));
+    CUDA_CHECK(cudaMalloc(&d_bad, sizeof(int)));
+    CUDA_CHECK(cudaMemset(d_bad, 0, sizeof(int)));
+    gpu_render(SAMPLER_LOOP, d_rgb, d_bad, got.width, got.height, 64, 16, 16, NULL);
+    CUDA_CHECK(cudaMemcpy(got.rgb, d_rgb, image_bytes(&got), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(&bad, d_bad, sizeof bad, cudaMemcpyDeviceToHost));
+    double db = psnr(got.rgb, ref.rgb, image_bytes(&got));
+    printf("ch04 GPU 512x512x64 loop: vs ch01's image %.1f dB (threshold %.0f)\n", db, CH01_PSNR_DB);
+    ck_assert_int_eq(bad, 0);
+    ck_assert_msg(db >= CH01_PSNR_DB, "%.1f dB against ch01's image", db);
+    CUDA_CHECK(cudaFree(d_rgb));
+    CUDA_CHECK(cudaFree(d_bad));
+    image_free(&ref);
+    image_free(&got);
+}
+END_TEST
+
+/* The planted card.h as a kernel of its own (the loop sampler). */
+__global__ void planted_kernel(planted::camera cam, int spp, unsigned char *rgb)
+{
+    int col = blockIdx.x * blockDim.x + threadIdx.x, row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (col < cam.width && row < cam.height)
+        planted::render_picture_pixel(&cam, col, row, spp, SAMPLER_LOOP, rgb + 3 * (row * cam.width + col));
+}
+
+/* What the issue was about: the GPU-against-CPU check passes the planted bug
+ * (both sides run it), the comparison with ch03 fails it. */
+START_TEST(gpu_planted_bug_passes_the_same_code_check)
+{
+    int w = 33, h = 31, spp = 3;
+    image ref;
+    ch03_image(&ref, w, h, spp);
+    size_t bytes = image_bytes(&ref);
+    unsigned char *cpu = (unsigned char *)malloc(bytes), *gpu = (unsigned char *)malloc(bytes), *d_rgb;
+    CUDA_CHECK(cudaMalloc(&d_rgb, bytes));
+    planted_kernel<<<dim3((w + 15) / 16, (h + 15) / 16), dim3(16, 16)>>>(planted::make_camera(w, h), spp, d_rgb);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaMemcpy(gpu, d_rgb, bytes, cudaMemcpyDeviceToHost));
+    template_image(1, SAMPLER_LOOP, w, h, spp, cpu);
+    double same = psnr(gpu, cpu, bytes), independent = psnr(gpu, ref.rgb, bytes);
+    printf("ch04 planted bug %dx%dx%d (GPU): vs CPU (same code) %.1f dB, vs ch03 %.1f dB (threshold %.0f)\n", w, h,
+           spp, same, independent, INDEPENDENT_PSNR_DB);
+    ck_assert_msg(same >= 35, "the same-code check should pass the planted bug: %.1f dB", same);
+    ck_assert_msg(independent < INDEPENDENT_PSNR_DB, "ch03 passed the planted bug: %.1f dB", independent);
+    CUDA_CHECK(cudaFree(d_rgb));
+    free(cpu);
+    free(gpu);
+    image_free(&ref);
 }
 END_TEST
 
@@ -158,7 +333,11 @@ int main(void)
     tcase_add_test(tc, loop_equals_recursion_for_random_rays);
     tcase_add_test(tc, cpu_pixels_of_both_samplers_agree);
     tcase_add_test(tc, tiny_images_are_finite);
-    int skipped = harness_add_gpu_test(tc, gpu_matches_cpu_at_odd_sizes, sizeof gpu_sizes / sizeof gpu_sizes[0]);
+    tcase_add_loop_test(tc, cpu_code_matches_ch03_at_odd_sizes, 0, SIZES);
+    tcase_add_test(tc, planted_bug_fails_against_ch03);
+    int skipped = harness_add_gpu_test(tc, gpu_matches_cpu_and_ch03_at_odd_sizes, SIZES);
+    skipped += harness_add_gpu_test(tc, gpu_matches_ch01_image, 1);
+    skipped += harness_add_gpu_test(tc, gpu_planted_bug_passes_the_same_code_check, 1);
     skipped += harness_add_gpu_test(tc, launches_that_fail_say_why, sizeof failures / sizeof failures[0]);
     suite_add_tcase(s, tc);
     return harness_run_gpu(s, "ch04", skipped);

@@ -21,6 +21,13 @@
  *   - GPU: the trap ch05 avoids is real: the float-only kernel (powf) built
  *     with -use_fast_math, where powf becomes __powf, gives NaN pixels
  *     (__powf of a negative base is NaN).
+ *
+ * The GPU-against-CPU checks run the same card.h on both sides: a bug in it
+ * passes them. So the images are also compared with references that share
+ * no code with it: ch03's card.c (the same per-pixel seeds, one lane: equal
+ * up to rounding), and, at 512x512x64, ch01's committed image (another random
+ * sequence: equal up to noise; this covers the lanes too). A planted bug
+ * (card.h with one sign flipped, made by chapter.mk) fails against ch03.
  */
 #include "harness.h"
 
@@ -31,6 +38,34 @@
 
 #include <math.h>
 #include <string.h>
+
+extern "C" {
+#include "../chapters/ch03_threads/card.h" /* ch03's renderer: the independent reference */
+}
+
+/* card.h with mirrors reflecting the wrong way (chapter.mk's sed). */
+namespace planted {
+#undef CH05_CARD_H
+#include "ch05_card_planted.h"
+}
+
+/* Against ch03's image at the same samples, one lane. Every set on the CPU
+ * gives ch03's bytes exactly at the sizes below (infinite PSNR, measured on
+ * the CPU), so on the GPU it is the GPU against the CPU: the same 35 dB
+ * threshold (the worst value printed by gpu_stages_match_cpu_at_odd_sizes).
+ * The planted bug gives 22.9 dB (CPU, 33x31x2). */
+#define INDEPENDENT_PSNR_DB 35.0
+/* ch01's image at 512x512x64: ./ch05 on the H100 gave 41.7-41.8 dB; run.c's
+ * threshold, 38 dB. */
+#define CH01_PSNR_DB 38.0
+
+/* ch03's render of the picture: rows top to bottom, per-pixel seeds. */
+static void ch03_image(image *img, int w, int h, int spp)
+{
+    ck_assert(image_alloc(img, w, h) == 0);
+    uint32_t rng = 0;
+    card_render_rows(img, spp, 0, h, &rng);
+}
 
 static void cpu_image_lanes(int flags, int lanes, int w, int h, int spp, unsigned char *rgb)
 {
@@ -190,8 +225,57 @@ START_TEST(float_only_and_algebra_move_the_picture_only_by_rounding)
 END_TEST
 
 static const int gpu_sizes[][3] = {{1, 1, 2}, {7, 3, 4}, {33, 31, 2}};
+#define SIZES (int)(sizeof gpu_sizes / sizeof gpu_sizes[0])
 #define LIST_SET(name, value) name,
 static const int gpu_flags[] = {CH05_FLAG_SETS(LIST_SET)}; /* every set render.h lists */
+#define SETS (sizeof gpu_flags / sizeof gpu_flags[0])
+
+/* Every set on the CPU against ch03's code; the worst PSNR printed. */
+START_TEST(cpu_sets_match_ch03_at_odd_sizes)
+{
+    int w = gpu_sizes[_i][0], h = gpu_sizes[_i][1], spp = gpu_sizes[_i][2];
+    image ref;
+    ch03_image(&ref, w, h, spp);
+    unsigned char *rgb = (unsigned char *)malloc(image_bytes(&ref));
+    double worst = INFINITY;
+    for (size_t f = 0; f < SETS; f++) {
+        cpu_image(gpu_flags[f], w, h, spp, rgb);
+        double db = psnr(rgb, ref.rgb, image_bytes(&ref));
+        ck_assert_msg(db >= INDEPENDENT_PSNR_DB, "%dx%dx%d flags %d: %.1f dB against ch03", w, h, spp, gpu_flags[f], db);
+        worst = fmin(worst, db);
+    }
+    printf("ch05 CPU %dx%dx%d, every set: vs ch03 %.1f dB at worst (threshold %.0f)\n", w, h, spp, worst,
+           INDEPENDENT_PSNR_DB);
+    free(rgb);
+    image_free(&ref);
+}
+END_TEST
+
+/* The planted bug on the CPU (the plain loop): it changes the picture, and
+ * ch03's comparison fails it; the same-code check would compare it with
+ * itself. */
+START_TEST(planted_bug_fails_against_ch03)
+{
+    int w = 33, h = 31, spp = 2;
+    image ref;
+    ch03_image(&ref, w, h, spp);
+    size_t bytes = image_bytes(&ref);
+    unsigned char *good = (unsigned char *)malloc(bytes), *bad = (unsigned char *)malloc(bytes);
+    cpu_image(SET_LOOP, w, h, spp, good);
+    planted::camera cam = planted::make_camera(w, h);
+    for (int row = 0; row < h; row++)
+        for (int col = 0; col < w; col++)
+            planted::render_picture_pixel<SET_LOOP>(&cam, col, row, spp, bad + 3 * (row * w + col));
+    double changed = psnr(good, bad, bytes), db = psnr(bad, ref.rgb, bytes);
+    printf("ch05 planted bug %dx%dx%d (CPU): vs card.h %.1f dB, vs ch03 %.1f dB (threshold %.0f)\n", w, h, spp,
+           changed, db, INDEPENDENT_PSNR_DB);
+    ck_assert_msg(changed < INDEPENDENT_PSNR_DB, "the planted bug hardly changes the picture: %.1f dB", changed);
+    ck_assert_msg(db < INDEPENDENT_PSNR_DB, "the planted bug passed the comparison with ch03: %.1f dB", db);
+    free(good);
+    free(bad);
+    image_free(&ref);
+}
+END_TEST
 
 START_TEST(gpu_stages_match_cpu_at_odd_sizes)
 {
@@ -202,7 +286,10 @@ START_TEST(gpu_stages_match_cpu_at_odd_sizes)
     CUDA_CHECK(cudaMalloc(&d_rgb, bytes));
     CUDA_CHECK(cudaMalloc(&d_bad, sizeof(int)));
     render_fn *builds[] = {gpu_render, gpu_render_fast, gpu_render_ftz, gpu_render_approx_div, gpu_render_approx_sqrt};
-    for (size_t f = 0; f < sizeof gpu_flags / sizeof gpu_flags[0]; f++)
+    image ref;
+    ch03_image(&ref, w, h, spp);
+    double worst_cpu = INFINITY, worst_ch03 = INFINITY;
+    for (size_t f = 0; f < SETS; f++)
         for (int fast = 0; fast < (int)(sizeof builds / sizeof builds[0]); fast++) {
             if (fast && !(gpu_flags[f] & INTRINSICS))
                 continue; /* plain powf under fast math is the trap tested below */
@@ -214,9 +301,15 @@ START_TEST(gpu_stages_match_cpu_at_odd_sizes)
             CUDA_CHECK(cudaMemcpy(&bad, d_bad, sizeof bad, cudaMemcpyDeviceToHost));
             cpu_image(gpu_flags[f], w, h, spp, cpu);
             ck_assert_msg(bad == 0, "flags %d build %d: %d NaN/Inf pixels", gpu_flags[f], fast, bad);
-            double db = psnr(cpu, gpu, bytes);
+            double db = psnr(cpu, gpu, bytes), vs_ch03 = psnr(ref.rgb, gpu, bytes);
             ck_assert_msg(db >= 35, "%dx%d flags %d build %d: %.1f dB", w, h, gpu_flags[f], fast, db);
+            ck_assert_msg(vs_ch03 >= INDEPENDENT_PSNR_DB, "%dx%d flags %d build %d: %.1f dB against ch03", w, h,
+                          gpu_flags[f], fast, vs_ch03);
+            worst_cpu = fmin(worst_cpu, db), worst_ch03 = fmin(worst_ch03, vs_ch03);
         }
+    printf("ch05 GPU %dx%dx%d, every set and build: vs CPU (same code) %.1f dB at worst (threshold 35), vs ch03 "
+           "%.1f dB (threshold %.0f)\n", w, h, spp, worst_cpu, worst_ch03, INDEPENDENT_PSNR_DB);
+    image_free(&ref);
     CUDA_CHECK(cudaFree(d_rgb));
     CUDA_CHECK(cudaFree(d_bad));
     free(gpu);
@@ -253,6 +346,42 @@ START_TEST(gpu_lanes_match_cpu_at_odd_sizes)
 }
 END_TEST
 
+/* At ch01's size, against ch01's image: the plain loop, and the last set
+ * under fast math with 1 and 32 lanes (the lanes' samples are not ch03's). */
+START_TEST(gpu_matches_ch01_image)
+{
+    static const struct {
+        render_fn *fn;
+        int flags, lanes;
+        const char *name;
+    } runs[] = {{gpu_render, SET_LOOP, 1, "loop"},
+                {gpu_render_fast, SET_LETTER_BOXES, 1, "letter-boxes fast"},
+                {gpu_render_fast, SET_LETTER_BOXES, 32, "letter-boxes fast, 32 lanes"}};
+    image ref, got;
+    char err[256];
+    ck_assert_msg(image_read_ppm(&ref, REFERENCE_DIR "/kensler_512x512x64.ppm", err, sizeof err) == 0, "%s", err);
+    ck_assert(image_alloc(&got, ref.width, ref.height) == 0);
+    unsigned char *d_rgb;
+    int *d_bad, bad;
+    CUDA_CHECK(cudaMalloc(&d_rgb, image_bytes(&got)));
+    CUDA_CHECK(cudaMalloc(&d_bad, sizeof(int)));
+    for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+        CUDA_CHECK(cudaMemset(d_bad, 0, sizeof(int)));
+        runs[k].fn(runs[k].flags, runs[k].lanes, d_rgb, d_bad, got.width, got.height, 64, 32 / runs[k].lanes, 8, NULL);
+        CUDA_CHECK(cudaMemcpy(got.rgb, d_rgb, image_bytes(&got), cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(&bad, d_bad, sizeof bad, cudaMemcpyDeviceToHost));
+        double db = psnr(got.rgb, ref.rgb, image_bytes(&got));
+        printf("ch05 GPU 512x512x64 %s: vs ch01's image %.1f dB (threshold %.0f)\n", runs[k].name, db, CH01_PSNR_DB);
+        ck_assert_int_eq(bad, 0);
+        ck_assert_msg(db >= CH01_PSNR_DB, "%s: %.1f dB against ch01's image", runs[k].name, db);
+    }
+    CUDA_CHECK(cudaFree(d_rgb));
+    CUDA_CHECK(cudaFree(d_bad));
+    image_free(&ref);
+    image_free(&got);
+}
+END_TEST
+
 START_TEST(fast_math_powf_of_a_negative_base_is_nan)
 {
     enum { W = 64, H = 48, SPP = 4 };
@@ -281,8 +410,11 @@ int main(void)
     tcase_add_test(tc, box_warp_counts_are_consistent);
     tcase_add_test(tc, float_only_and_algebra_move_the_picture_only_by_rounding);
     tcase_add_test(tc, lanes_share_the_samples);
-    int skipped = harness_add_gpu_test(tc, gpu_stages_match_cpu_at_odd_sizes, sizeof gpu_sizes / sizeof gpu_sizes[0]);
-    skipped += harness_add_gpu_test(tc, gpu_lanes_match_cpu_at_odd_sizes, sizeof gpu_sizes / sizeof gpu_sizes[0]);
+    tcase_add_loop_test(tc, cpu_sets_match_ch03_at_odd_sizes, 0, SIZES);
+    tcase_add_test(tc, planted_bug_fails_against_ch03);
+    int skipped = harness_add_gpu_test(tc, gpu_stages_match_cpu_at_odd_sizes, SIZES);
+    skipped += harness_add_gpu_test(tc, gpu_lanes_match_cpu_at_odd_sizes, SIZES);
+    skipped += harness_add_gpu_test(tc, gpu_matches_ch01_image, 1);
     skipped += harness_add_gpu_test(tc, fast_math_powf_of_a_negative_base_is_nan, 1);
     suite_add_tcase(s, tc);
     return harness_run_gpu(s, "ch05", skipped);

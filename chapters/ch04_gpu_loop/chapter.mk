@@ -7,8 +7,9 @@ ch04_GPU := all
 ch04_RAYTRACER := yes
 ch04_SMALL := --width 9 --height 7 --spp 1
 ch04_SANITIZE := --width 33 --height 31 --spp 2
-ch04_TEST_OBJ := $(BUILD)/ch04/render.o
-ch04_TEST_FLAGS := $(CUDA_RDC) -DPROGRAM_DIR='"$(CURDIR)"'
+ch04_TEST_OBJ := $(BUILD)/ch04/render.o $(BUILD)/ch03/card.o
+ch04_TEST_FLAGS := $(CUDA_RDC) -DPROGRAM_DIR='"$(CURDIR)"' -I$(BUILD)/tests
+ch04_TEST_DEPS := $(BUILD)/tests/ch04_card_planted.h
 ch04_DIFFS := ch04-recursive ch04-loop diff-ch04-loop
 # ch03's card.c became card.h (the same code, host and device); its card.h, the
 # interface the threads called, became render.h.
@@ -27,3 +28,10 @@ $(BUILD)/ch04/render.o: $(ch04_DIR)/render.cu $(ch04_DIR)/*.h common/*.h $(CUDA_
 	$(CUDA_CXX) $(CUDA_RDC) -c $< -o $@
 ch04: $(BUILD)/ch04/main.o $(BUILD)/ch04/run.o $(BUILD)/ch04/render.o $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $(CUDA_RDC) $^ -o $@ $(NVCC_LDLIBS)
+
+# tests/test_ch04.cu's planted bug: card.h with one sign flipped (mirrors
+# reflect into the sphere), a bug in the code the GPU and CPU share, which only
+# the comparison with ch03's code (independent) can see. The build fails if
+# the line it flips is gone.
+$(BUILD)/tests/ch04_card_planted.h: $(ch04_DIR)/card.h | $(BUILD)/tests/.dir
+	sed 's/vec_dot(normal, dir) \* -2)/vec_dot(normal, dir) * 2)/' $< > $@.tmp && ! cmp -s $< $@.tmp && mv $@.tmp $@

@@ -13,7 +13,9 @@ CH05_FLAGS_ftz := $(CUDA_FTZ)
 CH05_FLAGS_approx_div := $(CUDA_APPROX_DIV)
 CH05_FLAGS_approx_sqrt := $(CUDA_APPROX_SQRT)
 CH05_RENDER_OBJ := $(BUILD)/ch05/render.o $(CH05_BUILDS:%=$(BUILD)/ch05/render_%.o)
-ch05_TEST_OBJ := $(CH05_RENDER_OBJ)
+ch05_TEST_OBJ := $(CH05_RENDER_OBJ) $(BUILD)/ch03/card.o
+ch05_TEST_FLAGS := -I$(BUILD)/tests
+ch05_TEST_DEPS := $(BUILD)/tests/ch05_card_planted.h
 ch05_DIFFS := ch05-loop ch05-float-only diff-ch05-float-only;ch05-sphere-list ch05-fast-math diff-ch05-fast-math
 ch05_BENCH_EXTRA := $(ch05_DIR)/bench_extra.sh
 ch05_EXERCISES := ch05
@@ -39,3 +41,8 @@ ch05-sass_HELP := FP64 instructions in each ch05 kernel's machine code (needs cu
 ch05-sass: $(CH05_RENDER_OBJ)
 	@if [ -z "$(CUOBJDUMP)" ]; then echo "ch05-sass: cuobjdump not found (it comes with the full CUDA Toolkit); nothing counted"; exit 0; fi; \
 	$(ch05_DIR)/sass_fp64.sh "$(CUOBJDUMP)" $^ > data/asm/ch05_fp64.md.tmp && mv data/asm/ch05_fp64.md.tmp data/asm/ch05_fp64.md && cat data/asm/ch05_fp64.md
+
+# tests/test_ch05.cu's planted bug: card.h with one sign flipped (as ch04's),
+# which only the comparison with ch03's code can see.
+$(BUILD)/tests/ch05_card_planted.h: $(ch05_DIR)/card.h | $(BUILD)/tests/.dir
+	sed 's/vec_dot(normal, dir) \* -2)/vec_dot(normal, dir) * 2)/' $< > $@.tmp && ! cmp -s $< $@.tmp && mv $@.tmp $@

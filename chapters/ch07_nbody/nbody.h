@@ -91,16 +91,20 @@ double gpu_fma_ceiling_gflops(int sms);
 enum { MULTI_THREADS, MULTI_THREADS_PINNED, MULTI_ONE_THREAD };
 double multi_gpu_run(body *b, vec3 *v, int n, int steps, float dt, int devices, vec3 *first_forces, int mode);
 
-/* The check (check.c): a double-precision reference with compensated sums for
- * 66 sample bodies, and the normalised error of a float result against it
- * (main.c's header comment derives the bound). */
-#define REFERENCE_SAMPLES 66
+/* The check (check.c): a double-precision reference with compensated sums
+ * for every body up to REFERENCE_EVERY_MAX bodies, above it for
+ * REFERENCE_PAIRS / n of them, and the normalised error of a float result
+ * against it; check.c states the bound and what it rests on. */
+#define REFERENCE_EVERY_MAX 16384
+#define REFERENCE_PAIRS ((double)REFERENCE_EVERY_MAX * REFERENCE_EVERY_MAX)
 typedef struct {
-    int index[REFERENCE_SAMPLES];
-    double ref[REFERENCE_SAMPLES][3], scale[REFERENCE_SAMPLES];
-    int n;
+    int n, count;      /* count: the bodies compared */
+    int *index;        /* [count]: which bodies */
+    double (*ref)[3];  /* [count]: their reference forces */
+    double *scale;     /* [count]: sum_j |term_j| */
 } reference;
-void make_reference(reference *r, const body *b, int n);
+void make_reference(reference *r, const body *b, int n); /* allocates (out of memory: exit 1) */
+void free_reference(reference *r);
 double force_error(const reference *r, const vec3 *a); /* INFINITY on NaN/Inf */
 double error_bound(int n);
 

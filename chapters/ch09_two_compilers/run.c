@@ -218,6 +218,7 @@ void run_release(run *r)
     image_free(&r->original);
     free(r->b);
     free(r->a);
+    free_reference(&r->ref);
     for (int k = 0; k < 2; k++) {
         CUDA_CHECK(cudaFree(r->d_narrow[k]));
         CUDA_CHECK(cudaFree(r->d_wide[k]));

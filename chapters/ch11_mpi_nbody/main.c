@@ -197,6 +197,7 @@ int main(int argc, char **argv)
     MPI_CHECK(MPI_Type_free(&p.body_type));
     free(p.init);
     free(p.count);
+    free_reference(&p.ref); /* rank 0's; the others' is empty */
     MPI_CHECK(MPI_Finalize());
     return all_ok ? EXIT_OK : EXIT_CHECK_FAIL;
 }
