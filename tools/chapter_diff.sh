@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # make diff A=ch04 B=ch05: what changed from one chapter's sources to the next,
 # file by file. Files are paired by name; then by B's registry entry
-# (chNN_RENAMED "new:old": ch04's card.h is ch03's card.c made host-and-device
-# code); then by stem (render.c with render.cu). Every hunk's header names its
+# (chNN_RENAMED "new:old", when A is the chapter just before B: ch04's card.h
+# is ch03's card.c made host-and-device code); then by stem (render.c with render.cu). Every hunk's header names its
 # pair ("--- ch03/card.c" "+++ ch04/card.h"). A file only B has is shown whole
 # as added; one only A has is named as gone.
 set -u
@@ -22,6 +22,11 @@ mapfile -t fa < <(cd "$da" && ls)
 mapfile -t fb < <(cd "$db" && ls)
 declare -A partner used
 for f in "${fb[@]}"; do [ -e "$da/$f" ] && partner[$f]=$f && used[$f]=1; done
+# B's renames are from the chapter just before it: they hold only when A is that one.
+before=
+for c in $CHAPTERS; do [ "$c" = "$b" ] && break; before=$c; done
+[ "$a" = "$before" ] || renamed_var=no_renames
+no_renames=
 for pair in ${!renamed_var}; do
     new=${pair%%:*} old=${pair#*:}
     [ -e "$db/$new" ] && [ -e "$da/$old" ] && partner[$new]=$old && used[$old]=1

@@ -26,7 +26,7 @@ name=$(cut -f3 <<<"$row")
 # the like stand for themselves through '.', which matches any one character.
 kernel="regex:$(sed 's/[][()*+?.^$|\\{}]/./g' <<<"$name")"
 ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
-if [ ! -x "$ncu" ]; then echo "profile: ncu (Nsight Compute) not found: nothing profiled"; exit 0; fi
+if [ ! -x "$ncu" ]; then echo "profile: ncu (Nsight Compute) not found (it comes with the full CUDA Toolkit): nothing profiled" >&2; exit 1; fi
 dir=data/profiles/$MACHINE
 mkdir -p "$dir"
 out=$dir/${ch}_${stage}.txt

@@ -6,7 +6,7 @@ set -u
 requested=${CHAPTERS:-}
 eval "$(make -s print-registry)" || exit 2
 [ -n "$requested" ] && CHAPTERS=$requested
-command -v ncu > /dev/null || [ -x /usr/local/cuda/bin/ncu ] || { echo "profiles: ncu (Nsight Compute) not found: nothing profiled"; exit 0; }
+command -v ncu > /dev/null || [ -x /usr/local/cuda/bin/ncu ] || { echo "profiles: ncu (Nsight Compute) not found (it comes with the full CUDA Toolkit): nothing profiled" >&2; exit 1; }
 failures=0 done=0
 for ch in $CHAPTERS; do
     gpu=${ch}_GPU
