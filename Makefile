@@ -488,8 +488,12 @@ sanitize: check-deps $(SAN_PROGRAMS:%=$(SAN)/%) $(foreach c,$(SAN_PROGRAMS),$(if
 check-gpu:
 	@tools/check_gpu.sh
 
+# CH, STAGE, A, B and EX reach the scripts as their literal text, quoted (above
+# and below), and are never exported: make would expand them as make code to
+# put them in a recipe's environment.
+unexport CH STAGE A B EX
 profile:
-	@tools/profile.sh "$(CH)" "$(STAGE)"
+	@tools/profile.sh $(call sh_quote,$(value CH)) $(call sh_quote,$(value STAGE))
 
 # Every GPU stage that names a kernel, every GPU chapter (CHAPTERS=...: a subset).
 .PHONY: profiles
@@ -498,7 +502,7 @@ profiles: all
 
 # ---------------------------------------------------------------- misc
 diff:
-	@tools/chapter_diff.sh "$(A)" "$(B)"
+	@tools/chapter_diff.sh $(call sh_quote,$(value A)) $(call sh_quote,$(value B))
 
 clean:
 	rm -rf build build-clang $(SAN) $(CHAPTERS) $(CHAPTERS:=.ppm) $(CHAPTERS:=.png)

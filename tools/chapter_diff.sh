@@ -13,6 +13,9 @@ if [ -z "$a" ] || [ -z "$b" ]; then
     exit 2
 fi
 eval "$(make -s print-registry)" || exit 2
+for c in "$a" "$b"; do # names checked against the registry before any use
+    case " $CHAPTERS " in *" $c "*) ;; *) echo "make diff: no chapter '$c' (chapters: $CHAPTERS)" >&2; exit 2 ;; esac
+done
 da_var=${a}_DIR db_var=${b}_DIR renamed_var=${b}_RENAMED
 da=${!da_var:-}
 db=${!db_var:-}

@@ -25,11 +25,11 @@ if [ ! -f "$original" ]; then
     echo "smallpt-vs-port: the original program ($original) is not here: set ORIGINAL=path/to/smallpt.cpp"
     exit 0
 fi
-case $size in
-[1-9]*x[1-9]*) width=${size%x*} height=${size#*x} ;;
-*) echo "smallpt-vs-port: SIZE=$size: want WIDTHxHEIGHT"; exit 2 ;;
-esac
-[ $((spp % 4)) -eq 0 ] && [ "$spp" -ge 4 ] || { echo "smallpt-vs-port: SPP=$spp: want a multiple of 4"; exit 2; }
+# Checked as text before any arithmetic: bash evaluates $((...)) operands as code.
+[[ $size =~ ^[1-9][0-9]{0,4}x[1-9][0-9]{0,4}$ ]] || { echo "smallpt-vs-port: SIZE=$size: want WIDTHxHEIGHT"; exit 2; }
+width=${size%x*} height=${size#*x}
+[[ $spp =~ ^[1-9][0-9]{0,6}$ ]] && [ $((spp % 4)) -eq 0 ] ||
+    { echo "smallpt-vs-port: SPP=$spp: want a multiple of 4"; exit 2; }
 command -v g++ > /dev/null || { echo "smallpt-vs-port: g++ not found (apt-get install g++)"; exit 2; }
 [ -x "$agree" ] && [ -x ./ch08 ] || { echo "smallpt-vs-port: build ./ch08 and $agree first (make ch08 $agree)"; exit 2; }
 work=$(mktemp -d)

@@ -10,6 +10,7 @@ if [ "${1:-}" = --can-run ]; then
 fi
 . "$(dirname "$0")/lib.bash"
 export CLANG_CUDA=
+scratch_file=$(mktemp -u)
 out=$(tools/chapter_diff.sh ch04 ch04) || fail "make diff A=ch04 B=ch04 failed"
 [ -z "$out" ] || fail "make diff of a chapter with itself shows: $(head -n 3 <<<"$out")"
 out=$(tools/chapter_diff.sh ch03 ch04)
@@ -17,6 +18,13 @@ grep -qx '=== ch03/card.c -> ch04/card.h (renamed)' <<<"$out" || fail "ch03 -> c
 grep -qx '=== ch03/card.h -> ch04/render.h (renamed)' <<<"$out" || fail "ch03 -> ch04 lost the card.h -> render.h rename"
 out=$(tools/chapter_diff.sh ch02 ch04)
 grep -q '^=== .*(renamed)$' <<<"$out" && fail "ch02 -> ch04 claims ch04's renames from ch03: $(grep '^===.*renamed' <<<"$out")"
+# Outside text is data, never make or shell code (CH, STAGE, A, B, EX).
+rm -f "$scratch_file"
+for v in CH STAGE; do make -s profile CH=ch05 STAGE=loop "$v=\$(shell touch $scratch_file)" > /dev/null 2>&1; done
+make -s diff A="\$(shell touch $scratch_file)" B=ch05 > /dev/null 2>&1
+make -s diff A="ch0'4" B=ch05 > /dev/null 2>&1 && fail "make diff with a quote in A exited 0"
+make -s hint EX="\$(shell touch $scratch_file)" > /dev/null 2>&1
+[ -e "$scratch_file" ] && fail "a make variable's text was run as code"
 said=$(tools/profile.sh ch05 loop 2>&1) && fail "make profile without ncu exited 0"
 grep -q 'ncu (Nsight Compute) not found' <<<"$said" || fail "make profile without ncu says: $said"
 echo "make diff pairs true renames only; make profile without ncu fails with its reason"
