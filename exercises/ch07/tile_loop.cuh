@@ -7,9 +7,9 @@
  * to the sum (3 multiply-adds): count what each of those must cost, look at
  * what nvcc makes of the loop, and close the gap.
  *
- * Your job: at most 14.7 PTX instructions per interaction in the loop's body
- * (the basic block with the most square roots; interactions = square roots in
- * it), still correct: every body's acceleration within 1e-4 of double
+ * Your job: at most 14.6 PTX instructions per interaction (the PTX
+ * instructions one thread runs for a tile, over the EX_TILE interactions a
+ * tile is), still correct: every body's acceleration within 1e-4 of double
  * precision. Keep the kernel's name, arguments and launch shape (EX_TILE
  * threads a block, one body per thread).
  *

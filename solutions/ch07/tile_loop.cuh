@@ -1,5 +1,5 @@
-/* Solution to exercise ch07, part 2: the tile loop at 14.3 PTX instructions
- * per interaction (nvcc 13, sm_90), from 18.3.
+/* Solution to exercise ch07, part 2: the tile loop at 14.27 PTX instructions
+ * per interaction (nvcc 13, sm_90), from 17.08.
  *
  * What an interaction must cost: one shared load (the body as one float4),
  * 3 subtractions, 3 FMAs for d2 when the softening starts the chain
