@@ -1,13 +1,23 @@
 /* test_ch08.c - ch08's scene parser, and every radiance function of the path
  * tracer on the CPU (the GPU kernels' own code, compiled for the host):
  * against analytic cases, against each other's statistics, and against the
- * converged reference image. Fixed seeds throughout. */
+ * converged reference image. Fixed seeds throughout.
+ *
+ * The GPU stages' own check against the CPU (run.c's spot check) runs path.h
+ * on both sides, so a bug in path.h passes it. The check that shares no code
+ * with it is the noise test against the committed reference image: with a
+ * GPU, every GPU stage of ./ch08 is run where that test applies (128x96, 64
+ * spp) and must pass it; on any machine, a planted bug in path.h (chapter.mk's
+ * sed, tests/ch08_planted.c) shows that the same-code comparison passes such a
+ * bug and the noise test fails it. */
+#include "ch08_planted.h"
 #include "harness.h"
 #include "render.h"
 #include "run.h"
 #include "scene.h"
 
 #include "image.h"
+#include "status.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -18,6 +28,9 @@
 
 #ifndef REFERENCE_DIR
 #define REFERENCE_DIR "data/reference"
+#endif
+#ifndef PROGRAM_DIR /* make sanitize's build: run from the repository's root */
+#define PROGRAM_DIR "."
 #endif
 #define DEFAULT_SCENE REFERENCE_DIR "/../scenes/cornell.txt"
 
@@ -354,6 +367,8 @@ START_TEST(every_kernel_passes_the_noise_test)
     ck_assert_int_eq(bad, 0);
     double ab = mse(&a, &b), bound = noise_bound(ab, 0);
     double ma = mse(&a, &ref), mb = mse(&b, &ref);
+    printf("ch08 CPU kernel %d 128x96x64: MSE vs reference %.1f, %.1f (bound %.1f, noise %.1f)\n", kernel, ma, mb,
+           bound, ab / 2);
     ck_assert_msg(ma <= bound && mb <= bound, "kernel %d: MSE %.1f, %.1f against bound %.1f (noise %.1f)", kernel, ma,
                   mb, bound, ab / 2);
     for (size_t i = 0; i < image_bytes(&a); i++)
@@ -363,6 +378,191 @@ START_TEST(every_kernel_passes_the_noise_test)
     image_free(&ref);
     image_free(&a);
     image_free(&b);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- a bug the template shares
+ * Where run.c's noise test applies: a size with a reference (its table:
+ * 128x96, whose own noise is 1.3) and at least NOISE_TEST_MIN_SPP. */
+#define REF_W 128
+#define REF_H 96
+#define REF_SPP 64
+#define REF_NOISE 1.3
+/* run.c's spot check at that size: 256 pixels picked from seed 0xC8C8, their
+ * MSE against the CPU's within SPOT_FRACTION n + 1 (n: one render's noise). */
+#define SPOT_PIXELS 256
+#define SPOT_FRACTION 0.5
+
+/* The planted copy's double kernels: the CPU stage's and gpu-recursive's
+ * recursion, and the loop of gpu-loop and the stages after it. */
+static const int planted_kernels[] = {KERNEL_RECURSIVE_F64, KERNEL_LOOP_F64};
+
+static void render_planted(int kernel, const scene *sc, image *img, unsigned int seed)
+{
+    for (int row = 0; row < img->height; row++)
+        for (int col = 0; col < img->width; col++)
+            ck_assert(planted_kernel_pixel(kernel, sc, col, row, img->width, img->height, REF_SPP, seed,
+                                           img->rgb + 3 * ((size_t)row * img->width + col)));
+}
+
+/* run.c's spot check of img (rendered with `seed`) against the planted code's
+ * own pixels: what the GPU-against-CPU check compares when the bug is in
+ * path.h. (Here the CPU is on both sides, so they are equal; on a GPU they
+ * differ by fused multiply-adds, within the limit.) */
+static double same_code_spot_mse(int kernel, const scene *sc, const image *img, unsigned int seed)
+{
+    unsigned long long x = 0xC8C8;
+    double sq = 0;
+    for (int i = 0; i < SPOT_PIXELS; i++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        int col = (int)((x >> 33) % REF_W), row = (int)((x >> 13) % REF_H);
+        unsigned char px[3];
+        ck_assert(planted_kernel_pixel(kernel, sc, col, row, REF_W, REF_H, REF_SPP, seed, px));
+        const unsigned char *got = img->rgb + 3 * ((size_t)row * REF_W + col);
+        for (int c = 0; c < 3; c++)
+            sq += (double)(px[c] - got[c]) * (px[c] - got[c]);
+    }
+    return sq / (3 * SPOT_PIXELS);
+}
+
+/* path.h with the mirror's sign flipped (chapter.mk's sed): the check that
+ * compares the code with itself passes it, the noise test against the
+ * committed reference fails it, as run.c applies both. */
+START_TEST(planted_bug_passes_the_same_code_check_and_fails_the_noise_test)
+{
+    int kernel = planted_kernels[_i];
+    scene s;
+    load_default(&s);
+    image ref, a, b;
+    char err[IMAGE_ERROR_SIZE];
+    ck_assert_msg(image_read_ppm(&ref, REFERENCE_DIR "/ch08_cornell_128x96.ppm", err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(image_alloc(&a, REF_W, REF_H), 0);
+    ck_assert_int_eq(image_alloc(&b, REF_W, REF_H), 0);
+    render_planted(kernel, &s, &a, 1);
+    render_planted(kernel, &s, &b, 2);
+    double n = mse(&a, &b) / 2, limit = SPOT_FRACTION * n + 1, spot = same_code_spot_mse(kernel, &s, &a, 1);
+    double bound = noise_bound(2 * n, REF_NOISE), ma = mse(&a, &ref), mb = mse(&b, &ref);
+    printf("ch08 planted bug (CPU, kernel %d, %dx%dx%d): vs the same code MSE %.1f (limit %.1f); "
+           "vs the reference %.1f, %.1f (bound %.1f, noise %.1f)\n",
+           kernel, REF_W, REF_H, REF_SPP, spot, limit, ma, mb, bound, n);
+    ck_assert_msg(spot <= limit, "kernel %d: the same-code check failed the planted bug: %.1f > %.1f", kernel, spot,
+                  limit);
+    ck_assert_msg(!(ma <= bound && mb <= bound), "kernel %d: the noise test passed the planted bug: %.1f, %.1f <= %.1f",
+                  kernel, ma, mb, bound);
+    image_free(&ref);
+    image_free(&a);
+    image_free(&b);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- ./ch08's GPU stages
+ * Every GPU stage of ./ch08 (its --list-stages rows not on the CPU), run
+ * where its noise test applies: it exits 0, its CSV rows say ok, one of them
+ * is the MSE row (the noise test ran), and the results table's note gives
+ * MSE(A, ref), MSE(B, ref) within the bound (printed: the margins). Added
+ * only with a CUDA device; otherwise counted as skipped. */
+#define MAX_GPU_STAGES 32
+static char gpu_stages[MAX_GPU_STAGES][64];
+static int gpu_stage_count;
+
+/* A file of the scratch folder, read whole (malloc'd), or NULL. */
+static char *scratch_file(const char *name, const char *ext)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/%s.%s", harness_scratch("test_ch08"), name, ext);
+    return harness_read_file(path);
+}
+
+/* ./ch08 --list-stages into gpu_stages; -1 if it could not run. */
+static int list_gpu_stages(void)
+{
+    if (harness_shell("'%s/ch08' --list-stages > %s/stages.txt 2> /dev/null", PROGRAM_DIR,
+                      harness_scratch("test_ch08")) != 0)
+        return -1;
+    char *text = scratch_file("stages", "txt");
+    if (!text)
+        return -1;
+    for (char *line = strtok(text, "\n"); line && gpu_stage_count < MAX_GPU_STAGES; line = strtok(NULL, "\n")) {
+        char name[64], where[16];
+        if (sscanf(line, "%63[^\t]\t%15[^\t]", name, where) == 2 && strcmp(where, "cpu") != 0)
+            snprintf(gpu_stages[gpu_stage_count++], sizeof gpu_stages[0], "%s", name);
+    }
+    free(text);
+    return 0;
+}
+
+/* The number of GPU stage runs to add: every GPU stage when nvidia-smi lists
+ * a device and ./ch08 does not exit EXIT_NO_GPU on a tiny render; otherwise
+ * 0, and *skipped gains the runs not added. */
+static int gpu_stage_runs(int *skipped)
+{
+    if (list_gpu_stages() != 0) {
+        printf("%s/ch08 --list-stages failed (not built?): its GPU stages' test skipped\n", PROGRAM_DIR);
+        *skipped += 1;
+        return 0;
+    }
+    int gpu = gpu_stage_count > 0 && harness_shell("nvidia-smi -L > /dev/null 2>&1") == 0 &&
+              harness_shell("'%s/ch08' --stage %s --width 8 --height 8 --spp 4 --repeat 1 --quiet --out %s/probe.ppm "
+                            "> /dev/null 2>&1",
+                            PROGRAM_DIR, gpu_stages[0], harness_scratch("test_ch08")) != EXIT_NO_GPU;
+    if (gpu)
+        return gpu_stage_count;
+    printf("no CUDA device: %d GPU stage run%s of ./ch08 skipped\n", gpu_stage_count, gpu_stage_count == 1 ? "" : "s");
+    *skipped += gpu_stage_count;
+    return 0;
+}
+
+/* The stage's row of the results table: v = MSE(A, ref), MSE(B, ref), noise,
+ * bound, from its note. 0, or -1 if there is no such row. */
+static int table_numbers(const char *table, const char *stage, double v[4])
+{
+    size_t len = strlen(stage);
+    for (const char *line = table; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        const char *end = strchr(line, '\n'), *at = strstr(line, "MSE vs reference ");
+        if (strncmp(line, stage, len) == 0 && line[len] == ' ' && at && (!end || at < end) &&
+            sscanf(at, "MSE vs reference %lf, %lf (noise %lf, bound %lf", &v[0], &v[1], &v[2], &v[3]) == 4)
+            return 0;
+    }
+    return -1;
+}
+
+/* 1 if the stage has CSV rows and every one says ok; *mse_row gets its MSE
+ * row's value (-1 without one). */
+static int csv_rows_ok(const char *csv, const char *stage, double *mse_row)
+{
+    int rows = 0, ok = 1;
+    *mse_row = -1;
+    for (const char *line = csv; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        char name[64], unit[32], check[8];
+        double value;
+        if (sscanf(line, "ch08,%63[^,],%*[^,],%*d,%*f,%lf,%31[^,],%7[^,],", name, &value, unit, check) != 4 ||
+            strcmp(name, stage) != 0)
+            continue;
+        rows++;
+        ok &= strcmp(check, "ok") == 0;
+        if (strcmp(unit, "MSE") == 0)
+            *mse_row = value;
+    }
+    return rows > 0 && ok;
+}
+
+START_TEST(gpu_stage_passes_the_noise_test)
+{
+    const char *stage = gpu_stages[_i], *dir = harness_scratch("test_ch08");
+    int rc = harness_shell("'%s/ch08' --stage %s --width %d --height %d --spp %d --repeat 1 --quiet --csv %s/%s.csv "
+                           "--out %s/%s.ppm > %s/%s.txt 2>&1",
+                           PROGRAM_DIR, stage, REF_W, REF_H, REF_SPP, dir, stage, dir, stage, dir, stage);
+    char *table = scratch_file(stage, "txt"), *csv = scratch_file(stage, "csv");
+    ck_assert_msg(rc == 0 && table && csv, "./ch08 --stage %s exited %d:\n%s", stage, rc, table ? table : "");
+    double v[4], mse_row;
+    ck_assert_msg(table_numbers(table, stage, v) == 0, "%s: no noise test in its row:\n%s", stage, table);
+    printf("ch08 GPU %s %dx%dx%d: MSE vs reference %.1f, %.1f (bound %.1f, noise %.1f)\n", stage, REF_W, REF_H,
+           REF_SPP, v[0], v[1], v[3], v[2]);
+    ck_assert_msg(csv_rows_ok(csv, stage, &mse_row), "%s: a row is not ok, or none:\n%s", stage, csv);
+    ck_assert_msg(fabs(mse_row - v[0]) < 0.1, "%s: the CSV's MSE %.1f is not the table's %.1f", stage, mse_row, v[0]);
+    ck_assert_msg(v[0] <= v[3] && v[1] <= v[3], "%s: MSE %.1f, %.1f against the bound %.1f", stage, v[0], v[1], v[3]);
+    free(table);
+    free(csv);
 }
 END_TEST
 
@@ -639,6 +839,11 @@ int main(void)
     tcase_add_test(tc, pfm_round_trip_and_bad_files);
     tcase_add_test(tc, float_offset_bias_is_within_one_percent);
     tcase_add_test(tc, glass_roulette_bias_is_within_one_percent);
+    tcase_add_loop_test(tc, planted_bug_passes_the_same_code_check_and_fails_the_noise_test, 0,
+                        (int)(sizeof planted_kernels / sizeof planted_kernels[0]));
+    int skipped = 0, gpu_runs = gpu_stage_runs(&skipped);
+    if (gpu_runs > 0)
+        tcase_add_loop_test(tc, gpu_stage_passes_the_noise_test, 0, gpu_runs);
     suite_add_tcase(s, tc);
-    return harness_run(s, "ch08", 0);
+    return harness_run(s, "ch08", skipped);
 }

@@ -47,3 +47,23 @@ smallpt-vs-port_HELP := smallpt (ORIGINAL=its .cpp; SIZE, SPP) against ch08's cp
 smallpt-vs-port: ch08 $(BUILD)/ch08/smallpt_agree
 	@mkdir -p data/results/$(MACHINE) && AGREE=$(BUILD)/ch08/smallpt_agree \
 	  OUT=data/results/$(MACHINE)/smallpt-vs-port.txt $(ch08_DIR)/smallpt_vs_port.sh
+
+# tests/test_ch08.c's planted bug: path.h with the mirror's sign flipped
+# (reflect() sends the ray into the surface), a bug in the template that every
+# stage shares, so the GPU stages' check against the CPU (run.c's spot check:
+# path.h on both sides) cannot see it; the noise test against the committed
+# reference does. tests/ch08_planted.c is copied beside the planted path.h so
+# that its #include "path.h" finds this copy (in make sanitize's build too).
+# The build fails if the line the sed flips is gone.
+CH08_PLANTED := $(BUILD)/ch08/planted
+ch08_TEST_OBJ += $(CH08_PLANTED)/planted.o
+ch08_SAN_SRC += $(CH08_PLANTED)/planted.c
+ch08_TEST_DEPS += tests/ch08_planted.h
+# where test_ch08 finds ./ch08, whose GPU stages it runs at a size with a reference
+ch08_TEST_FLAGS += -DPROGRAM_DIR='"$(CURDIR)"'
+$(CH08_PLANTED)/path.h: $(ch08_DIR)/path.h | $(CH08_PLANTED)/.dir
+	sed 's/scale(n, R(2.0) \* dot(n, d))/scale(n, R(-2.0) * dot(n, d))/' $< > $@.tmp && ! cmp -s $< $@.tmp && mv $@.tmp $@
+$(CH08_PLANTED)/planted.c: tests/ch08_planted.c $(CH08_PLANTED)/path.h
+	cp $< $@
+$(CH08_PLANTED)/planted.o: $(CH08_PLANTED)/planted.c tests/ch08_planted.h $(ch08_DIR)/*.h common/*.h
+	$(CC) $(ALL_CFLAGS) -Itests -I$(ch08_DIR) -c $< -o $@
