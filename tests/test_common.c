@@ -842,8 +842,10 @@ static int gate_scenario(int which, char *err, size_t size)
         _exit(0);
     }
     close(fds[1]);
-    ssize_t n = read(fds[0], err, size - 1);
-    err[n > 0 ? n : 0] = '\0';
+    size_t len = 0; /* stderr is unbuffered: the line may come in several writes */
+    for (ssize_t n; len < size - 1 && (n = read(fds[0], err + len, size - 1 - len)) > 0;)
+        len += (size_t)n;
+    err[len] = '\0';
     close(fds[0]);
     int status;
     waitpid(pid, &status, 0);
