@@ -180,14 +180,19 @@ void *cli_alloc(size_t bytes, const char *what)
 void cli_usage_error(const cli_spec *spec, const char *fmt, ...)
 {
     va_list ap;
-    /* Late, the refusal may follow device lines, output or half-done work: a
-     * bug to fix (move the check before cli_begin_work), not a usage error. */
-    fprintf(stderr, "%s: %s", spec->program, work_begun ? "internal error: bad input detected after work began: "
-                                                        : "error: ");
+    char *message = NULL;
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    if (vasprintf(&message, fmt, ap) < 0)
+        message = NULL;
     va_end(ap);
-    fputc('\n', stderr);
+    /* One fprintf, one write: a reader sharing the pipe (mpirun, which adds
+     * lines of its own) cannot cut the line. Late, the refusal may follow
+     * device lines, output or half-done work: a bug to fix (move the check
+     * before cli_begin_work), not a usage error. */
+    fprintf(stderr, "%s: %s%s\n", spec->program,
+            work_begun ? "internal error: bad input detected after work began: " : "error: ",
+            message ? message : "(out of memory for the message)");
+    free(message);
     if (work_begun)
         exit(CLI_EXIT_LATE);
     print_usage_line(spec, stderr);
