@@ -132,6 +132,22 @@ static void print_help(const cli_spec *spec)
 
 static const char *program_name = "program";
 static const cli_spec *parsed_spec; /* the table cli_parse last read: cli_stage_work looks in it */
+static int work_begun;              /* cli_begin_work was called after the last cli_parse */
+
+void cli_begin_work(const cli_spec *spec)
+{
+    program_name = spec->program;
+    work_begun = 1;
+}
+
+void cli_require_work_begun(const char *what)
+{
+    if (!parsed_spec || work_begun)
+        return;
+    fprintf(stderr, "%s: internal error: %s before cli_begin_work: bad input could be refused after work\n",
+            program_name, what);
+    exit(CLI_EXIT_LATE);
+}
 
 const char *cli_stage_work(const char *stage, char *buf, size_t size)
 {
@@ -164,11 +180,21 @@ void *cli_alloc(size_t bytes, const char *what)
 void cli_usage_error(const cli_spec *spec, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "%s: error: ", spec->program);
+    char *message = NULL;
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    if (vasprintf(&message, fmt, ap) < 0)
+        message = NULL;
     va_end(ap);
-    fputc('\n', stderr);
+    /* One fprintf, one write: a reader sharing the pipe (mpirun, which adds
+     * lines of its own) cannot cut the line. Late, the refusal may follow
+     * device lines, output or half-done work: a bug to fix (move the check
+     * before cli_begin_work), not a usage error. */
+    fprintf(stderr, "%s: %s%s\n", spec->program,
+            work_begun ? "internal error: bad input detected after work began: " : "error: ",
+            message ? message : "(out of memory for the message)");
+    free(message);
+    if (work_begun)
+        exit(CLI_EXIT_LATE);
     print_usage_line(spec, stderr);
     exit(CLI_EXIT_USAGE);
 }
@@ -405,6 +431,7 @@ void cli_parse(const cli_spec *spec, cli_options *opt, int argc, char **argv)
     size_t k = 0, count = OPTION_COUNT + spec->option_count + 3;
     program_name = spec->program;
     parsed_spec = spec;
+    work_begun = 0;
     struct option *longopts = cli_alloc(count * sizeof *longopts, "the option list");
     for (size_t i = 0; i < OPTION_COUNT; i++)
         if (spec->accepts & option_rows[i].bit)
@@ -416,7 +443,9 @@ void cli_parse(const cli_spec *spec, cli_options *opt, int argc, char **argv)
     longopts[k++] = (struct option){"list-stages", no_argument, NULL, LIST_STAGES};
     longopts[k] = (struct option){NULL, 0, NULL, 0};
 
-    atexit(check_stdout);
+    static int at_exit_set; /* once: a second check would find stdout closed by the first */
+    if (!at_exit_set++)
+        atexit(check_stdout);
     /* A file size limit (ulimit -f) must be a write error every write checks
      * (EFBIG, exit 1, outputs rolled back), not death by SIGXFSZ. */
     struct sigaction xfsz;

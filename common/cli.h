@@ -11,6 +11,10 @@
  * that overflow are refused. Any bad input prints one line naming the problem,
  * then the usage line, to stderr and exits with status 2 (CLI_EXIT_USAGE),
  * before any output file is created.
+ *
+ * A program checks all of its input first, then calls cli_begin_work; only
+ * then does it allocate, read its workload, touch a device or print. A
+ * refusal after that is the program's bug (see cli_begin_work).
  */
 #ifndef COMMON_CLI_H
 #define COMMON_CLI_H
@@ -129,8 +133,29 @@ const char *cli_stage_work(const char *stage, char *buf, size_t size);
 /* 1 if stage i runs: --stage all, or it is the one asked for. */
 int cli_stage_selected(const cli_options *opt, size_t i);
 
-/* Prints "program: message" to stderr, then the usage line, and exits 2. */
+/* Prints "program: error: message" to stderr, then the usage line, and exits 2.
+ * After cli_begin_work it is a bug instead: see there. */
 void cli_usage_error(const cli_spec *spec, const char *fmt, ...);
+
+/* The end of checking input and the start of work. Every program calls it
+ * once, after its last refusal of bad input (options, the files it reads,
+ * output paths, sizes; a check that needs the device itself, such as --device
+ * K's range or a size against device memory, comes before it too), and before
+ * it sets up a device, prints anything or does any work: on a machine without
+ * a GPU as on one with, so that CI, which has none, runs the same order.
+ * From then on cli_usage_error (and every refusal here) prints
+ * "program: internal error: bad input detected after work began: message" and
+ * exits CLI_EXIT_LATE (70): refused late, the error would follow a device line
+ * or output, and the bad-input tests, which want status 2, fail on any machine.
+ * cli_parse starts the count again. */
+void cli_begin_work(const cli_spec *spec);
+
+/* Work that must come after cli_begin_work (measure_stage, device set-up)
+ * calls this: in a program that parsed its command line with cli_parse but
+ * never called cli_begin_work, it reports the missing call (what: the work
+ * that found it) and exits CLI_EXIT_LATE. Without cli_parse (a test calling
+ * the code directly) it does nothing. */
+void cli_require_work_begun(const char *what);
 
 #ifdef __cplusplus
 }

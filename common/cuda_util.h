@@ -7,8 +7,9 @@
  *   kernel<<<grid, block>>>(...);
  *   CUDA_CHECK_LAUNCH();                 // launch errors (bad config) show here
  *
- * cuda_require_device() is the one "no CUDA device" path: it prints one line and
- * exits with EXIT_NO_GPU (3), or with 2 when --device is out of range.
+ * cuda_check_device_option() refuses --device K out of range (exit 2) while
+ * the input is checked, before cli_begin_work; cuda_require_device(), after
+ * it, is the one "no CUDA device" path: one line, exit EXIT_NO_GPU (3).
  */
 #ifndef COMMON_CUDA_UTIL_H
 #define COMMON_CUDA_UTIL_H
@@ -54,22 +55,33 @@ static inline int cuda_device_count(char *why, size_t whylen)
     return count;
 }
 
-/* Exits with EXIT_NO_GPU if there is no device, 2 if device is out of range;
- * otherwise selects it. */
-static inline void cuda_require_device(const char *program, int device)
+/* Before cli_begin_work: the number of CUDA devices (0, the reason in why,
+ * where there is none; why may be NULL with whylen 0), and --device K refused as bad input (exit 2, the
+ * usage) where the machine has devices but not K. It prints nothing else, so
+ * the error is the first line on a GPU machine too. */
+static inline int cuda_check_device_option(const cli_spec *spec, long device, char *why, size_t whylen)
 {
+    int count = cuda_device_count(why, whylen);
+    if (count > 0 && (device < 0 || device >= count))
+        cli_usage_error(spec, "--device %ld is out of range: this machine has %d CUDA device%s (0..%d)", device, count,
+                        count == 1 ? "" : "s", count - 1);
+    return count;
+}
+
+/* After cli_begin_work: exits with EXIT_NO_GPU if there is no device;
+ * otherwise selects it. A device out of range should have been refused by
+ * cuda_check_device_option; here it is a late refusal (cli_begin_work). */
+static inline void cuda_require_device(const cli_spec *spec, int device)
+{
+    cli_require_work_begun("a CUDA device was set up");
     char why[256] = "";
     int count = cuda_device_count(why, sizeof why);
     if (count == 0) {
-        fprintf(stderr, "%s: no CUDA device found (%s); GPU stages need one, exit status %d\n", program, why,
+        fprintf(stderr, "%s: no CUDA device found (%s); GPU stages need one, exit status %d\n", spec->program, why,
                 EXIT_NO_GPU);
         exit(EXIT_NO_GPU);
     }
-    if (device < 0 || device >= count) {
-        fprintf(stderr, "%s: error: --device %d is out of range: this machine has %d CUDA device%s (0..%d)\n",
-                program, device, count, count == 1 ? "" : "s", count - 1);
-        exit(CLI_EXIT_USAGE);
-    }
+    cuda_check_device_option(spec, device, why, sizeof why);
     CUDA_CHECK(cudaSetDevice(device));
 }
 
@@ -114,6 +126,7 @@ static inline void cuda_describe_device(int device, cuda_device_info *info)
 
 static inline void cuda_print_device(FILE *f, int device, const cuda_device_info *info)
 {
+    cli_require_work_begun("the device line was printed"); /* a refusal after it would not be the first line */
     fprintf(f, "device %d: %s, sm_%d%d, %d SMs at %.2f GHz, %.1f GiB, peak %.0f GB/s, FP32 peak %.1f TFLOP/s, "
                "FP64 at 1/%d of the FP32 rate\n",
             device, info->name, info->major, info->minor, info->sms, info->clock_ghz, info->mem_gib,

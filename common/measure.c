@@ -41,6 +41,7 @@ static void join_check(measure_result *out, int ok, const char *note, const char
 
 void measure_stage(const measure_plan *p, measure_result *out)
 {
+    cli_require_work_begun("a stage was measured");
     measure_timer_fn *timer = p->timer ? p->timer : measure_wall_ms;
     int repeat = p->repeat < 1 ? 1 : p->repeat > REPEAT_MAX ? REPEAT_MAX : p->repeat;
     double times[REPEAT_MAX];

@@ -2,8 +2,11 @@
  *
  * Each vector runs a real chapter binary (./chNN in the repository root) in an
  * empty temporary folder and asserts: exit status 2, no signal, the first line
- * on stderr is "chNN: error: ..." and names the offending option or text, and
- * the folder is still empty afterwards (no image, no CSV, no temporary file).
+ * on stderr is "chNN: error: ..." and names the offending option or text,
+ * nothing on stdout, and the folder is still empty afterwards (no image, no
+ * CSV, no temporary file). A refusal made after the program began its work
+ * exits 70 instead (cli_begin_work, common/cli.h), so one made too late, after
+ * a device line on a GPU machine, fails here on CI too.
  * Vectors are generated from a table of bad values plus fixed-seed random junk
  * (seed 4242), for every numeric option each program accepts. The programs
  * come from the chapter registry (build/registry.h, made from each chapter's
@@ -12,7 +15,9 @@
 #define _GNU_SOURCE
 #include "harness.h"
 #include "report.h"
+#include "status.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -45,10 +50,11 @@ typedef struct {
     const char *bad;        /* "OPTION VALUE EXPECT;..." from the registry */
     char numeric[16][24];   /* numeric options it accepts (from --help) */
     char text[16][24];      /* options taking text */
+    char file[16][24];      /* of those, the ones taking a FILE (read or written) */
 } program_info;
 
 static program_info programs[] = {
-#define CHAPTER(name, gpu, raytracer, small, bad) {name, gpu, raytracer, small, bad, {{0}}, {{0}}},
+#define CHAPTER(name, gpu, raytracer, small, bad) {name, gpu, raytracer, small, bad, {{0}}, {{0}}, {{0}}},
 #include "registry.h"
 #undef CHAPTER
 };
@@ -61,7 +67,7 @@ static void learn_options(program_info *p)
     char cmd[600], line[2048];
     snprintf(cmd, sizeof cmd, "%s/%s --help", PROGRAM_DIR, p->name);
     FILE *f = popen(cmd, "r");
-    int n = 0, t = 0;
+    int n = 0, t = 0, k = 0;
     while (f && fgets(line, sizeof line, f))
         if (strncmp(line, "usage: ", 7) == 0)
             for (char *q = strstr(line, "[--"); q; q = strstr(q + 1, "[--")) {
@@ -72,6 +78,8 @@ static void learn_options(program_info *p)
                     snprintf(p->numeric[n++], sizeof p->numeric[0], "%s", name);
                 else if (t < 15)
                     snprintf(p->text[t++], sizeof p->text[0], "%s", name);
+                if (strcmp(arg, "FILE") == 0 && k < 15)
+                    snprintf(p->file[k++], sizeof p->file[0], "%s", name);
             }
     if (f)
         pclose(f);
@@ -114,6 +122,10 @@ static bad_vector *add_vector(const char *program, const char *expect)
 
 static void push(bad_vector *v, const char *arg)
 {
+    if (v->argc == MAX_ARGS) {
+        fprintf(stderr, "test_cli_programs: raise MAX_ARGS\n");
+        exit(1);
+    }
     v->args[v->argc] = strdup(arg);
     if (!v->args[v->argc++]) {
         fprintf(stderr, "test_cli_programs: out of memory\n");
@@ -149,6 +161,117 @@ static void make_odd_paths(void)
     for (int i = 100; i < 4100; i += 100)
         long_path[i] = '/';
     strcpy(long_path + 4100, ".ppm");
+}
+
+/* The options that read a file. Which FILE options are read, not written,
+ * --help does not say: this table does, and input_options_are_in_help holds it
+ * to the programs. `args` make a file that is wrongly accepted a short run. */
+typedef struct {
+    const char *program, *option, *args;
+    const char *const *files; /* under input_dir, NULL-ended: each must be refused */
+} input_option;
+
+static const char *const scene_files[] = {"garbage.bin", "empty", "words.txt", "unreadable", "bad-radius.txt",
+                                          "long-line.txt", NULL};
+static const char *const pfm_files[] = {"garbage.bin", "empty", "words.txt", "unreadable", "wrong-size.pfm",
+                                        "truncated.pfm", "big-endian.pfm", "nan.pfm", "negative.pfm", "no-pixels.pfm",
+                                        NULL};
+static const input_option input_options[] = {
+    {"ch08", "--scene", "--width 4 --height 4 --spp 4", scene_files},
+    {"ch08", "--linear-reference", "--width 4 --height 4 --spp 4", pfm_files},
+};
+#define INPUT_OPTION_COUNT (sizeof input_options / sizeof input_options[0])
+
+static char input_dir[160];
+
+static void make_file(const char *name, const void *bytes, size_t len, mode_t mode)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/%s", input_dir, name);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(bytes, 1, len, f) != len || fclose(f) != 0 || chmod(path, mode) != 0) {
+        perror(path);
+        exit(1);
+    }
+}
+
+/* A 4x4 PFM (the size input_options ask for) whose pixel 5 is bad; 0: none. */
+static void make_pfm(const char *name, const char *header, float bad, size_t pixels)
+{
+    char buf[512];
+    int n = snprintf(buf, sizeof buf, "%s", header);
+    float rgb[48];
+    for (int i = 0; i < 48; i++)
+        rgb[i] = i == 15 ? bad : 0.25f * (float)(i % 5);
+    memcpy(buf + n, rgb, pixels * 3 * sizeof(float));
+    make_file(name, buf, (size_t)n + pixels * 3 * sizeof(float), 0644);
+}
+
+/* Garbage of every kind an input option must refuse (exit 2, before any
+ * work): not the format at all, empty, unreadable (not as root: root reads
+ * anything), and files that nearly are the format. */
+static void make_input_files(void)
+{
+    snprintf(input_dir, sizeof input_dir, "%s/inputs", harness_scratch("test_cli_fifo"));
+    if (mkdir(input_dir, 0700) != 0) {
+        perror(input_dir);
+        exit(1);
+    }
+    unsigned char junk[200];
+    test_rng r = {5150};
+    for (size_t i = 0; i < sizeof junk; i++)
+        junk[i] = (unsigned char)(test_rng_next(&r) >> 56);
+    make_file("garbage.bin", junk, sizeof junk, 0644);
+    make_file("empty", "", 0, 0644);
+    const char *words = "this is not the file you are looking for\n";
+    make_file("words.txt", words, strlen(words), 0644);
+    make_file("unreadable", "PF\n4 4\n-1.0\n", 13, 0);
+    const char *radius = "sphere -1 0 0 0 0 0 0 .5 .5 .5 diffuse\n";
+    make_file("bad-radius.txt", radius, strlen(radius), 0644);
+    static char long_line[9000];
+    memset(long_line, '1', sizeof long_line - 1);
+    memcpy(long_line, "sphere ", 7);
+    make_file("long-line.txt", long_line, sizeof long_line - 1, 0644);
+    make_pfm("wrong-size.pfm", "PF\n2 2\n-1.0\n", 0, 4);
+    make_pfm("truncated.pfm", "PF\n4 4\n-1.0\n", 0, 15);
+    make_pfm("big-endian.pfm", "PF\n4 4\n1.0\n", 0, 16);
+    make_pfm("nan.pfm", "PF\n4 4\n-1.0\n", NAN, 16);
+    make_pfm("negative.pfm", "PF\n4 4\n-1.0\n", -1.0f, 16);
+    make_pfm("no-pixels.pfm", "PF\n4 4\n-1.0\n", 0, 0);
+}
+
+/* Every program's file options: a path in a missing folder and a folder are
+ * refused whether the option reads or writes; an input option, every file of
+ * its table too. */
+static void add_file_vectors(const program_info *p)
+{
+    for (int o = 0; p->file[o][0]; o++) {
+        char opt[32];
+        snprintf(opt, sizeof opt, "--%s", p->file[o]);
+        bad_vector *v = add_vector(p->name, opt);
+        push(v, opt);
+        push(v, "/nonexistent/folder/file.ppm");
+        v = add_vector(p->name, opt);
+        push(v, opt);
+        push(v, input_dir);
+    }
+    for (size_t i = 0; i < INPUT_OPTION_COUNT; i++) {
+        const input_option *in = &input_options[i];
+        if (strcmp(in->program, p->name) != 0)
+            continue;
+        for (int f = 0; in->files[f]; f++) {
+            if (strcmp(in->files[f], "unreadable") == 0 && geteuid() == 0)
+                continue; /* root reads a file of mode 000 */
+            char path[300], args[200];
+            snprintf(path, sizeof path, "%s/%s", input_dir, in->files[f]);
+            bad_vector *v = add_vector(p->name, in->option);
+            snprintf(args, sizeof args, "%s", in->args);
+            for (char *save = NULL, *a = strtok_r(args, " ", &save); a; a = strtok_r(NULL, " ", &save))
+                push(v, a);
+            push(v, in->option);
+            push(v, path);
+        }
+    }
 }
 
 static void build_vectors(void)
@@ -232,7 +355,12 @@ static void build_vectors(void)
             push(v, "--h");
             push(v, "3");
         }
-        char bad[256];
+        add_file_vectors(&programs[p]);
+        char bad[1024];
+        if (strlen(programs[p].bad) >= sizeof bad) {
+            fprintf(stderr, "test_cli_programs: %s's _BAD list is longer than %zu bytes\n", prog, sizeof bad - 1);
+            exit(1);
+        }
         snprintf(bad, sizeof bad, "%s", programs[p].bad);
         for (char *save = NULL, *item = strtok_r(bad, ";", &save); item; item = strtok_r(NULL, ";", &save)) {
             char option[64], value[64], expect[64];
@@ -268,6 +396,8 @@ START_TEST(bad_vector_is_refused)
     ck_assert_msg(access(exe, X_OK) == 0, "%s is not built", exe);
     int err[2];
     ck_assert_int_eq(pipe(err), 0);
+    FILE *out = tmpfile(); /* stdout: a file, so a full pipe cannot block the child */
+    ck_assert_ptr_nonnull(out);
     pid_t pid = fork();
     if (pid == 0) {
         char *argv[MAX_ARGS + 2];
@@ -276,8 +406,7 @@ START_TEST(bad_vector_is_refused)
             argv[i + 1] = (char *)v->args[i];
         argv[v->argc + 1] = NULL;
         dup2(err[1], 2);
-        int null = open("/dev/null", O_WRONLY);
-        dup2(null, 1);
+        dup2(fileno(out), 1);
         if (chdir(dir) != 0)
             _exit(99);
         execv(exe, argv);
@@ -293,8 +422,14 @@ START_TEST(bad_vector_is_refused)
     for (int i = 0; i < v->argc; i++)
         snprintf(shown + strlen(shown), sizeof shown - strlen(shown), " '%s'", v->args[i]);
     ck_assert_msg(WIFEXITED(status), "%s%s: killed by signal %d", v->program, shown, WTERMSIG(status));
-    ck_assert_msg(WEXITSTATUS(status) == 2, "%s%s: exit %d, stderr: %s", v->program, shown, WEXITSTATUS(status),
-                  text);
+    ck_assert_msg(WEXITSTATUS(status) == 2, "%s%s: exit %d%s, stderr: %s", v->program, shown, WEXITSTATUS(status),
+                  WEXITSTATUS(status) == CLI_EXIT_LATE ? " (refused after work began: check it before cli_begin_work)"
+                                                       : "", text);
+    char printed[200] = "";
+    rewind(out);
+    size_t got = fread(printed, 1, sizeof printed - 1, out);
+    fclose(out);
+    ck_assert_msg(got == 0, "%s%s: printed on stdout: %s", v->program, shown, printed);
     char prefix[32];
     snprintf(prefix, sizeof prefix, "%s: error: ", v->program);
     char *newline = strchr(text, '\n');
@@ -310,6 +445,20 @@ START_TEST(bad_vector_is_refused)
     snprintf(cmd, sizeof cmd, "test -z \"$(ls -A %s)\"", dir);
     ck_assert_msg(system(cmd) == 0, "%s%s: left a file behind", v->program, shown);
     rmdir(dir);
+}
+END_TEST
+
+/* The input table names options the programs take, as FILE (so a renamed or
+ * new option is not silently left untested). */
+START_TEST(input_options_are_in_help)
+{
+    const input_option *in = &input_options[_i];
+    for (size_t p = 0; p < PROGRAM_COUNT; p++)
+        if (strcmp(programs[p].name, in->program) == 0)
+            for (int o = 0; programs[p].file[o][0]; o++)
+                if (strcmp(programs[p].file[o], in->option + 2) == 0)
+                    return;
+    ck_abort_msg("%s %s: not a FILE option in its --help", in->program, in->option);
 }
 END_TEST
 
@@ -688,6 +837,7 @@ END_TEST
 int main(void)
 {
     make_odd_paths();
+    make_input_files();
     for (size_t p = 0; p < PROGRAM_COUNT; p++)
         learn_options(&programs[p]);
     find_runnable();
@@ -705,6 +855,7 @@ int main(void)
     TCase *tc = tcase_create("vectors");
     tcase_set_timeout(tc, 30);
     tcase_add_loop_test(tc, bad_vector_is_refused, 0, vector_count);
+    tcase_add_loop_test(tc, input_options_are_in_help, 0, INPUT_OPTION_COUNT);
     tcase_add_loop_test(tc, help_exits_zero_and_lists_stages, 0, PROGRAM_COUNT);
     tcase_add_loop_test(tc, list_stages_is_the_stage_table, 0, PROGRAM_COUNT);
     tcase_add_test(tc, book_tables_from_counters);

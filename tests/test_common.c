@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "image.h"
+#include "measure.h"
 #include "report.h"
 #include "timer.h"
 
@@ -812,6 +813,59 @@ START_TEST(speedups_compare_one_work)
 }
 END_TEST
 
+/* cli_begin_work: a refusal before it is a usage error (2, the usage line);
+ * after it, an internal error (70) that says so, without the usage; work that
+ * needs it (measure_stage) without it is 70 too; a new cli_parse starts over. */
+static void gate_no_work(void *context) { (void)context; }
+
+static int gate_scenario(int which, char *err, size_t size)
+{
+    int fds[2];
+    ck_assert_int_eq(pipe(fds), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fds[1], 2);
+        cli_options opt = {0};
+        char *argv[] = {"worktest", NULL};
+        cli_parse(&work_spec, &opt, 1, argv);
+        if (which == 1 || which == 3)
+            cli_begin_work(&work_spec);
+        if (which == 3)
+            cli_parse(&work_spec, &opt, 1, argv); /* a new command line: checked afresh */
+        if (which == 2) {
+            measure_result m;
+            measure_stage(&(measure_plan){.run = gate_no_work, .repeat = 1}, &m);
+            _exit(0);
+        }
+        cli_usage_error(&work_spec, "--thing '%s' is bad", "x");
+        _exit(0);
+    }
+    close(fds[1]);
+    size_t len = 0; /* stderr is unbuffered: the line may come in several writes */
+    for (ssize_t n; len < size - 1 && (n = read(fds[0], err + len, size - 1 - len)) > 0;)
+        len += (size_t)n;
+    err[len] = '\0';
+    close(fds[0]);
+    int status;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+START_TEST(refusal_after_work_began_is_an_internal_error)
+{
+    char err[1024];
+    ck_assert_int_eq(gate_scenario(0, err, sizeof err), CLI_EXIT_USAGE);
+    ck_assert_msg(strncmp(err, "worktest: error: --thing 'x' is bad\nusage: worktest", 51) == 0, "%s", err);
+    ck_assert_int_eq(gate_scenario(1, err, sizeof err), CLI_EXIT_LATE);
+    ck_assert_str_eq(err, "worktest: internal error: bad input detected after work began: --thing 'x' is bad\n");
+    ck_assert_int_eq(gate_scenario(2, err, sizeof err), CLI_EXIT_LATE);
+    ck_assert_msg(strstr(err, "worktest: internal error: a stage was measured before cli_begin_work") == err, "%s",
+                  err);
+    ck_assert_int_eq(gate_scenario(3, err, sizeof err), CLI_EXIT_USAGE);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("common");
@@ -834,6 +888,7 @@ int main(void)
     tcase_add_test(tc, csv_rows_have_the_design_format);
     tcase_add_test(tc, cpu_name_is_known);
     tcase_add_test(tc, speedups_compare_one_work);
+    tcase_add_test(tc, refusal_after_work_began_is_an_internal_error);
     tcase_add_test(tc, csv_write_failures_exit_1);
     tcase_add_test(tc, csv_header_checked_and_rows_never_glued);
     tcase_add_test(tc, concurrent_writers_write_one_header);

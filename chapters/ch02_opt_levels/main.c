@@ -102,7 +102,7 @@ int main(int argc, char **argv)
     cli_parse(&spec, &opt, argc, argv);
     const char *out = opt.out ? opt.out : "ch02.ppm";
     cli_require_writable(&spec, "default output", out);
-
+    cli_begin_work(&spec);
     image img, ref = {0};
     if (image_alloc(&img, (int)opt.width, (int)opt.height) != 0) {
         fprintf(stderr, "ch02: out of memory (%ldx%ld image)\n", opt.width, opt.height);

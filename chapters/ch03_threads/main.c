@@ -130,7 +130,7 @@ int main(int argc, char **argv)
     cli_parse(&spec, &opt, argc, argv);
     const char *out = opt.out ? opt.out : "ch03.ppm";
     cli_require_writable(&spec, "default output", out);
-
+    cli_begin_work(&spec);
     static job j; /* large (per-thread arrays): not on the stack */
     image img;
     if (image_alloc(&img, (int)opt.width, (int)opt.height) != 0) {

@@ -71,12 +71,13 @@ int main(int argc, char **argv)
         cli_usage_error(&spec, "--block '%s': WxH, at most 1024 threads in all", block);
     const char *out = opt.out ? opt.out : "ch04.ppm";
     cli_require_writable(&spec, "default output", out);
-    cuda_require_device(spec.program, (int)opt.device);
+    cuda_check_device_option(&spec, opt.device, NULL, 0);
+    cli_begin_work(&spec);
+    cuda_require_device(&spec, (int)opt.device);
     cuda_device_info info;
     cuda_describe_device((int)opt.device, &info);
     if (!opt.quiet)
         cuda_print_device(stderr, (int)opt.device, &info);
-
     run r = {.width = (int)opt.width, .height = (int)opt.height, .spp = (int)opt.spp};
     char err[IMAGE_ERROR_SIZE];
     if (image_alloc(&r.host, r.width, r.height) != 0) {

@@ -64,15 +64,16 @@ int main(int argc, char **argv)
     cli_parse(&spec, &opt, argc, argv);
     const char *out = opt.out ? opt.out : "ch05.ppm";
     cli_require_writable(&spec, "default output", out);
-    double t0 = now_seconds();
-    cuda_require_device(spec.program, (int)opt.device);
+    double t0 = now_seconds(); /* the device count starts the driver: part of "context" */
+    cuda_check_device_option(&spec, opt.device, NULL, 0);
+    cli_begin_work(&spec);
+    cuda_require_device(&spec, (int)opt.device);
     CUDA_CHECK(cudaFree(0)); /* forces the context into existence */
     double context_ms = 1e3 * (now_seconds() - t0);
     cuda_device_info info;
     cuda_describe_device((int)opt.device, &info);
     if (!opt.quiet)
         cuda_print_device(stderr, (int)opt.device, &info);
-
     run r = {.width = (int)opt.width, .height = (int)opt.height, .spp = (int)opt.spp};
     char err[IMAGE_ERROR_SIZE];
     if (image_alloc(&r.host, r.width, r.height) != 0) {

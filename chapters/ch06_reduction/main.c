@@ -57,33 +57,40 @@ typedef struct {
     double read_gbs, copy_gbs; /* the ceilings */
     double latency_ns;         /* DRAM's load latency (a pointer chase) */
     char read_config[96];      /* the read ceiling's winning configuration */
-    char name[256];
-    int sms;
+    cuda_device_info info;
+    char why[256];             /* why there is no device */
 } gpu_state;
 
-/* 0 on success; -1 (with a message printed) if there is no usable device. */
-static int gpu_setup(gpu_state *g, const int *in, size_t n, const cli_options *opt)
+/* Before cli_begin_work: 1 if there is a device, and the bad input only it
+ * can show refused (--device K out of range, an n over its free memory). It
+ * selects the device (free memory needs a context) but prints nothing, so an
+ * error is the first line. */
+static int gpu_check(gpu_state *g, size_t n, const cli_options *opt)
 {
-    char why[256];
-    int count = cuda_device_count(why, sizeof why);
-    if (count == 0) {
-        fprintf(stderr, "ch06: no CUDA device found (%s): the GPU stages were not run (exit status %d)\n", why,
-                EXIT_NO_GPU);
-        return -1;
-    }
-    cuda_require_device("ch06", (int)opt->device);
-    cuda_device_info info;
-    cuda_describe_device((int)opt->device, &info);
-    snprintf(g->name, sizeof g->name, "%s", info.name);
-    g->sms = info.sms;
+    if (cuda_check_device_option(&spec, opt->device, g->why, sizeof g->why) == 0)
+        return 0;
+    CUDA_CHECK(cudaSetDevice((int)opt->device));
+    cuda_describe_device((int)opt->device, &g->info);
     g->ctx.scratch_bytes = reduce_stage_scratch_bytes(n);
     size_t need = n * sizeof(int) + g->ctx.scratch_bytes + 2 * REDUCE_CEILING_BYTES + (64 << 20), free_b, total_b;
     CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
     if (need > free_b)
         cli_usage_error(&spec, "--n %lld needs %.2f GiB of device memory; %s has %.2f GiB free", opt->n,
-                        need / 1073741824.0, info.name, free_b / 1073741824.0);
+                        need / 1073741824.0, g->info.name, free_b / 1073741824.0);
+    return 1;
+}
+
+/* 0 on success; -1 (with a message printed) if gpu_check found no device. */
+static int gpu_setup(gpu_state *g, const int *in, size_t n, const cli_options *opt, int found)
+{
+    if (!found) {
+        fprintf(stderr, "ch06: no CUDA device found (%s): the GPU stages were not run (exit status %d)\n", g->why,
+                EXIT_NO_GPU);
+        return -1;
+    }
+    cuda_require_device(&spec, (int)opt->device);
     if (!opt->quiet)
-        cuda_print_device(stderr, (int)opt->device, &info);
+        cuda_print_device(stderr, (int)opt->device, &g->info);
     CUDA_CHECK(cudaMalloc((void **)&g->d_in, n ? n * sizeof(int) : sizeof(int)));
     CUDA_CHECK(cudaMalloc((void **)&g->d_sum, sizeof(long long)));
     CUDA_CHECK(cudaMalloc(&g->ctx.scratch, g->ctx.scratch_bytes ? g->ctx.scratch_bytes : 1));
@@ -94,7 +101,7 @@ static int gpu_setup(gpu_state *g, const int *in, size_t n, const cli_options *o
                     sizeof g->read_config);
     if (!opt->quiet)
         fprintf(stderr, "ch06: measured read-only streaming %.0f GB/s, device-to-device copy %.0f GB/s "
-                        "(peak from clocks %.0f GB/s)\n", g->read_gbs, g->copy_gbs, info.peak_bw_gbs);
+                        "(peak from clocks %.0f GB/s)\n", g->read_gbs, g->copy_gbs, g->info.peak_bw_gbs);
     return 0;
 }
 
@@ -141,7 +148,7 @@ static int check_sum(void *context, char *note, size_t size)
 static void add_ceilings(report *rep, const gpu_state *g, size_t n)
 {
     double bytes = (double)n * sizeof(int);
-    report_entry e = {.threads = REPORT_ON_GPU, .unit = "GB/s", .ok = REPORT_NO_CHECK, .device = g->name};
+    report_entry e = {.threads = REPORT_ON_GPU, .unit = "GB/s", .ok = REPORT_NO_CHECK, .device = g->info.name};
     e.stage = "ceiling-read-stream", e.value = g->read_gbs, e.ms = bytes / (g->read_gbs * 1e6);
     report_note(report_add(rep, e), "read-only streaming kernel, the best configuration searched: %s", g->read_config);
     e.stage = "ceiling-copy", e.value = g->copy_gbs, e.ms = 2 * bytes / (g->copy_gbs * 1e6);
@@ -152,7 +159,7 @@ static void add_ceilings(report *rep, const gpu_state *g, size_t n)
     e.stage = "dram-latency", e.value = g->latency_ns, e.ms = g->latency_ns * 1e-6, e.unit = "ns", e.note = NULL;
     report_note(report_add(rep, e), "one load at a time, random 128-byte lines of 256 MiB, none read twice; Little's "
                 "law: read ceiling x latency = %.2f MB in flight, %.1f KB per SM", in_flight * 1e-6,
-                in_flight * 1e-3 / g->sms);
+                in_flight * 1e-3 / g->info.sms);
 }
 
 int main(int argc, char **argv)
@@ -168,14 +175,15 @@ int main(int argc, char **argv)
     if (avail && n * sizeof(int) + HOST_MARGIN_BYTES > avail)
         cli_usage_error(&spec, "--n %lld needs %.2f GiB of host memory and 1 GiB to spare; %.2f GiB is available",
                         opt.n, n * sizeof(int) / 1073741824.0, avail / 1073741824.0);
-    int *in = cli_alloc(n * sizeof(int), "the input");
-    long long expected = reduce_fill(in, n);
-
     int want_gpu = 0;
     for (size_t i = 0; i < STAGE_COUNT; i++)
         want_gpu |= stages[i].info.where == STAGE_GPU && cli_stage_selected(&opt, i);
     gpu_state g = {0};
-    int have_gpu = want_gpu && gpu_setup(&g, in, n, &opt) == 0;
+    int found_gpu = want_gpu && gpu_check(&g, n, &opt);
+    cli_begin_work(&spec);
+    int *in = cli_alloc(n * sizeof(int), "the input");
+    long long expected = reduce_fill(in, n);
+    int have_gpu = want_gpu && gpu_setup(&g, in, n, &opt, found_gpu) == 0;
 
     char workload[64];
     snprintf(workload, sizeof workload, "n=%lld", opt.n);
@@ -194,7 +202,7 @@ int main(int argc, char **argv)
                                       .repeat = opt.repeat ? (int)opt.repeat : gpu ? 20 : 3}, &m);
         double gbs = n * sizeof(int) / (m.times.median * 1e-3) * 1e-9;
         report_row *row = report_measured(&rep, s->info.name, gpu ? REPORT_ON_GPU : threads, &m, gbs, "GB/s",
-                                          gpu ? g.name : host_cpu_name());
+                                          gpu ? g.info.name : host_cpu_name());
         if (gpu && measure_ceilings)
             report_note(row, "%s%.1f%% of the read ceiling, %.1f%% of copy", m.note[0] ? "; " : "",
                         100 * gbs / g.read_gbs, 100 * gbs / g.copy_gbs);

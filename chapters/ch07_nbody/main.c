@@ -138,7 +138,7 @@ static int run_cpu_stages(const cli_options *opt, int n)
 /* The GPU stages at n bodies on `devices` GPUs; returns 1 if all checked ok. */
 static int run_gpu_stages(const cli_options *opt, int n, int devices)
 {
-    cuda_require_device("ch07", (int)opt->device);
+    cuda_require_device(&spec, (int)opt->device);
     cuda_device_info info;
     cuda_describe_device((int)opt->device, &info);
     if (!opt->quiet)
@@ -191,12 +191,13 @@ int main(int argc, char **argv)
             want_gpu |= stages[i].info.where != STAGE_CPU;
             want_cpu |= stages[i].info.where == STAGE_CPU;
         }
+    char why[256]; /* --device K is checked before the CPU stages run: an error comes first */
+    int devices = want_gpu ? cuda_check_device_option(&spec, opt.device, why, sizeof why) : 0;
+    cli_begin_work(&spec);
     if (want_cpu)
         all_ok &= run_cpu_stages(&opt, cpu_n ? (int)cpu_n : n < CPU_MAX_N ? n : CPU_MAX_N);
     if (!want_gpu)
         return all_ok ? EXIT_OK : EXIT_CHECK_FAIL;
-    char why[256];
-    int devices = cuda_device_count(why, sizeof why);
     if (devices == 0) {
         fprintf(stderr, "ch07: no CUDA device found (%s): the GPU stages were not run (exit status %d)\n",
                 why, EXIT_NO_GPU);

@@ -174,27 +174,28 @@ int main(int argc, char **argv)
         cli_usage_error(&spec, "--noise-test '%s': yes or no", noise_test);
     const char *out = opt.out ? opt.out : "ch08.ppm";
     cli_require_writable(&spec, "default output", out);
+    if (linear_out)
+        cli_require_writable(&spec, "--linear-out", linear_out);
     run r = {.width = (int)opt.width, .height = (int)opt.height, .spp = (int)opt.spp, .threads = (int)opt.threads,
              .quiet = opt.quiet, .seed = (unsigned int)first_seed};
-    char err[SCENE_ERROR_SIZE];
+    char err[SCENE_ERROR_SIZE], why[256] = "";
     if (run_load_scene(&r, scene_path, DEFAULT_SCENE, err, sizeof err) != 0)
         cli_usage_error(&spec, "--scene: %s", err);
+    if (linear_reference && /* read before any device work: a bad file's error is the first line */
+        linear_read_pfm(linear_reference, &r.linear_reference, r.width, r.height, err, sizeof err) != 0)
+        cli_usage_error(&spec, "--linear-reference: %s", err);
+    int gpu = cuda_check_device_option(&spec, opt.device, why, sizeof why) > 0;
+    cli_begin_work(&spec);
     if (image_alloc(&r.a, r.width, r.height) != 0 || image_alloc(&r.b, r.width, r.height) != 0) {
         fprintf(stderr, "%s: out of memory (%dx%d image)\n", spec.program, r.width, r.height);
         return EXIT_CHECK_FAIL;
     }
     if (strcmp(noise_test, "yes") == 0)
         run_load_reference(&r);
-
-    char why[256] = "";
-    int devices = cuda_device_count(why, sizeof why), gpu = devices > 0;
-    if (gpu && opt.device >= devices)
-        cli_usage_error(&spec, "--device %ld is out of range: this machine has %d CUDA device%s", opt.device, devices,
-                        devices == 1 ? "" : "s");
     cuda_device_info info;
     memset(&info, 0, sizeof info);
     if (gpu) {
-        CUDA_CHECK(cudaSetDevice((int)opt.device));
+        cuda_require_device(&spec, (int)opt.device);
         cuda_describe_device((int)opt.device, &info);
         if (!opt.quiet)
             cuda_print_device(stderr, (int)opt.device, &info);
@@ -205,11 +206,6 @@ int main(int argc, char **argv)
         gpu_prepare_stack();
         gpu_set_scene(&r.sc, r.width, r.height);
     }
-
-    if (linear_reference &&
-        linear_read_pfm(linear_reference, &r.linear_reference, r.width, r.height, err, sizeof err) != 0)
-        cli_usage_error(&spec, "--linear-reference: %s", err);
-
     char workload[96];
     snprintf(workload, sizeof workload, "%dx%dx%dspp", r.width, r.height, r.spp);
     report rep;

@@ -88,15 +88,16 @@ int main(int argc, char **argv)
     cli_parse(&spec, &opt, argc, argv);
     if (opt.n > (1LL << 31) - 1)
         cli_usage_error(&spec, "--n %lld: at most 2^31 - 1 values (ch06's stages index with int)", opt.n);
+    cuda_check_device_option(&spec, opt.device, NULL, 0); /* before the builds' line: an error comes first */
+    cli_begin_work(&spec);
     if (!opt.quiet || CH09_HAVE_CLANG == 0)
         fprintf(stderr, "ch09: %zu stages, built by nvcc%s\n", STAGE_COUNT,
                 CH09_HAVE_CLANG ? " and by clang (" CH09_CLANG ")" : " only (" CH09_NO_CLANG_WHY ")");
-    cuda_require_device(spec.program, (int)opt.device);
+    cuda_require_device(&spec, (int)opt.device);
     cuda_device_info info;
     cuda_describe_device((int)opt.device, &info);
     if (!opt.quiet)
         cuda_print_device(stderr, (int)opt.device, &info);
-
     run r;
     memset(&r, 0, sizeof r);
     r.n = opt.n;

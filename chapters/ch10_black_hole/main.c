@@ -168,6 +168,7 @@ int main(int argc, char **argv)
         if (s->info.where == STAGE_CPU)
             cli_usage_error(&spec, "--print-source %s: a CPU stage is not generated (its code is bh.h)",
                             s->info.name);
+        cli_begin_work(&spec); /* printing the source is this mode's work */
         int ops;
         char *text = source_of(s, &ops), options[160];
         kernel_options_text(math_choice >= 0 ? math_choice : s->math, 0, 0, options, sizeof options);
@@ -179,10 +180,8 @@ int main(int argc, char **argv)
     const char *out = opt.out ? opt.out : "ch10.ppm";
     cli_require_writable(&spec, "default output", out);
     char why[256] = "";
-    int devices = cuda_device_count(why, sizeof why), gpu = devices > 0;
-    if (gpu && opt.device >= devices)
-        cli_usage_error(&spec, "--device %ld is out of range: this machine has %d CUDA device%s", opt.device, devices,
-                        devices == 1 ? "" : "s");
+    int gpu = cuda_check_device_option(&spec, opt.device, why, sizeof why) > 0;
+    cli_begin_work(&spec);
     if (opt.stage_index > 0 && stages[opt.stage_index].info.where != STAGE_CPU && !gpu) {
         /* only a GPU stage asked for: no CPU reference to render, nothing to write */
         fprintf(stderr, "ch10: no CUDA device found (%s): stage %s not run, %s not written (exit status %d)\n", why,
@@ -203,7 +202,7 @@ int main(int argc, char **argv)
     cuda_device_info info;
     memset(&info, 0, sizeof info);
     if (gpu) {
-        CUDA_CHECK(cudaSetDevice((int)opt.device));
+        cuda_require_device(&spec, (int)opt.device);
         cuda_describe_device((int)opt.device, &info);
         if (!opt.quiet)
             cuda_print_device(stderr, (int)opt.device, &info);

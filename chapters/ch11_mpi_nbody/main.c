@@ -53,9 +53,11 @@ static const cli_spec spec = {
              "without a GPU: min(n, 16384)), --steps 2, --repeat 3. Rates count 20 flops per interaction.",
 };
 
-/* Ranks other than 0 (as mpirun numbers them) keep quiet while parsing, so
- * bad input prints one error, not one per rank; every rank still exits 2. */
-static void parse_quietly_off_rank_0(cli_options *opt, int argc, char **argv)
+/* The command line and every check of it, before cli_begin_work (MPI_Init
+ * is work). Ranks other than 0 (as mpirun numbers them) keep quiet meanwhile,
+ * so bad input prints one error, not one per rank; every rank still exits 2. */
+static void check_input_quietly_off_rank_0(cli_options *opt, int argc, char **argv, long long *inject_rank,
+                                           int *inject_kind)
 {
     const char *r = getenv("OMPI_COMM_WORLD_RANK");
     if (!r)
@@ -70,6 +72,19 @@ static void parse_quietly_off_rank_0(cli_options *opt, int argc, char **argv)
         }
     }
     cli_parse(&spec, opt, argc, argv);
+    if (opt->n > (1 << 24))
+        cli_usage_error(&spec, "--n %lld is too large: an all-pairs step grows as n^2 (at most 16777216)", opt->n);
+    if (state_path)
+        cli_require_writable(&spec, "--state-out", state_path);
+    if (phases_path)
+        cli_require_writable(&spec, "--phases", phases_path);
+    if (inject) {
+        const char *at = strchr(inject, '@');
+        *inject_kind = at && at - inject == 4 && !strncmp(inject, "fail", 4) ? 1
+                       : at && at - inject == 5 && !strncmp(inject, "stall", 5) ? 2 : 0;
+        if (!*inject_kind || cli_parse_long(at + 1, 0, 65535, inject_rank))
+            cli_usage_error(&spec, "--inject '%s': give fail@R or stall@R, R a rank", inject);
+    }
     if (saved >= 0) {
         dup2(saved, STDERR_FILENO);
         close(saved);
@@ -127,22 +142,10 @@ static int write_phases(int all_ok)
 int main(int argc, char **argv)
 {
     cli_options opt = {.n = 1 << 17, .steps = 2, .repeat = 3};
-    parse_quietly_off_rank_0(&opt, argc, argv);
-    if (opt.n > (1 << 24))
-        cli_usage_error(&spec, "--n %lld is too large: an all-pairs step grows as n^2 (at most 16777216)", opt.n);
-    if (state_path)
-        cli_require_writable(&spec, "--state-out", state_path);
-    if (phases_path)
-        cli_require_writable(&spec, "--phases", phases_path);
     long long inject_rank = -1;
     int inject_kind = 0;
-    if (inject) {
-        const char *at = strchr(inject, '@');
-        inject_kind = at && at - inject == 4 && !strncmp(inject, "fail", 4) ? 1
-                      : at && at - inject == 5 && !strncmp(inject, "stall", 5) ? 2 : 0;
-        if (!inject_kind || cli_parse_long(at + 1, 0, 65535, &inject_rank))
-            cli_usage_error(&spec, "--inject '%s': give fail@R or stall@R, R a rank", inject);
-    }
+    check_input_quietly_off_rank_0(&opt, argc, argv, &inject_rank, &inject_kind);
+    cli_begin_work(&spec);
     MPI_CHECK(MPI_Init(&argc, &argv));
     MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)); /* errors reach MPI_CHECK's file:line */
     ranks_problem p = {.steps = (int)opt.steps, .timeout = (double)timeout_s};
