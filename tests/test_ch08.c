@@ -483,7 +483,7 @@ START_TEST(pfm_round_trip_and_bad_files)
     ck_assert_ptr_nonnull(strstr(err, "truncated"));
     snprintf(path, sizeof path, "%s/no/such.pfm", dir);
     ck_assert_int_eq(linear_write_pfm(path, rgb, 3, 5, err, sizeof err), -1);
-    harness_shell("rm -rf %s", dir);
+    harness_shell("rm -rf %s", harness_q(dir));
     /* the relative MSE: (a - r)^2 / (r^2 + 0.01), averaged */
     float a[3] = {1, 2, 0.5f}, r[3] = {0, 1, 0.5f};
     ck_assert(fabs(linear_mse(a, r, 3) - (100 + 1 / 1.01) / 3) < 1e-9);
