@@ -399,25 +399,33 @@ static inline const char *harness_scratch(const char *name)
     return harness_scratch_dir;
 }
 
-/* Compiles the CUDA file src with nvcc and `flags` (include paths and the
- * like: shell words, each path quoted by the caller with harness_q) in a fresh
- * temporary folder, and returns, malloc'd: with what = "ptx", the PTX (nvcc
- * -ptx); with what = "ptxas", ptxas -v's report (nvcc -c -Xptxas -v, its
- * messages). NULL if the compile failed. The exercise tests grade machine
- * code this way; no GPU is needed. */
-static inline char *harness_nvcc(const char *nvcc, const char *arch, const char *flags, const char *src,
-                                 const char *what)
+/* Compiles the CUDA file src with nvcc, its includes found in folders inc1
+ * and inc2 (NULL: none), in a fresh temporary folder, and returns, malloc'd:
+ * with what = "ptx", the PTX (nvcc -ptx); with what = "ptxas", ptxas -v's
+ * report (nvcc -c -Xptxas -v, its messages). NULL if the compile failed. The
+ * exercise tests grade machine code this way; no GPU is needed.
+ * nvcc reads a $ in a file name as a variable of its own (a checkout under
+ * ".../a $b/" loses "$b"), so it sees the folders and the source only by
+ * links in the temporary folder, by relative names. */
+static inline char *harness_nvcc(const char *nvcc, const char *arch, const char *inc1, const char *inc2,
+                                 const char *src, const char *what)
 {
-    char dir[] = "/tmp/harness_nvcc.XXXXXX", out[300], obj[300];
+    char dir[] = "/tmp/harness_nvcc.XXXXXX", link[300];
     if (!mkdtemp(dir))
         return NULL;
+    const char *targets[] = {src, inc1, inc2}, *names[] = {"k.cu", "i1", "i2"};
+    for (int k = 0; k < 3; k++) {
+        snprintf(link, sizeof link, "%s/%s", dir, names[k]);
+        if (targets[k] && symlink(targets[k], link) != 0)
+            perror("harness_nvcc: symlink");
+    }
     int ptx = strcmp(what, "ptx") == 0;
+    int rc = ptx ? harness_shell("cd %s && %s -arch=%s -ptx -Ii1 -Ii2 k.cu -o k.ptx", harness_q(dir), harness_q(nvcc),
+                                 arch)
+                 : harness_shell("cd %s && %s -arch=%s -c -Xptxas -v -Ii1 -Ii2 k.cu -o k.o > ptxas.txt 2>&1",
+                                 harness_q(dir), harness_q(nvcc), arch);
+    char out[300];
     snprintf(out, sizeof out, "%s/%s", dir, ptx ? "k.ptx" : "ptxas.txt");
-    snprintf(obj, sizeof obj, "%s/k.o", dir);
-    int rc = ptx ? harness_shell("%s -arch=%s -ptx %s %s -o %s", harness_q(nvcc), arch, flags, harness_q(src),
-                                 harness_q(out))
-                 : harness_shell("%s -arch=%s -c -Xptxas -v %s %s -o %s > %s 2>&1", harness_q(nvcc), arch, flags,
-                                 harness_q(src), harness_q(obj), harness_q(out));
     char *text = rc == 0 ? harness_read_file(out) : NULL;
     harness_shell("rm -rf %s", harness_q(dir));
     return text;

@@ -26,7 +26,7 @@
 
 START_TEST(warp_step_synchronises_its_lanes)
 {
-    char *ptx = harness_nvcc(NVCC, CUDA_ARCH, harness_q("-I" EX_DIR), PROJECT_DIR "/tests/ex_ch06_kernel.cu", "ptx");
+    char *ptx = harness_nvcc(NVCC, CUDA_ARCH, EX_DIR, NULL, PROJECT_DIR "/tests/ex_ch06_kernel.cu", "ptx");
     ck_assert_msg(ptx != NULL, "your last_warp.cuh does not compile (nvcc -ptx)");
     int syncs = (strstr(ptx, "bar.warp.sync") != NULL) + (strstr(ptx, "shfl.sync") != NULL);
     ck_assert_msg(syncs > 0, "got: no bar.warp.sync and no shfl.sync in the PTX; want: a warp step whose lanes "

@@ -93,7 +93,7 @@ END_TEST
 
 START_TEST(few_instructions_per_interaction)
 {
-    char *ptx = harness_nvcc(NVCC, CUDA_ARCH, harness_q("-I" EX_DIR), PROJECT_DIR "/tests/ex_ch07_kernel.cu", "ptx");
+    char *ptx = harness_nvcc(NVCC, CUDA_ARCH, EX_DIR, NULL, PROJECT_DIR "/tests/ex_ch07_kernel.cu", "ptx");
     ck_assert_msg(ptx != NULL, "your tile_loop.cuh does not compile (nvcc -ptx)");
     int n = 0, roots = 0, best_n = 0, best_roots = 0;
     for (char *line = strtok(ptx, "\n"); line; line = strtok(NULL, "\n")) {

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by grade.sh and run_tests.sh: runs one test binary and takes its
 # verdict from a channel the code under test cannot forge, never from its
 # output (which that code can print into) nor from its exit status alone
@@ -25,7 +26,7 @@ verdict_secret() { od -An -N16 -tx1 /dev/urandom | tr -d ' \n'; }
 verdict_run() {
     local bin=$1 dir full part line
     shift
-    dir=$(mktemp -d) || { out= status=2 verdict=fail result= why="mktemp failed"; return; }
+    dir=$(mktemp -d) || { out='' status=2 verdict=fail result='' why="mktemp failed"; return; }
     full=$(verdict_secret) part=$(verdict_secret)
     printf '%s %s\n' "$full" "$part" > "$dir/channel"
     out=$({ [ $# -eq 0 ] || export "$@"; } && HARNESS_VERDICT_FD=9 exec "$bin" 9<>"$dir/channel" 2>&1)

@@ -8,7 +8,7 @@ ch04_RAYTRACER := yes
 ch04_SMALL := --width 9 --height 7 --spp 1
 ch04_SANITIZE := --width 33 --height 31 --spp 2
 ch04_TEST_OBJ := $(BUILD)/ch04/render.o
-ch04_TEST_FLAGS := $(CUDA_RDC) $(call path_def,PROGRAM_DIR,$(CURDIR))
+ch04_TEST_FLAGS := $(CUDA_RDC) $(call nvcc_path_def,PROGRAM_DIR,$(CURDIR))
 ch04_DIFFS := ch04-recursive ch04-loop diff-ch04-loop
 # ch03's card.c became card.h (the same code, host and device); its card.h, the
 # interface the threads called, became render.h.
