@@ -126,7 +126,16 @@ COMMON_SRC := common/timer.c common/image.c common/cli.c common/report.c common/
 COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
 LIBCOMMON := $(BUILD)/libcommon.a
 CUOBJDUMP := $(or $(shell command -v cuobjdump 2>/dev/null),$(wildcard $(CUDA_HOME)/bin/cuobjdump))
-REFERENCE_DEF := -DREFERENCE_DIR='"$(CURDIR)/data/reference"'
+# A path as a C string literal in one shell word, for -DNAME=PATH: the
+# checkout's absolute path may hold spaces, quotes or $ (tests/odd_path.sh
+# proves it). In a rule made by $(eval), refer to such a define as $$(...), so
+# that it is expanded when the recipe runs and eval never reads a $ in the path.
+c_string = "$(subst ",\",$(subst \,\\,$(1)))"
+path_def = -D$(1)=$(call sh_quote,$(call c_string,$(2)))
+# nvcc hands a -D on to the host compiler through a shell of its own, which
+# would expand a $ in it: there the $ goes as \\$.
+nvcc_path_def = -D$(1)=$(call sh_quote,$(subst $$,\\$$,$(call c_string,$(2))))
+REFERENCE_DEF := $(call path_def,REFERENCE_DIR,$(CURDIR)/data/reference)
 # Results, plots and generated evidence are kept per machine: <gpu>_<cpu>.
 MACHINE := $(shell tools/machine.sh)
 
@@ -238,7 +247,8 @@ help:
 	@echo "  make all            build every chapter"
 	@echo "  make check          build everything, run every test suite, the exercises against solutions/"
 	@echo "                      (ends: N passed, N failed, N skipped)"
-	@echo "  make check-exercises  every committed exercise stub fails its test, every solution passes"
+	@echo "  make check-exercises  every committed exercise stub fails its test, every solution passes, every"
+	@echo "                      wrong answer in tests/wrong/ fails; then the graders under an odd path (tests/odd_path.sh)"
 	@echo "  make check-gpu      on a GPU machine: make check with the GPU suites, compute-sanitizer over every"
 	@echo "                      GPU stage, a one-repetition smoke of make bench; one summary line"
 	@echo "  make check-add-stage  add one row to a chapter in a scratch copy: program, tests, bench, book show it"
@@ -293,11 +303,11 @@ $(BUILD)/tests/test_tools: tests/test_tools.c tests/harness.h | $(BUILD)/tests/.
 # The CUDA helper compiles in CI (no GPU): this test includes it and skips its
 # device checks when there is no device.
 $(BUILD)/tests/test_cuda_util: tests/test_cuda_util.cu tests/harness.h common/cuda_util.h $(LIBCOMMON) $(CUDA_CONFIG) | $(BUILD)/tests/.dir
-	$(NVCC_TEST) -DPROGRAM_DIR='"$(CURDIR)"' $< $(LIBCOMMON) -o $@ $(NVCC_TEST_LIBS)
+	$(NVCC_TEST) $(call nvcc_path_def,PROGRAM_DIR,$(CURDIR)) $< $(LIBCOMMON) -o $@ $(NVCC_TEST_LIBS)
 
 # Command-line behaviour of every chapter program (the registry's list).
 $(BUILD)/tests/test_cli_programs: tests/test_cli_programs.c tests/harness.h $(BUILD)/registry.h $(BUILD)/image_diff | $(BUILD)/tests/.dir
-	$(CC) $(TEST_CFLAGS) -I$(BUILD) -DPROGRAM_DIR='"$(CURDIR)"' $< -o $@ $(TEST_LIBS)
+	$(CC) $(TEST_CFLAGS) -I$(BUILD) $(call path_def,PROGRAM_DIR,$(CURDIR)) $< -o $@ $(TEST_LIBS)
 
 # A chapter's suite: tests/test_chNN.c (CPU: Check forks each test) or .cu
 # (nvcc-built; its CPU parts run everywhere, its GPU parts skip without a
@@ -305,12 +315,12 @@ $(BUILD)/tests/test_cli_programs: tests/test_cli_programs.c tests/harness.h $(BU
 define CHAPTER_TEST_RULES
 ifneq ($(wildcard tests/test_$(1).c),)
 $(BUILD)/tests/test_$(1): tests/test_$(1).c tests/harness.h $(wildcard $($(1)_DIR)/*.h) $($(1)_TEST_OBJ) $(LIBCOMMON) $($(1)_TEST_DEPS) | $(BUILD)/tests/.dir
-	$(CC) $(TEST_CFLAGS) $($(1)_TEST_FLAGS) -I$($(1)_DIR) $(REFERENCE_DEF) $$< $($(1)_TEST_OBJ) $(LIBCOMMON) -o $$@ $(TEST_LIBS) $($(1)_TEST_LIBS)
+	$(CC) $(TEST_CFLAGS) $$($(1)_TEST_FLAGS) -I$($(1)_DIR) $$(REFERENCE_DEF) $$< $($(1)_TEST_OBJ) $(LIBCOMMON) -o $$@ $(TEST_LIBS) $($(1)_TEST_LIBS)
 CPU_TESTS += $(BUILD)/tests/test_$(1)
 endif
 ifneq ($(wildcard tests/test_$(1).cu),)
 $(BUILD)/tests/test_$(1): tests/test_$(1).cu tests/harness.h $(wildcard $($(1)_DIR)/*.h) $($(1)_TEST_OBJ) $(LIBCOMMON) $($(1)_TEST_DEPS) $(CUDA_CONFIG) | $(BUILD)/tests/.dir
-	$(NVCC_TEST) $($(1)_TEST_FLAGS) -I$($(1)_DIR) $(REFERENCE_DEF) $$< $($(1)_TEST_OBJ) $(LIBCOMMON) -o $$@ $(NVCC_TEST_LIBS)
+	$(NVCC_TEST) $$($(1)_TEST_FLAGS) -I$($(1)_DIR) $$(call nvcc_path_def,REFERENCE_DIR,$(CURDIR)/data/reference) $$< $($(1)_TEST_OBJ) $(LIBCOMMON) -o $$@ $(NVCC_TEST_LIBS)
 GPU_TESTS += $(BUILD)/tests/test_$(1)
 endif
 endef
@@ -324,8 +334,11 @@ $(foreach c,$(CHAPTERS),$(eval $(call CHAPTER_TEST_RULES,$(c))))
 # CUDA ones are header-only.
 # The test also learns where the exercise's folder is (EX_DIR), so it can
 # compile it again itself (gcc -S, nvcc -ptx) and grade the machine code.
-ex_defs = -DEX_DIR='"$(abspath $(3)/$(call ex_dir,$(1)))"' -DPROJECT_DIR='"$(CURDIR)"' -DNVCC='"$(NVCC)"' -DCC_NAME='"$(CC)"' \
-          -DCUDA_ARCH='"$(CUDA_ARCH)"'
+# (EXERCISE_RULES refers to it as $$(call ex_defs,...): see path_def.)
+# $(4): path_def, or nvcc_path_def for a test nvcc compiles.
+ex_defs = $(call $(or $(4),path_def),EX_DIR,$(abspath $(3)/$(call ex_dir,$(1)))) \
+          $(call $(or $(4),path_def),PROJECT_DIR,$(CURDIR)) $(call $(or $(4),path_def),NVCC,$(NVCC)) \
+          $(call $(or $(4),path_def),CC_NAME,$(CC)) -DCUDA_ARCH='"$(CUDA_ARCH)"'
 # The .c files an exercise's test links, in folder $(2): the names the
 # solution has (every folder of the exercise has the same files; a folder made
 # during the build is not yet in make's directory cache, so no wildcard there).
@@ -333,9 +346,9 @@ ex_c_files = $(addprefix $(2)/$(call ex_dir,$(1))/,$(filter-out $(notdir $(ex_$(
 define EXERCISE_RULES
 $(BUILD)/tests/ex_$(1)_$(2): tests/test_ex_$(1).$(if $(filter cuda,$(call ex_lang,$(1))),cu,c) tests/harness.h $(wildcard $(3)/$(call ex_dir,$(1))/*) $(LIBCOMMON) $(CUDA_CONFIG) | $(BUILD)/tests/.dir
 ifeq ($(call ex_lang,$(1)),cuda)
-	$(NVCC_TEST) $(call ex_defs,$(1),$(2),$(3)) -I$(3)/$(call ex_dir,$(1)) $(ex_$(1)_INCLUDE) $$< $(LIBCOMMON) -o $$@ $(NVCC_TEST_LIBS)
+	$(NVCC_TEST) $$(call ex_defs,$(1),$(2),$(3),nvcc_path_def) -I$(3)/$(call ex_dir,$(1)) $(ex_$(1)_INCLUDE) $$< $(LIBCOMMON) -o $$@ $(NVCC_TEST_LIBS)
 else
-	$(CC) $(TEST_CFLAGS) $(call ex_defs,$(1),$(2),$(3)) -I$(3)/$(call ex_dir,$(1)) $(ex_$(1)_INCLUDE) $$< $(call ex_c_files,$(1),$(3)) $(LIBCOMMON) -o $$@ $(TEST_LIBS)
+	$(CC) $(TEST_CFLAGS) $$(call ex_defs,$(1),$(2),$(3)) -I$(3)/$(call ex_dir,$(1)) $(ex_$(1)_INCLUDE) $$< $(call ex_c_files,$(1),$(3)) $(LIBCOMMON) -o $$@ $(TEST_LIBS)
 endif
 endef
 STUBS := $(BUILD)/committed-stubs
@@ -400,12 +413,16 @@ check-deps:
 
 # Every exercise stub as committed (git, not the working copy: a student's
 # answers do not matter here) must fail its test, and so must every committed
-# wrong answer (tests/wrong/); every solution must pass.
+# wrong answer (tests/wrong/); every solution must pass. Then the graders in
+# a copy of the checkout under a path with a space, a quote and a $
+# (tests/odd_path.sh).
 check-exercises: check-deps $(SOLUTION_TESTS)
 	@tools/committed_stubs.sh $(STUBS) $(foreach e,$(EXERCISES),exercises/$(call ex_dir,$(e)))
 	@$(MAKE) --no-print-directory $(STUB_TESTS) $(WRONG_TESTS) >/dev/null
 	@tools/run_tests.sh --suites $(filter-out $(GPU_SOLUTION_TESTS),$(SOLUTION_TESTS)) --gpu-suites $(GPU_SOLUTION_TESTS) \
 	  --must-fail $(STUB_TESTS) $(WRONG_TESTS)
+	@echo "The graders under a path with a space, a quote and a dollar sign (tests/odd_path.sh):"
+	@tests/odd_path.sh
 
 # The student's commands: EX=ch03 grades one exercise (EX="ch03 ch05" two).
 # EX reaches the scripts as its literal text, quoted (never as make or shell
@@ -458,11 +475,11 @@ SAN_TOOLS := $(SAN)/image_diff $(SAN)/ppm2png
 SAN_BUILD = $(CC) $(CFLAGS_COMMON) $(1) $(REFERENCE_DEF) $(PNG_CFLAGS)
 define SAN_RULES
 $(SAN)/$(1): $($(1)_SAN_SRC) $(COMMON_SRC) common/*.h | $(SAN)/.dir
-	$(call SAN_BUILD,$(ASAN_FLAGS)) $($(1)_SAN_SRC) $(COMMON_SRC) -o $$@ $(PNG_LIBS) $(LDLIBS_BASE)
+	$$(call SAN_BUILD,$$(ASAN_FLAGS)) $($(1)_SAN_SRC) $(COMMON_SRC) -o $$@ $(PNG_LIBS) $(LDLIBS_BASE)
 $(SAN)/$(1)-tsan: $($(1)_SAN_SRC) $(COMMON_SRC) common/*.h | $(SAN)/.dir
-	$(call SAN_BUILD,$(TSAN_FLAGS)) $($(1)_SAN_SRC) $(COMMON_SRC) -o $$@ $(PNG_LIBS) $(LDLIBS_BASE)
+	$$(call SAN_BUILD,$$(TSAN_FLAGS)) $($(1)_SAN_SRC) $(COMMON_SRC) -o $$@ $(PNG_LIBS) $(LDLIBS_BASE)
 $(SAN)/test_$(1): tests/test_$(1).c $($(1)_SAN_SRC) $(COMMON_SRC) common/*.h | $(SAN)/.dir
-	$(call SAN_BUILD,$(ASAN_FLAGS)) $(CHECK_CFLAGS) -Itests -Icommon -I$($(1)_DIR) $$< $(filter-out %/main.c,$($(1)_SAN_SRC)) $(COMMON_SRC) -o $$@ $(CHECK_LIBS) $(PNG_LIBS) $(LDLIBS_BASE)
+	$$(call SAN_BUILD,$$(ASAN_FLAGS)) $(CHECK_CFLAGS) -Itests -Icommon -I$($(1)_DIR) $$< $(filter-out %/main.c,$($(1)_SAN_SRC)) $(COMMON_SRC) -o $$@ $(CHECK_LIBS) $(PNG_LIBS) $(LDLIBS_BASE)
 endef
 $(foreach c,$(SAN_CHAPTERS),$(eval $(call SAN_RULES,$(c))))
 $(SAN)/test_common: tests/test_common.c $(COMMON_SRC) common/*.h | $(SAN)/.dir

@@ -313,12 +313,14 @@ START_TEST(launches_that_fail_say_why)
 {
     char dir[] = "/tmp/ch04-fail-XXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
-    int rc = harness_shell("cd %s && ./ch04 --stage recursive --spp 4 --repeat 1 --quiet %s --out %s/x.ppm "
-                           "> %s/out.txt 2> %s/err.txt",
-                           PROGRAM_DIR, failures[_i].args, dir, dir, dir);
-    int said = harness_shell("grep -q '%s' %s/err.txt", failures[_i].message, dir) == 0;
-    int wrote = harness_shell("test -e %s/x.ppm", dir) == 0;
-    harness_shell("cat %s/err.txt; rm -rf %s", dir, dir);
+    char program[600];
+    snprintf(program, sizeof program, "%s/ch04", PROGRAM_DIR);
+    int rc = harness_shell("cd %s && %s --stage recursive --spp 4 --repeat 1 --quiet %s --out x.ppm "
+                           "> out.txt 2> err.txt",
+                           harness_q(dir), harness_q(program), failures[_i].args);
+    int said = harness_shell("cd %s && grep -q %s err.txt", harness_q(dir), harness_q(failures[_i].message)) == 0;
+    int wrote = harness_shell("test -e %s/x.ppm", harness_q(dir)) == 0;
+    harness_shell("cd %s && cat err.txt; rm -rf %s", harness_q(dir), harness_q(dir));
     ck_assert_msg(rc == 1, "%s: exit status %d, want 1", failures[_i].args, rc);
     ck_assert_msg(said, "%s: stderr does not say '%s'", failures[_i].args, failures[_i].message);
     ck_assert_msg(!wrote, "%s: an image was written", failures[_i].args);

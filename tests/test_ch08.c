@@ -476,8 +476,8 @@ static char *scratch_file(const char *name, const char *ext)
 /* ./ch08 --list-stages into gpu_stages; -1 if it could not run. */
 static int list_gpu_stages(void)
 {
-    if (harness_shell("'%s/ch08' --list-stages > %s/stages.txt 2> /dev/null", PROGRAM_DIR,
-                      harness_scratch("test_ch08")) != 0)
+    if (harness_shell("%s/ch08 --list-stages > %s/stages.txt 2> /dev/null", harness_q(PROGRAM_DIR),
+                      harness_q(harness_scratch("test_ch08"))) != 0)
         return -1;
     char *text = scratch_file("stages", "txt");
     if (!text)
@@ -502,9 +502,9 @@ static int gpu_stage_runs(int *skipped)
         return 0;
     }
     int gpu = gpu_stage_count > 0 && harness_shell("nvidia-smi -L > /dev/null 2>&1") == 0 &&
-              harness_shell("'%s/ch08' --stage %s --width 8 --height 8 --spp 4 --repeat 1 --quiet --out %s/probe.ppm "
+              harness_shell("%s/ch08 --stage %s --width 8 --height 8 --spp 4 --repeat 1 --quiet --out %s/probe.ppm "
                             "> /dev/null 2>&1",
-                            PROGRAM_DIR, gpu_stages[0], harness_scratch("test_ch08")) != EXIT_NO_GPU;
+                            harness_q(PROGRAM_DIR), gpu_stages[0], harness_q(harness_scratch("test_ch08"))) != EXIT_NO_GPU;
     if (gpu)
         return gpu_stage_count;
     printf("no CUDA device: %d GPU stage run%s of ./ch08 skipped\n", gpu_stage_count, gpu_stage_count == 1 ? "" : "s");
@@ -549,9 +549,10 @@ static int csv_rows_ok(const char *csv, const char *stage, double *mse_row)
 START_TEST(gpu_stage_passes_the_noise_test)
 {
     const char *stage = gpu_stages[_i], *dir = harness_scratch("test_ch08");
-    int rc = harness_shell("'%s/ch08' --stage %s --width %d --height %d --spp %d --repeat 1 --quiet --csv %s/%s.csv "
+    const char *q = harness_q(dir);
+    int rc = harness_shell("%s/ch08 --stage %s --width %d --height %d --spp %d --repeat 1 --quiet --csv %s/%s.csv "
                            "--out %s/%s.ppm > %s/%s.txt 2>&1",
-                           PROGRAM_DIR, stage, REF_W, REF_H, REF_SPP, dir, stage, dir, stage, dir, stage);
+                           harness_q(PROGRAM_DIR), stage, REF_W, REF_H, REF_SPP, q, stage, q, stage, q, stage);
     char *table = scratch_file(stage, "txt"), *csv = scratch_file(stage, "csv");
     ck_assert_msg(rc == 0 && table && csv, "./ch08 --stage %s exited %d:\n%s", stage, rc, table ? table : "");
     double v[4], mse_row;
@@ -683,7 +684,7 @@ START_TEST(pfm_round_trip_and_bad_files)
     ck_assert_ptr_nonnull(strstr(err, "truncated"));
     snprintf(path, sizeof path, "%s/no/such.pfm", dir);
     ck_assert_int_eq(linear_write_pfm(path, rgb, 3, 5, err, sizeof err), -1);
-    harness_shell("rm -rf %s", dir);
+    harness_shell("rm -rf %s", harness_q(dir));
     /* the relative MSE: (a - r)^2 / (r^2 + 0.01), averaged */
     float a[3] = {1, 2, 0.5f}, r[3] = {0, 1, 0.5f};
     ck_assert(fabs(linear_mse(a, r, 3) - (100 + 1 / 1.01) / 3) < 1e-9);

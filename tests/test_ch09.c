@@ -40,7 +40,7 @@ static void probe(const char *compiler, const char *flags, char *answer)
     ck_assert_ptr_nonnull(f);
     ck_assert_int_eq(fscanf(f, "%2s", answer), 1);
     fclose(f);
-    harness_shell("rm -rf %s", dir);
+    harness_shell("rm -rf %s", harness_q(dir));
 }
 
 /* The lesson, measured here: -ffast-math lets gcc and clang answer "finite"
@@ -84,7 +84,7 @@ START_TEST(clang_folds_a_bit_test_on_a_float_argument)
         ck_assert_int_eq(fscanf(f, "%3s", got[c]), 1);
         fclose(f);
     }
-    harness_shell("rm -rf %s", dir);
+    harness_shell("rm -rf %s", harness_q(dir));
     ck_assert_msg(strcmp(got[0], "00") == 0, "gcc -ffast-math: the bit test on an argument said %s", got[0]);
     ck_assert_msg(strcmp(got[1], "11") == 0, "%s -ffast-math no longer folds the bit test (%s): update the book",
                   compilers[1], got[1]);
@@ -96,16 +96,16 @@ END_TEST
  * kernel per compiler it was built with. */
 START_TEST(both_builds_renamed_and_listed)
 {
-    ck_assert_int_eq(harness_shell("nm -g --defined-only %s/build/ch09/ch07-nvcc.o | awk '$2 ~ /^[TDBR]$/ {print $3}' | "
+    ck_assert_int_eq(harness_shell("cd %s && nm -g --defined-only build/ch09/ch07-nvcc.o | awk '$2 ~ /^[TDBR]$/ {print $3}' | "
                                    "sort | tr '\\n' ' ' | grep -qx 'gpu_naive_forces_nvcc gpu_tiled_forces_nvcc "
                                    "gpu_tiled_ftz_forces_nvcc '",
-                                   PROJECT),
+                                   harness_q(PROJECT)),
                      0);
-    ck_assert_int_eq(harness_shell("nm %s/ch09 | grep -q ' T gpu_render_nvcc$'", PROJECT), 0);
-    ck_assert_int_eq(harness_shell("[ $(%s/ch09 --help | grep -c '^  ch0[567]-.*-nvcc ') -eq 9 ]", PROJECT), 0);
-    if (harness_shell("%s/ch09 --help | grep -q -- '-clang '", PROJECT) == 0) {
-        ck_assert_int_eq(harness_shell("nm %s/ch09 | grep -q ' T gpu_render_clang$'", PROJECT), 0);
-        ck_assert_int_eq(harness_shell("[ $(%s/ch09 --help | grep -c '^  ch0[567]-.*-clang ') -eq 9 ]", PROJECT), 0);
+    ck_assert_int_eq(harness_shell("cd %s && nm ch09 | grep -q ' T gpu_render_nvcc$'", harness_q(PROJECT)), 0);
+    ck_assert_int_eq(harness_shell("cd %s && [ $(./ch09 --help | grep -c '^  ch0[567]-.*-nvcc ') -eq 9 ]", harness_q(PROJECT)), 0);
+    if (harness_shell("cd %s && ./ch09 --help | grep -q -- '-clang '", harness_q(PROJECT)) == 0) {
+        ck_assert_int_eq(harness_shell("cd %s && nm ch09 | grep -q ' T gpu_render_clang$'", harness_q(PROJECT)), 0);
+        ck_assert_int_eq(harness_shell("cd %s && [ $(./ch09 --help | grep -c '^  ch0[567]-.*-clang ') -eq 9 ]", harness_q(PROJECT)), 0);
     }
 }
 END_TEST

@@ -38,7 +38,7 @@ START_TEST(every_stage_checks_at_every_rank_count)
                            "> log%d 2>&1 || { cat log%d; exit 1; }; "
                            "rows=$(grep -c ',ok,\\|,ok$' run%d.csv); [ \"$rows\" -ge 3 ] || { cat run%d.csv; exit 2; }; "
                            "! grep -q FAIL run%d.csv",
-                           dir, P, PROGRAM_DIR, n, _i, _i, _i, _i, _i, _i);
+                           harness_q(dir), P, harness_q(PROGRAM_DIR), n, _i, _i, _i, _i, _i, _i);
     ck_assert_msg(rc == 0, "P=%d n=%d: a stage failed its check or did not run (rc %d)", P, n, rc);
 }
 END_TEST
@@ -80,7 +80,7 @@ static void compare_with_single_process(int s, int P)
     snprintf(cmd, sizeof cmd, P ? MPIRUN " %d" : "timeout 120", P);
     int rc = harness_shell("cd %s && %s %s/ch11 --n %d --steps %d --repeat 1 --quiet --stage %s --state-out s%d_%d.txt "
                            "> /dev/null 2> err%d_%d || { cat err%d_%d; exit 1; }",
-                           dir, cmd, PROGRAM_DIR, N, STEPS, stages[s].info.name, s, P, s, P, s, P);
+                           harness_q(dir), cmd, harness_q(PROGRAM_DIR), N, STEPS, stages[s].info.name, s, P, s, P, s, P);
     ck_assert_msg(rc == 0, "%s at P=%d did not run (rc %d)", stages[s].info.name, P, rc);
     char path[128];
     snprintf(path, sizeof path, "%s/s%d_%d.txt", dir, s, P);
@@ -123,7 +123,7 @@ static void faulty_rank_ends_every_rank(const char *args, const char *message)
     time_t t0 = time(NULL);
     int rc = harness_shell("cd %s && " MPIRUN " 3 %s/ch11 --n 1025 --quiet %s > /dev/null 2> fault.err; rc=$?; "
                            "grep -q '%s' fault.err || exit 99; exit $rc",
-                           dir, PROGRAM_DIR, args, message);
+                           harness_q(dir), harness_q(PROGRAM_DIR), args, message);
     ck_assert_msg(rc != 0 && rc != 99 && rc != 124, "%s: exit %d (99: no message, 124: it hung)", args, rc);
     ck_assert_msg(time(NULL) - t0 < 60, "%s: took %ld s", args, (long)(time(NULL) - t0));
 }
@@ -159,7 +159,7 @@ START_TEST(bad_input_under_mpirun_says_it_once)
                            "2> ../bad.err; rc=$?; [ $(grep -c 'ch11: error' ../bad.err) -eq 1 ] && "
                            "head -n 1 ../bad.err | grep -q -e '^ch11: error: .*%s' && [ ! -s ../bad.out ] && "
                            "[ -z \"$(ls -A)\" ] || { cat ../bad.err ../bad.out; exit 99; }; exit $rc",
-                           dir, _i, _i, _i, PROGRAM_DIR, mpirun_bad[_i][0], mpirun_bad[_i][1]);
+                           harness_q(dir), _i, _i, _i, harness_q(PROGRAM_DIR), mpirun_bad[_i][0], mpirun_bad[_i][1]);
     ck_assert_msg(rc == 2, "%s: exit %d (99: not one message first, output, or a file)", mpirun_bad[_i][0], rc);
 }
 END_TEST

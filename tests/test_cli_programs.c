@@ -65,7 +65,7 @@ static program_info programs[] = {
 static void learn_options(program_info *p)
 {
     char cmd[600], line[2048];
-    snprintf(cmd, sizeof cmd, "%s/%s --help", PROGRAM_DIR, p->name);
+    snprintf(cmd, sizeof cmd, "cd %s && ./%s --help", harness_q(PROGRAM_DIR), p->name);
     FILE *f = popen(cmd, "r");
     int n = 0, t = 0, k = 0;
     while (f && fgets(line, sizeof line, f))
@@ -442,7 +442,7 @@ START_TEST(bad_vector_is_refused)
     free(text);
 
     char cmd[128];
-    snprintf(cmd, sizeof cmd, "test -z \"$(ls -A %s)\"", dir);
+    snprintf(cmd, sizeof cmd, "test -z \"$(ls -A %s)\"", harness_q(dir));
     ck_assert_msg(system(cmd) == 0, "%s%s: left a file behind", v->program, shown);
     rmdir(dir);
 }
@@ -466,7 +466,7 @@ START_TEST(help_exits_zero_and_lists_stages)
 {
     const char *prog = programs[_i].name;
     char cmd[600];
-    snprintf(cmd, sizeof cmd, "cd /tmp && %s/%s --help | grep -q '^stages'", PROGRAM_DIR, prog);
+    snprintf(cmd, sizeof cmd, "P=%s && cd /tmp && \"$P\"/%s --help | grep -q '^stages'", harness_q(PROGRAM_DIR), prog);
     ck_assert_msg(system(cmd) == 0, "%s --help", prog);
 }
 END_TEST
@@ -481,13 +481,13 @@ START_TEST(list_stages_is_the_stage_table)
     const char *prog = programs[_i].name;
     char script[2048];
     snprintf(script, sizeof script,
-             "$P/%1$s --list-stages > list && [ -s list ] && "
+             "\"$P\"/%1$s --list-stages > list && [ -s list ] && "
              "awk -F'\t' 'NF != 6 || $2 !~ /^(cpu|gpu|all-gpus)$/ || ($2 == \"gpu\" && $3 == \"-\") || $6 == \"\" "
              "{ print \"bad row: \" $0 > \"/dev/stderr\"; bad = 1 } END { exit bad }' list && "
-             "cut -f1 list > names && $P/%1$s --help | sed -n '/^stages/,/^$/p' | awk 'NR > 1 && NF {print $1}' > help && "
+             "cut -f1 list > names && \"$P\"/%1$s --help | sed -n '/^stages/,/^$/p' | awk 'NR > 1 && NF {print $1}' > help && "
              "cmp names help && "
              "awk -F'\t' '$4 != \"-\" {n = split($4, set, \";\"); for (i = 1; i <= n; i++) print $1 \"\t\" set[i]}' list | "
-             "while IFS=\"$(printf '\\t')\" read -r name set; do $P/%1$s --stage \"$name\" $set --help > /dev/null || exit 1; done",
+             "while IFS=\"$(printf '\\t')\" read -r name set; do \"$P\"/%1$s --stage \"$name\" $set --help > /dev/null || exit 1; done",
              prog);
     ck_assert_msg(in_temp_folder(script) == 0, "%s --list-stages", prog);
 }
@@ -513,8 +513,8 @@ START_TEST(book_tables_from_counters)
     snprintf(script, sizeof script,
              "mkdir -p data/profiles/M data/results && %s && %s && "
              "printf 'chapter,stage\\nch99,a,w,0\\nch99,b,w,0\\nch07,ceiling-fp32-peak,w,0,1,0.009,GFLOP/s\\n' > data/results/M.csv && "
-             "$P/tools/decomposition.sh > d.md && grep -q '^| ch99 | b (after a) | 4.00 | 4.00 | 2.00 | 2.00 | 0.50 | 2.00 | instructions |$' d.md && "
-             "$P/tools/counted_flops.sh > f.md && grep -q '^| ch99_a | 1e+03 | 2e+03 | 3e+03 | 9000 | 2 ms | 0 | 50.0%% |$' f.md",
+             "\"$P\"/tools/decomposition.sh > d.md && grep -q '^| ch99 | b (after a) | 4.00 | 4.00 | 2.00 | 2.00 | 0.50 | 2.00 | instructions |$' d.md && "
+             "\"$P\"/tools/counted_flops.sh > f.md && grep -q '^| ch99_a | 1e+03 | 2e+03 | 3e+03 | 9000 | 2 ms | 0 | 50.0%% |$' f.md",
              a, b);
     ck_assert_msg(in_temp_folder(script) == 0, "the book's counter tables from hand-made reports");
 }
@@ -545,7 +545,7 @@ START_TEST(rooflines_from_counters)
              "data/profiles/N/ && printf 'chapter,stage\nch07,ceiling-fp32-peak,w,0,1,100,GFLOP/s\n"
              "ch06,ceiling-read-stream,w,0,1,10,GB/s\n' > data/results/M.csv && "
              "printf 'chapter,stage\nch07,ceiling-fp32-peak,w,0,1,100,GFLOP/s\n' > data/results/N.csv && "
-             "$P/tools/roofline.sh . > r.md && "
+             "\"$P\"/tools/roofline.sh . > r.md && "
              "grep -q '^| ch05_a | 1e+09 | 0 | 1e+08 | 10 | 50 | 5 | - | 100 | 50.0%% | arithmetic |$' r.md && "
              "grep -q '^| ch05_c | 1e+09 | 0 | 1e+08 | 10 | 20 | 2 | 40 | 40 | 50.0%% | issue slots |$' r.md && "
              "grep -q '^| ch06_b | 0 | 0 | 1e+09 | - | - | 5 | - | 10 GB/s | 50.0%% | memory (no floating point) |$' r.md && "
@@ -573,15 +573,15 @@ START_TEST(models_checked_against_counters)
     snprintf(d, sizeof d, bytes_report, "w", "", "N/ch06_w");
     snprintf(script, sizeof script,
              "mkdir -p data/profiles/M data/profiles/N && %s && %s && %s && "
-             "$P/tools/model_check.sh > r.md 2> r.err; rc=$?; "
+             "\"$P\"/tools/model_check.sh > r.md 2> r.err; rc=$?; "
              "grep -q '^| ch06_x | DRAM bytes read | 1e+06 | 1e+06 | 1.00 | the model holds |$' r.md && "
              "grep -q '^| ch06_y | DRAM bytes read | 1e+06 | 2e+06 | 2.00 | more than the model: read the counter |$' r.md && "
              "grep -q '^| ch07_z | FP32 operations | 1e+08 | 5e+07 | 0.50 | less than the model: read the counter |$' r.md && "
-             "[ $rc = 0 ] && %s && ! $P/tools/model_check.sh --check > /dev/null 2> r.err && grep -q 'ch06_w has a rate' r.err "
+             "[ $rc = 0 ] && %s && ! \"$P\"/tools/model_check.sh --check > /dev/null 2> r.err && grep -q 'ch06_w has a rate' r.err "
              "|| { cat r.md r.err; exit 1; }",
              a, b, c, d);
     ck_assert_msg(in_temp_folder(script) == 0, "the models against hand-made reports");
-    ck_assert_msg(system("cd " PROGRAM_DIR " && tools/model_check.sh --check > /dev/null") == 0,
+    ck_assert_msg(harness_shell("cd %s && tools/model_check.sh --check > /dev/null", harness_q(PROGRAM_DIR)) == 0,
                   "a committed profile with a rate lacks its counter");
 }
 END_TEST
@@ -610,7 +610,7 @@ static int in_temp_folder(const char *script)
 {
     char dir[] = "/tmp/test_cli.XXXXXX", cmd[4096];
     ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(cmd, sizeof cmd, "cd %s && P=%s && { %s ; }", dir, PROGRAM_DIR, script);
+    snprintf(cmd, sizeof cmd, "cd %s && P=%s && { %s ; }", harness_q(dir), harness_q(PROGRAM_DIR), script);
     int rc = system(cmd);
     snprintf(cmd, sizeof cmd, "chmod -R u+w '%s'; rm -rf '%s'", dir, dir);
     ck_assert_int_eq(system(cmd), 0);
@@ -624,8 +624,8 @@ START_TEST(images_written_for_every_stage)
     const program_info *p = runnable[_i];
     char script[2000];
     snprintf(script, sizeof script,
-             "$P/%s %s --repeat 1 --quiet --images . --out x.ppm > log 2>&1 || { cat log; exit 1; }; n=0; "
-             "for s in $($P/%s --help | awk '/^stages/ {f = 1; next} f && NF == 0 {exit} f {print $1}'); do "
+             "\"$P\"/%s %s --repeat 1 --quiet --images . --out x.ppm > log 2>&1 || { cat log; exit 1; }; n=0; "
+             "for s in $(\"$P\"/%s --help | awk '/^stages/ {f = 1; next} f && NF == 0 {exit} f {print $1}'); do "
              "ls %s-$s.png %s-$s.ppm 2>/dev/null | grep -q . || { echo \"no image for stage $s\"; exit 1; }; "
              "n=$((n + 1)); done; [ $(ls | grep -c '^%s-') -eq $n ] && [ $n -gt 0 ]",
              p->name, p->small, p->name, p->name, p->name, p->name);
@@ -640,7 +640,7 @@ START_TEST(unwritable_default_output_is_refused_first)
     const program_info *p = runnable[_i];
     char script[1000];
     snprintf(script, sizeof script,
-             "mkdir %s.ppm && $P/%s %s --quiet 2> err; rc=$?; grep -q 'default output' err || exit 9; "
+             "mkdir %s.ppm && \"$P\"/%s %s --quiet 2> err; rc=$?; grep -q 'default output' err || exit 9; "
              "[ $(ls -A | wc -l) -eq 2 ] || exit 8; exit $rc", p->name, p->name, p->small);
     ck_assert_int_eq(in_temp_folder(script), 2);
 }
@@ -655,11 +655,11 @@ START_TEST(csv_foreign_header_refused_and_full_disk_fails)
     const program_info *p = runnable[_i];
     char script[1600];
     snprintf(script, sizeof script,
-             "printf 'a,b\\n1,2\\n' > r.csv && $P/%s %s --quiet --csv r.csv --out x.ppm 2> err; "
+             "printf 'a,b\\n1,2\\n' > r.csv && \"$P\"/%s %s --quiet --csv r.csv --out x.ppm 2> err; "
              "[ $? -eq 2 ] && grep -q 'header' err && [ \"$(cat r.csv)\" = \"$(printf 'a,b\\n1,2')\" ] && [ ! -e x.ppm ] "
              "|| exit 7; { echo '%s'; head -c $((1023 - %zu)) /dev/zero | tr '\\0' '#'; echo; } > full.csv; "
              "[ $(stat -c %%s full.csv) -eq 1024 ] || exit 4; cp full.csv before.csv; "
-             "(ulimit -f 1; $P/%s %s --quiet --csv full.csv --out x.ppm > /dev/null 2> err); rc=$?; "
+             "(ulimit -f 1; \"$P\"/%s %s --quiet --csv full.csv --out x.ppm > /dev/null 2> err); rc=$?; "
              "grep -q 'full.csv: File too large' err || { cat err; exit 6; }; [ ! -e x.ppm ] || exit 5; "
              "cmp -s full.csv before.csv || exit 3; exit $rc",
              p->name, p->small, REPORT_CSV_HEADER, sizeof REPORT_CSV_HEADER, p->name, p->small);
@@ -674,7 +674,7 @@ START_TEST(full_stdout_is_an_error)
     const program_info *p = runnable[_i];
     char script[800];
     snprintf(script, sizeof script,
-             "$P/%s %s --quiet --out x.ppm > /dev/full 2> err; rc=$?; grep -q 'standard output' err || exit 9; exit $rc",
+             "\"$P\"/%s %s --quiet --out x.ppm > /dev/full 2> err; rc=$?; grep -q 'standard output' err || exit 9; exit $rc",
              p->name, p->small);
     ck_assert_int_eq(in_temp_folder(script), 1);
 }
@@ -684,7 +684,7 @@ END_TEST
  * temporary file left, no signal (SIGXFSZ) death. */
 START_TEST(file_size_limit_on_the_image_is_a_write_error)
 {
-    const char *script = "(ulimit -f 16; $P/ch01 --width 128 --height 128 --spp 1 --quiet --out x.ppm > /dev/null "
+    const char *script = "(ulimit -f 16; \"$P\"/ch01 --width 128 --height 128 --spp 1 --quiet --out x.ppm > /dev/null "
                          "2> err); rc=$?; grep -q 'File too large' err || exit 9; [ -z \"$(ls -A | grep -v '^err$')\" ] "
                          "|| exit 8; exit $rc";
     ck_assert_int_eq(in_temp_folder(script), 1);
@@ -698,7 +698,7 @@ START_TEST(exercise_names_are_data)
 {
     char script[1600];
     snprintf(script, sizeof script,
-             "T=$PWD; cd $P || exit 1; export MAKEFLAGS=; "
+             "T=$PWD; cd \"$P\" || exit 1; export MAKEFLAGS=; "
              "for ex in '$(true)' \"ch01 \\$(touch $T/F1)\" 'ch01 `touch '$T'/F2`' 'x\"; touch '$T'/F3; echo \"' '*'; do "
              "make -s grade EX=\"$ex\" > $T/out 2>&1; [ $? -eq 2 ] || { echo \"grade $ex\"; exit 3; }; "
              "grep -q \"no exercise\" $T/out || { cat $T/out; exit 4; }; "
@@ -716,7 +716,7 @@ END_TEST
 START_TEST(hints_lead_without_giving_the_answer)
 {
     const char *script =
-        "cd $P && eval \"$(MAKEFLAGS= make -s print-registry)\" || exit 1; for e in $EXERCISES; do "
+        "cd \"$P\" && eval \"$(MAKEFLAGS= make -s print-registry)\" || exit 1; for e in $EXERCISES; do "
         "f=tests/hints/$e.txt; eval \"d=\\$ex_${e}_DIR\"; [ -f $f ] || { echo \"no $f\"; exit 2; }; "
         "[ $(grep -c '^---$' $f) -eq 2 ] || { echo \"$f: not three hints\"; exit 3; }; "
         "[ ! -e exercises/$d/hints.txt ] || { echo \"exercises/$d/hints.txt: hints in the exercise folder\"; exit 4; }; "
@@ -735,9 +735,9 @@ END_TEST
  * loader (exit 127). */
 START_TEST(ch10_gpu_stage_without_gpu_writes_nothing)
 {
-    const char *script = "$P/ch10 --stage gpu-generated --width 33 --height 31 --quiet --out x.ppm > /dev/null 2> err; "
+    const char *script = "\"$P\"/ch10 --stage gpu-generated --width 33 --height 31 --quiet --out x.ppm > /dev/null 2> err; "
                          "rc=$?; [ ! -e x.ppm ] || exit 9; [ $rc -eq 3 ] || exit $rc; "
-                         "(ulimit -v 400000; $P/ch10 --width 33 --height 31 --quiet --out y.ppm > /dev/null 2> err); "
+                         "(ulimit -v 400000; \"$P\"/ch10 --width 33 --height 31 --quiet --out y.ppm > /dev/null 2> err); "
                          "rc=$?; [ -e y.ppm ] || exit 8; exit $rc";
     ck_assert_int_eq(in_temp_folder(script), 3);
 }
@@ -752,7 +752,7 @@ START_TEST(out_of_memory_is_reported_not_a_crash)
         return; /* the CUDA runtime alone reserves more address space than the limit */
     char script[1000];
     snprintf(script, sizeof script,
-             "(ulimit -v 200000; exec $P/%s --width 16384 --height 16384 --spp 1 --repeat 1 --quiet 2> err); rc=$?; "
+             "(ulimit -v 200000; exec \"$P\"/%s --width 16384 --height 16384 --spp 1 --repeat 1 --quiet 2> err); rc=$?; "
              "grep -q 'out of memory' err || { cat err; exit 9; }; [ $(ls -A | wc -l) -eq 1 ] || exit 8; exit $rc",
              p->name);
     ck_assert_int_eq(in_temp_folder(script), 1);
@@ -768,7 +768,7 @@ static const char *const ch03_small_runs[] = {"--width 512 --height 19 --spp 64"
 START_TEST(ch03_check_holds_at_small_sizes)
 {
     char script[600];
-    snprintf(script, sizeof script, "$P/ch03 --stage rand-shared --threads 2 %s --quiet --out x.ppm > log 2>&1 "
+    snprintf(script, sizeof script, "\"$P\"/ch03 --stage rand-shared --threads 2 %s --quiet --out x.ppm > log 2>&1 "
              "|| { cat log; exit 1; }", ch03_small_runs[_i]);
     ck_assert_msg(in_temp_folder(script) == 0, "ch03 %s: a check failed at a valid size", ch03_small_runs[_i]);
 }
@@ -802,7 +802,7 @@ START_TEST(image_diff_scales_and_clips)
     snprintf(pd, sizeof pd, "%s/d.ppm", dir);
     write_ppm(pa, W, H, a);
     write_ppm(pb, W, H, b);
-    snprintf(cmd, sizeof cmd, "%s/build/image_diff %s %s %s 5 > %s/out.txt", PROGRAM_DIR, pa, pb, pd, dir);
+    snprintf(cmd, sizeof cmd, "%s/build/image_diff %s %s %s 5 > %s/out.txt", harness_q(PROGRAM_DIR), pa, pb, pd, dir);
     ck_assert_int_eq(system(cmd), 0);
     FILE *f = fopen(pd, "rb");
     ck_assert_ptr_nonnull(f);
@@ -818,15 +818,15 @@ START_TEST(image_diff_scales_and_clips)
     }
     /* an output that cannot be written: refused first (2), before any image is read */
     snprintf(cmd, sizeof cmd, "%s/build/image_diff %s %s /nonexistent/d.ppm 2> %s/err; rc=$?; "
-             "grep -q '/nonexistent/d.ppm cannot' %s/err || exit 9; exit $rc", PROGRAM_DIR, pa, pb, dir, dir);
+             "grep -q '/nonexistent/d.ppm cannot' %s/err || exit 9; exit $rc", harness_q(PROGRAM_DIR), pa, pb, dir, dir);
     int rc0 = system(cmd);
     ck_assert_msg(WIFEXITED(rc0) && WEXITSTATUS(rc0) == 2, "image_diff with an unwritable output: status %d", rc0);
     /* bad gain: usage, 2; an image against a smaller one: 1 */
-    snprintf(cmd, sizeof cmd, "%s/build/image_diff %s %s %s 0 2>/dev/null", PROGRAM_DIR, pa, pb, pd);
+    snprintf(cmd, sizeof cmd, "%s/build/image_diff %s %s %s 0 2>/dev/null", harness_q(PROGRAM_DIR), pa, pb, pd);
     int rc = system(cmd);
     ck_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 2);
     write_ppm(pb, W - 1, H, b);
-    snprintf(cmd, sizeof cmd, "%s/build/image_diff %s %s %s 2>/dev/null", PROGRAM_DIR, pa, pb, pd);
+    snprintf(cmd, sizeof cmd, "%s/build/image_diff %s %s %s 2>/dev/null", harness_q(PROGRAM_DIR), pa, pb, pd);
     rc = system(cmd);
     ck_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 1);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -88,7 +88,7 @@ static const char *const out_of_range_runs[] = {
 START_TEST(device_out_of_range_is_refused)
 {
     char cmd[512], line[512] = "";
-    snprintf(cmd, sizeof cmd, "cd /tmp && %s/%s --device 63 --quiet 2>&1 >/dev/null", PROGRAM_DIR,
+    snprintf(cmd, sizeof cmd, "P=%s && cd /tmp && \"$P\"/%s --device 63 --quiet 2>&1 >/dev/null", harness_q(PROGRAM_DIR),
              out_of_range_runs[_i]);
     FILE *p = popen(cmd, "r");
     ck_assert_ptr_nonnull(p);

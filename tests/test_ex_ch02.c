@@ -20,10 +20,11 @@ static const char *work; /* the suite's scratch folder, made in main() */
 static void render_with(const char *dir, const char *level, const char *out)
 {
     ck_assert_msg(harness_shell("cd %s && gcc -std=c11 -D_POSIX_C_SOURCE=200809L %s -I%s/common -I%s "
-                                "%s/tests/ex_ch02_driver.c %s/card.c %s/common/image.c -o %s/driver -lm",
-                                work, level, PROJECT_DIR, dir, PROJECT_DIR, dir, PROJECT_DIR, work) == 0,
+                                "%s/tests/ex_ch02_driver.c %s/card.c %s/common/image.c -o driver -lm",
+                                harness_q(work), level, harness_q(PROJECT_DIR), harness_q(dir), harness_q(PROJECT_DIR),
+                                harness_q(dir), harness_q(PROJECT_DIR)) == 0,
                   "%s/card.c does not build at %s with the test's driver", dir, level);
-    ck_assert_msg(harness_shell("%s/driver 64 48 4 %s/%s", work, work, out) == 0, "%s/card.c at %s: the render failed",
+    ck_assert_msg(harness_shell("cd %s && ./driver 64 48 4 %s", harness_q(work), harness_q(out)) == 0, "%s/card.c at %s: the render failed",
                   dir, level);
 }
 
@@ -48,7 +49,7 @@ START_TEST(o1_inlines_the_vector_helpers)
 {
     ck_assert_msg(harness_shell("gcc -std=c11 -O1 -S -fno-asynchronous-unwind-tables -I%s/common -I%s %s/card.c "
                                 "-o %s/card.s",
-                                PROJECT_DIR, EX_DIR, EX_DIR, work) == 0,
+                                harness_q(PROJECT_DIR), harness_q(EX_DIR), harness_q(EX_DIR), harness_q(work)) == 0,
                   "your card.c does not compile at -O1");
     char path[512];
     snprintf(path, sizeof path, "%s/card.s", work);
@@ -74,9 +75,9 @@ START_TEST(picture_unchanged_at_o0_and_o1)
     render_with(PROJECT_DIR "/chapters/ch01_baseline", "-O0", "ref.ppm");
     render_with(EX_DIR, "-O0", "o0.ppm");
     render_with(EX_DIR, "-O1", "o1.ppm");
-    ck_assert_msg(harness_shell("cmp -s %s/ref.ppm %s/o0.ppm", work, work) == 0,
+    ck_assert_msg(harness_shell("cd %s && cmp -s ref.ppm o0.ppm", harness_q(work)) == 0,
                   "64x48x4 at -O0: your card.c's image differs from ch01's (want: byte-identical)");
-    ck_assert_msg(harness_shell("cmp -s %s/ref.ppm %s/o1.ppm", work, work) == 0,
+    ck_assert_msg(harness_shell("cd %s && cmp -s ref.ppm o1.ppm", harness_q(work)) == 0,
                   "64x48x4 at -O1: your card.c's image differs from ch01's at -O0 (want: byte-identical)");
 }
 END_TEST

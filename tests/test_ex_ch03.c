@@ -291,12 +291,13 @@ END_TEST
 START_TEST(no_data_race_under_thread_sanitizer)
 {
     const char *dir = harness_scratch("test_ex_ch03");
-    int built = harness_shell("gcc -std=c11 -O1 -g -fsanitize=thread -D_POSIX_C_SOURCE=200809L -I'%s' -I'%s/common' "
-                              "'%s/tests/ex_ch03_tsan_driver.c' '%s/render.c' '%s/common/image.c' -o '%s/tsan' -lm "
-                              "-pthread 2> '%s/build.txt'",
-                              EX_DIR, PROJECT_DIR, PROJECT_DIR, EX_DIR, PROJECT_DIR, dir, dir);
+    int built = harness_shell("cd %s && gcc -std=c11 -O1 -g -fsanitize=thread -D_POSIX_C_SOURCE=200809L -I%s -I%s/common "
+                              "%s/tests/ex_ch03_tsan_driver.c %s/render.c %s/common/image.c -o tsan -lm "
+                              "-pthread 2> build.txt",
+                              harness_q(dir), harness_q(EX_DIR), harness_q(PROJECT_DIR), harness_q(PROJECT_DIR),
+                              harness_q(EX_DIR), harness_q(PROJECT_DIR));
     ck_assert_msg(built == 0, "your render.c does not build with -fsanitize=thread (see %s/build.txt)", dir);
-    int rc = harness_shell("TSAN_OPTIONS='halt_on_error=1 exitcode=66' '%s/tsan' > '%s/tsan.txt' 2>&1", dir, dir);
+    int rc = harness_shell("cd %s && TSAN_OPTIONS='halt_on_error=1 exitcode=66' ./tsan > tsan.txt 2>&1", harness_q(dir));
     if (rc != 0) {
         char path[300];
         snprintf(path, sizeof path, "%s/tsan.txt", dir);

@@ -39,9 +39,8 @@ END_TEST
 
 START_TEST(no_stack_frame_in_the_machine_code)
 {
-    char flags[1200];
-    snprintf(flags, sizeof flags, "-I%s -I%s/chapters/ch04_gpu_loop", EX_DIR, PROJECT_DIR);
-    char *text = harness_nvcc(NVCC, CUDA_ARCH, flags, PROJECT_DIR "/tests/ex_ch04_kernel.cu", "ptxas");
+    char *text = harness_nvcc(NVCC, CUDA_ARCH, EX_DIR, PROJECT_DIR "/chapters/ch04_gpu_loop",
+                              PROJECT_DIR "/tests/ex_ch04_kernel.cu", "ptxas");
     ck_assert_msg(text != NULL, "your sample_loop.h does not compile for the GPU (nvcc)");
     int functions = 0;
     for (char *p = strstr(text, "bytes stack frame"); p; p = strstr(p + 1, "bytes stack frame")) {

@@ -19,7 +19,7 @@
 
 START_TEST(no_fp64_instruction_in_the_ptx)
 {
-    char *ptx = harness_nvcc(NVCC, CUDA_ARCH, "-I" EX_DIR, PROJECT_DIR "/tests/ex_ch05_kernel.cu", "ptx");
+    char *ptx = harness_nvcc(NVCC, CUDA_ARCH, EX_DIR, NULL, PROJECT_DIR "/tests/ex_ch05_kernel.cu", "ptx");
     ck_assert_msg(ptx != NULL, "your shade.h does not compile for the GPU (nvcc -ptx)");
     int fp64 = 0;
     char first[200] = "";

@@ -26,7 +26,7 @@
 
 START_TEST(warp_step_synchronises_its_lanes)
 {
-    char *ptx = harness_nvcc(NVCC, CUDA_ARCH, "-I" EX_DIR, PROJECT_DIR "/tests/ex_ch06_kernel.cu", "ptx");
+    char *ptx = harness_nvcc(NVCC, CUDA_ARCH, EX_DIR, NULL, PROJECT_DIR "/tests/ex_ch06_kernel.cu", "ptx");
     ck_assert_msg(ptx != NULL, "your last_warp.cuh does not compile (nvcc -ptx)");
     int syncs = (strstr(ptx, "bar.warp.sync") != NULL) + (strstr(ptx, "shfl.sync") != NULL);
     ck_assert_msg(syncs > 0, "got: no bar.warp.sync and no shfl.sync in the PTX; want: a warp step whose lanes "
@@ -38,11 +38,10 @@ END_TEST
 START_TEST(exact_when_lanes_run_one_after_another)
 {
     const char *dir = harness_scratch("test_ex_ch06");
-    ck_assert_msg(harness_shell("g++ -std=c++17 -O1 -I'%s' '%s/tests/ex_ch06_warp_cpu.cpp' -o '%s/warp' > '%s/build.txt' "
-                                "2>&1",
-                                EX_DIR, PROJECT_DIR, dir, dir) == 0,
+    ck_assert_msg(harness_shell("cd %s && g++ -std=c++17 -O1 -I%s %s/tests/ex_ch06_warp_cpu.cpp -o warp > build.txt 2>&1",
+                                harness_q(dir), harness_q(EX_DIR), harness_q(PROJECT_DIR)) == 0,
                   "your last_warp.cuh does not build as host code with the CPU warp (see %s/build.txt)", dir);
-    ck_assert_msg(harness_shell("'%s/warp' > '%s/out.txt'", dir, dir) == 0, "the CPU warp did not finish");
+    ck_assert_msg(harness_shell("cd %s && ./warp > out.txt", harness_q(dir)) == 0, "the CPU warp did not finish");
     char path[300];
     snprintf(path, sizeof path, "%s/out.txt", dir);
     FILE *f = fopen(path, "r");

@@ -539,7 +539,7 @@ static long ptx_count(const ptx_prog *p, int tid, int n, char *why, size_t len)
 
 START_TEST(few_instructions_per_interaction)
 {
-    char *ptx = harness_nvcc(NVCC, CUDA_ARCH, "-I" EX_DIR, PROJECT_DIR "/tests/ex_ch07_kernel.cu", "ptx");
+    char *ptx = harness_nvcc(NVCC, CUDA_ARCH, EX_DIR, NULL, PROJECT_DIR "/tests/ex_ch07_kernel.cu", "ptx");
     ck_assert_msg(ptx != NULL, "your tile_loop.cuh does not compile (nvcc -ptx)");
     ptx_prog *p = (ptx_prog *)calloc(1, sizeof *p);
     char why[600] = "";

@@ -51,8 +51,8 @@ static int wrong_answers(const char *compiler, char *first, size_t first_size)
         snprintf(args + strlen(args), sizeof args - strlen(args), " %08x", (unsigned)cases[i].bits);
     snprintf(first, first_size, "%s -O2 -ffast-math: your finite.h does not compile, or the program did not run",
              compiler);
-    int rc = harness_shell("%s -std=c11 -O2 -ffast-math -I'%s' '%s' -o '%s' && '%s'%s > '%s'", compiler, EX_DIR, src, exe,
-                           exe, args, out);
+    int rc = harness_shell("%s -std=c11 -O2 -ffast-math -I%s %s -o %s && %s%s > %s", compiler, harness_q(EX_DIR),
+                           harness_q(src), harness_q(exe), harness_q(exe), args, harness_q(out));
     int wrong = -1;
     if (rc == 0 && (f = fopen(out, "r")) != NULL) {
         wrong = 0;
@@ -103,8 +103,8 @@ START_TEST(bits_read_without_breaking_aliasing)
     ck_assert_ptr_nonnull(f);
     fputs("#include \"finite.h\"\nint probe(float x) { return ex_finite(&x); }\n", f);
     fclose(f);
-    int rc = harness_shell("gcc -std=c11 -O2 -Werror=strict-aliasing -Wstrict-aliasing=1 -I'%s' -c '%s' "
-                           "-o /dev/null > '%s/alias.txt' 2>&1", EX_DIR, path, dir);
+    int rc = harness_shell("cd %s && gcc -std=c11 -O2 -Werror=strict-aliasing -Wstrict-aliasing=1 -I%s -c alias.c "
+                           "-o /dev/null > alias.txt 2>&1", harness_q(dir), harness_q(EX_DIR));
     if (rc != 0) {
         snprintf(path, sizeof path, "%s/alias.txt", dir);
         char *text = harness_read_file(path), *line = text ? strstr(text, "error:") : NULL;

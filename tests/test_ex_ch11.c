@@ -12,16 +12,17 @@ START_TEST(ring_overlaps_and_is_right)
     char bin[128];
     snprintf(bin, sizeof bin, "%s/ring", dir);
     if (P == 1 || access(bin, X_OK) != 0) {
-        int rc = harness_shell("mpicc -std=gnu11 -O2 -I'%s' -I'%s/chapters/ch07_nbody' '%s/tests/ex_ch11_driver.c' "
-                               "'%s/chapters/ch07_nbody/cpu.c' '%s/chapters/ch07_nbody/check.c' -lm -o %s",
-                               EX_DIR, PROJECT_DIR, PROJECT_DIR, PROJECT_DIR, PROJECT_DIR, bin);
+        int rc = harness_shell("mpicc -std=gnu11 -O2 -I%s -I%s/chapters/ch07_nbody %s/tests/ex_ch11_driver.c "
+                               "%s/chapters/ch07_nbody/cpu.c %s/chapters/ch07_nbody/check.c -lm -o %s",
+                               harness_q(EX_DIR), harness_q(PROJECT_DIR), harness_q(PROJECT_DIR), harness_q(PROJECT_DIR),
+                               harness_q(PROJECT_DIR), harness_q(bin));
         ck_assert_msg(rc == 0, "ring_step.h did not compile with the driver (mpicc exit %d)", rc);
     }
-    int rc = harness_shell("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-                           "OMPI_MCA_rmaps_base_oversubscribe=1 timeout 60 mpirun -np %d %s > %s/out%d 2>&1; rc=$?; "
+    int rc = harness_shell("cd %s && OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+                           "OMPI_MCA_rmaps_base_oversubscribe=1 timeout 60 mpirun -np %d ./ring > out%d 2>&1; rc=$?; "
                            "grep -v '^-\\|^ \\|^$\\|Primary job\\|mpirun detected\\|Process name\\|Exit code\\|a "
-                           "non-zero\\|the job to be\\|this process' %s/out%d; exit $rc",
-                           P, bin, dir, P, dir, P);
+                           "non-zero\\|the job to be\\|this process' out%d; exit $rc",
+                           harness_q(dir), P, P, P);
     ck_assert_msg(rc == 0, "P = %d: the ring failed its check (exit %d%s; the driver's reasons above)", P, rc,
                   rc == 124 ? ": it hung, so a rank waits for a message nobody sends" : "");
 }

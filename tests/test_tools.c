@@ -22,7 +22,7 @@ static int by_name(const void *a, const void *b)
 /* Keeps a script that can run here; counts and names one that cannot. */
 static void keep_if_runnable(const char *name, size_t len)
 {
-    int rc = harness_shell("cd '%s' && bash 'tests/tools/%s' --can-run", PROGRAM_DIR, name);
+    int rc = harness_shell("cd %s && bash tests/tools/%s --can-run", harness_q(PROGRAM_DIR), harness_q(name));
     if (rc == 77) {
         skipped_count++;
         return;
@@ -50,7 +50,8 @@ START_TEST(script_passes)
     const char *name = scripts[_i];
     char log[512];
     snprintf(log, sizeof log, "%s/%s.log", harness_scratch("test_tools"), name);
-    int rc = harness_shell("cd '%s' && bash 'tests/tools/%s' '%s' > '%s' 2>&1", PROGRAM_DIR, name, PROGRAM_DIR, log);
+    int rc = harness_shell("cd %s && bash tests/tools/%s %s > %s 2>&1", harness_q(PROGRAM_DIR), harness_q(name),
+                           harness_q(PROGRAM_DIR), harness_q(log));
     char *out = harness_read_file(log);
     const char *tail = out ? out + strlen(out) : "";
     for (int lines = 0; out && tail > out && lines < 12; tail--)

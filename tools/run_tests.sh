@@ -8,10 +8,13 @@
 #                         FAIL its test; one check each
 #   --unavailable "chNN: why" ...   chapters not built here (what they need is missing):
 #                         one line each, each counted as one skipped
-# A binary that dies without its RESULT line counts as one failure.
+# The verdict of each is its harness's own, through a channel the code under
+# test cannot write to (tools/verdict.sh): a binary that does not run to its
+# end, or whose verdict is not the harness's, counts as one failure (at least).
 # TEST_JOBS=N runs N binaries at once (make check-gpu does, on a many-core
 # machine); each one's lines are printed whole, in order, once it is done.
 set -u
+. "$(dirname "$0")/verdict.sh"
 passed=0 failed=0 skipped=0 mode=suites
 jobs=${TEST_JOBS:-1}
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "run_tests: TEST_JOBS='$jobs': want a positive number" >&2; exit 2; }
@@ -25,45 +28,37 @@ run_one() {
 }
 
 run_one_counted() { # mode binary
-    local out status
     [ "$jobs" -gt 1 ] || echo "  ...   $2" # announced before it runs: some suites take minutes
-    if [ "$1" = gpu-suites ]; then
-        out=$(CK_FORK=no "$2" 2>&1); status=$?
+    if [ "$1" = gpu-suites ]; then verdict_run "$2" CK_FORK=no; else verdict_run "$2"; fi
+    if [ "$1" = must-fail ]; then must_fail "$2"; else counted "$2"; fi
+}
+
+# must_fail BINARY: a stub or a wrong answer; one check: that it fails (a
+# forged pass, without the harness's secret, is a failure like any other).
+must_fail() {
+    local what="the untouched stub"
+    case $1 in *_wrong_*) what="the wrong answer '${1##*_wrong_}'" ;; esac
+    if [ "$verdict" = fail ]; then
+        passed=$((passed + 1))
+        echo "  ok    $1: $what fails its test (${why:-$(verdict_count failed) failures}), as it must"
+    elif [ "$verdict" = part ] && { [ "$(verdict_count passed)" -eq 0 ] || [[ $1 == *_wrong_* ]]; }; then
+        skipped=$((skipped + 1)); echo "  skip  $1: its test needs a GPU, so $what was not checked here"
     else
-        out=$("$2" 2>&1); status=$?
+        failed=$((failed + 1)); echo "  FAIL  $1: $what passes its test: the checker is broken"
     fi
-    local result
-    result=$(grep '^RESULT ' <<<"$out" | tail -n1)
-    if [ "$1" = must-fail ]; then
-        local p f s what="the untouched stub"
-        case $2 in *_wrong_*) what="the wrong answer '${2##*_wrong_}'" ;; esac
-        p=$(sed -n 's/.*passed=\([0-9]*\).*/\1/p' <<<"$result")
-        f=$(sed -n 's/.*failed=\([0-9]*\).*/\1/p' <<<"$result")
-        s=$(sed -n 's/.*skipped=\([0-9]*\).*/\1/p' <<<"$result")
-        if [ -z "$result" ] && [ "$status" -ne 0 ]; then
-            passed=$((passed + 1)); echo "  ok    $2: $what fails its test (it crashed), as it must"
-        elif [ -n "$f" ] && [ "$f" -gt 0 ]; then
-            passed=$((passed + 1)); echo "  ok    $2: $what fails its test ($f failures), as it must"
-        elif [ "${s:-0}" -gt 0 ] && { [ "${p:-0}" -eq 0 ] || [[ $2 == *_wrong_* ]]; }; then
-            skipped=$((skipped + 1)); echo "  skip  $2: its test needs a GPU, so $what was not checked here"
-        else
-            failed=$((failed + 1)); echo "  FAIL  $2: $what passes its test: the checker is broken"
-        fi
-        return
-    fi
-    if [ -z "$result" ]; then
-        failed=$((failed + 1)); echo "  FAIL  $2 died without a result (status $status):"; echo "$out" | tail -n 20
-        return
-    fi
+}
+
+# counted BINARY: a suite; its counts are added to the totals.
+counted() {
     local p f s
-    p=$(sed -n 's/.*passed=\([0-9]*\).*/\1/p' <<<"$result")
-    f=$(sed -n 's/.*failed=\([0-9]*\).*/\1/p' <<<"$result")
-    s=$(sed -n 's/.*skipped=\([0-9]*\).*/\1/p' <<<"$result")
-    passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
-    if [ "$f" -gt 0 ]; then
-        echo "  FAIL  $2: $p passed, $f failed, $s skipped"; grep -E ':[EF]:' <<<"$out" | head -n 30
+    p=$(verdict_count passed) f=$(verdict_count failed) s=$(verdict_count skipped)
+    passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+    if [ -n "$why" ]; then
+        echo "  FAIL  $1: $why:"; tail -n 20 <<<"$out"
+    elif [ "$f" -gt 0 ]; then
+        echo "  FAIL  $1: $p passed, $f failed, $s skipped"; grep -E ':[EF]:|did not run to .* end' <<<"$out" | head -n 30
     else
-        echo "  ok    $2: $p passed, $s skipped"
+        echo "  ok    $1: $p passed, $s skipped"
     fi
 }
 

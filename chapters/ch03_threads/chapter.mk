@@ -20,7 +20,9 @@ ch03_EXERCISES := ch03
 ex_ch03_WHAT := the LCG (bit-exact), per-row seeds, and an atomic row scheduler: the same image at 1, 3 and 8 threads
 ex_ch03_ON := CPU
 # The test makes a lost update certain through the atomics (see the header).
-ex_ch03_INCLUDE := -include $(CURDIR)/tests/ex_ch03_atomics.h
+# (relative: gcc looks for an -include file in its working folder, the checkout's root,
+# and the absolute path may hold characters the shell or make would read)
+ex_ch03_INCLUDE := -include tests/ex_ch03_atomics.h
 
 # From here on card.c is built with the project's optimisation level (-O2).
 $(BUILD)/ch03/%.o: $(ch03_DIR)/%.c $(ch03_DIR)/*.h common/*.h | $(BUILD)/ch03/.dir

@@ -8,7 +8,7 @@ ch04_RAYTRACER := yes
 ch04_SMALL := --width 9 --height 7 --spp 1
 ch04_SANITIZE := --width 33 --height 31 --spp 2
 ch04_TEST_OBJ := $(BUILD)/ch04/render.o $(BUILD)/ch03/card.o
-ch04_TEST_FLAGS := $(CUDA_RDC) -DPROGRAM_DIR='"$(CURDIR)"' -I$(BUILD)/tests
+ch04_TEST_FLAGS := $(CUDA_RDC) $(call nvcc_path_def,PROGRAM_DIR,$(CURDIR)) -I$(BUILD)/tests
 ch04_TEST_DEPS := $(BUILD)/tests/ch04_card_planted.h
 ch04_DIFFS := ch04-recursive ch04-loop diff-ch04-loop
 # ch03's card.c became card.h (the same code, host and device); its card.h, the

@@ -21,7 +21,7 @@ ch08_EXERCISES := ch08
 ex_ch08_WHAT := next-event estimation: one light sample from a sphere's cap, its mean against the analytic light a sphere sheds
 ex_ch08_ON := CPU
 
-SCENE_DEF := -DSCENE_DIR='"$(CURDIR)/data/scenes"'
+SCENE_DEF := $(call path_def,SCENE_DIR,$(CURDIR)/data/scenes)
 $(BUILD)/ch08/%.o: $(ch08_DIR)/%.c $(ch08_DIR)/*.h common/*.h | $(BUILD)/ch08/.dir
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) $(REFERENCE_DEF) $(SCENE_DEF) -c $< -o $@
 $(BUILD)/ch08/render.o: $(ch08_DIR)/render.cu $(ch08_DIR)/*.h common/*.h $(CUDA_CONFIG) | $(BUILD)/ch08/.dir
@@ -35,8 +35,8 @@ CHAPTER_TARGETS += ch08-reference
 ch08-reference_HELP := re-render ch08's converged reference images (GPU, about a minute)
 .PHONY: ch08-reference
 ch08-reference: ch08
-	./ch08 --stage gpu-loop --width 128 --height 96 --spp 65536 --seed 1000 --repeat 1 --noise-test no --out $(CURDIR)/data/reference/ch08_cornell_128x96.ppm
-	./ch08 --stage gpu-loop --width 1024 --height 768 --spp 16384 --seed 1000 --repeat 1 --noise-test no --out $(CURDIR)/data/reference/ch08_cornell_1024x768.ppm
+	./ch08 --stage gpu-loop --width 128 --height 96 --spp 65536 --seed 1000 --repeat 1 --noise-test no --out data/reference/ch08_cornell_128x96.ppm
+	./ch08 --stage gpu-loop --width 1024 --height 768 --spp 16384 --seed 1000 --repeat 1 --noise-test no --out data/reference/ch08_cornell_1024x768.ppm
 
 # Beason's smallpt against the cpu-threads stage: the same picture, within noise (ORIGINAL=its .cpp).
 $(BUILD)/ch08/smallpt_agree: $(ch08_DIR)/smallpt_agree.c $(LIBCOMMON) | $(BUILD)/ch08/.dir
@@ -60,7 +60,7 @@ ch08_TEST_OBJ += $(CH08_PLANTED)/planted.o
 ch08_SAN_SRC += $(CH08_PLANTED)/planted.c
 ch08_TEST_DEPS += tests/ch08_planted.h
 # where test_ch08 finds ./ch08, whose GPU stages it runs at a size with a reference
-ch08_TEST_FLAGS += -DPROGRAM_DIR='"$(CURDIR)"'
+ch08_TEST_FLAGS += $(call path_def,PROGRAM_DIR,$(CURDIR))
 $(CH08_PLANTED)/path.h: $(ch08_DIR)/path.h | $(CH08_PLANTED)/.dir
 	sed 's/scale(n, R(2.0) \* dot(n, d))/scale(n, R(-2.0) * dot(n, d))/' $< > $@.tmp && ! cmp -s $< $@.tmp && mv $@.tmp $@
 $(CH08_PLANTED)/planted.c: tests/ch08_planted.c $(CH08_PLANTED)/path.h

@@ -9,7 +9,7 @@ ch09_SMALL := --repeat 1 --n 100003 --width 33 --height 31 --spp 2
 ch09_SANITIZE := --n 4097 --width 33 --height 31 --spp 2
 ch09_TEST_OBJ :=
 # test_ch09 asks the clang the build chose (none: its clang checks are skipped).
-ch09_TEST_FLAGS = -DCH09_CLANG='"$(CLANG_CUDA)"' -DCH09_BUILD='"$(CURDIR)/$(BUILD)/ch09"'
+ch09_TEST_FLAGS = -DCH09_CLANG='"$(CLANG_CUDA)"' $(call path_def,CH09_BUILD,$(CURDIR)/$(BUILD)/ch09)
 ch09_TEST_DEPS = $(CLANG_CONFIG) $(foreach c,$(CH09_COMPILERS),$(BUILD)/ch09/talk-$(c).ptx)
 ch09_EXERCISES := ch09
 ex_ch09_WHAT := a NaN and infinity check that survives -ffast-math (gcc and clang), from the float's bits
@@ -45,14 +45,16 @@ CH09_CONFIG_clang = $(CLANG_CONFIG)
 
 # Each source is compiled inside a namespace of its own (a wrapper that
 # includes it, after the system headers it uses), so the two compilers'
-# templates and kernels get different names.
+# templates and kernels get different names. (The wrapper, in $(BUILD)/ch09/,
+# names the source relative to itself: the checkout's absolute path may hold
+# characters the shell or make would read.)
 CH09_SYSTEM_HEADERS := cuda_runtime.h math.h pthread.h stddef.h stdint.h stdio.h stdlib.h string.h unistd.h
 # (ch06's CUB stage is a file of its own, reduce_cub.cu, which ch09 does not
 # build: CUB's kernels are templates outside any namespace of ours.)
 define CH09_OBJECT_RULES
 $(BUILD)/ch09/$(1)-$(2).cu: $(ch09_DIR)/chapter.mk | $(BUILD)/ch09/.dir
 	@{ printf '#include <%s>\n' $(CH09_SYSTEM_HEADERS) $(CH09_SYSTEM_HEADERS_$(1)); \
-	   printf 'namespace ch09_$(1)_$(2) {\n#include "$(abspath $(CH09_SRC_$(1)))"\n}\n'; } > $$@
+	   printf 'namespace ch09_$(1)_$(2) {\n#include "../../$(CH09_SRC_$(1))"\n}\n'; } > $$@
 $(BUILD)/ch09/$(1)-$(2).o: $(BUILD)/ch09/$(1)-$(2).cu $(CH09_SRC_$(1)) $(wildcard $(dir $(CH09_SRC_$(1)))*.h) common/*.h $(ch09_DIR)/rename.sh $$(CH09_CONFIG_$(2))
 	@start=$$$$(date +%s%N); $(CH09_CXX_$(2)) $(CH09_FLAGS_$(1)_$(2)) $(CH09_DEFS_$(1)) -I$(dir $(CH09_SRC_$(1))) -c $$< -o $$@.raw && \
 	  echo "$(1) $(2) $$$$((($$$$(date +%s%N) - start) / 1000000))" > $(BUILD)/ch09/$(1)-$(2).ms && \

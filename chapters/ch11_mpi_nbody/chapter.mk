@@ -19,7 +19,7 @@ ch11_RAYTRACER := no
 ch11_SMALL := --n 33 --steps 2
 ch11_BAD := --n 16777217 --n;--inject fail@x --inject;--inject hang@1 --inject
 ch11_TEST_OBJ := $(BUILD)/ch07/cpu.o $(BUILD)/ch07/check.o
-ch11_TEST_FLAGS := $(MPI_CFLAGS) $(CUDA_CFLAGS) -DPROGRAM_DIR='"$(CURDIR)"'
+ch11_TEST_FLAGS := $(MPI_CFLAGS) $(CUDA_CFLAGS) $(call path_def,PROGRAM_DIR,$(CURDIR))
 ch11_BENCH_EXTRA := $(ch11_DIR)/bench_extra.sh
 ch11_BOOK_EXTRA := $(ch11_DIR)/book_extra.sh
 ch11_CHART := lines-n
