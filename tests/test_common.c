@@ -515,6 +515,7 @@ START_TEST(scratch_folder_removed_after_a_failed_test)
         const char *dir = harness_scratch("test_scratch");
         if (write(fds[1], dir, strlen(dir) + 1) < 0)
             _exit(3);
+        harness_ledger = NULL; /* the inner run's test is not one of the outer run's */
         Suite *inner = suite_create("inner");
         TCase *tc = tcase_create("inner");
         tcase_add_test(tc, a_test_that_fails);

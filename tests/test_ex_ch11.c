@@ -35,5 +35,5 @@ int main(void)
     tcase_set_timeout(tc, 240);
     tcase_add_loop_test(tc, ring_overlaps_and_is_right, 0, 4);
     suite_add_tcase(s, tc);
-    return harness_run(s, "exercise ch11", 0);
+    return harness_run(s, "exercise-ch11", 0);
 }

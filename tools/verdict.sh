@@ -39,7 +39,7 @@ verdict_run() {
 # verdict_judge LINE FULL-SECRET PART-SECRET: sets verdict, result, why (and
 # reads status) as verdict_run says.
 verdict_judge() {
-    local line=$1 full=$2 part=$3 re='^RESULT [^ ]+ passed=[0-9]+ failed=[0-9]+ skipped=[0-9]+'
+    local line=$1 full=$2 part=$3 re='^RESULT .+ passed=[0-9]+ failed=[0-9]+ skipped=[0-9]+'
     verdict=fail why=
     result=$(grep -oE "$re" <<<"$line")
     if [ -z "$result" ]; then

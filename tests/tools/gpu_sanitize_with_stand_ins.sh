@@ -41,8 +41,10 @@ grep -q 'FAIL  racecheck found no race in ch06 racy-one' race.log || fail "no li
 MODE=error CHAPTERS=ch06 bash tools/gpu_sanitize.sh > error.log 2>&1 && fail "a memcheck error passed"
 grep -q 'FAIL  memcheck ch06 clean' error.log || fail "no line names the memcheck error"
 grep -q "^gpu-sanitize: $runs runs, 2 failures$" error.log || fail "want 2 failures: $(tail -n 1 error.log)"
-# check-gpu without a GPU: says so and exits 3 (PATH without the stand-in nvidia-smi).
-PATH=${PATH#"$PWD/bin:"} bash tools/check_gpu.sh > nogpu.log 2>&1
+# check-gpu without a GPU: says so and exits 3 (an nvidia-smi that lists none,
+# in front of any real one).
+mkdir -p nogpu && printf '#!/bin/sh\nexit 9\n' > nogpu/nvidia-smi && chmod +x nogpu/nvidia-smi
+PATH=$PWD/nogpu:$PATH bash tools/check_gpu.sh > nogpu.log 2>&1
 rc=$?
 [ $rc -eq 3 ] && grep -q 'no CUDA device here' nogpu.log || fail "check-gpu without a GPU: exit $rc, $(cat nogpu.log)"
 echo "gpu_sanitize: clean passes, a missed race and a memcheck error fail, logs name the device; check-gpu needs a GPU"
