@@ -11,11 +11,17 @@
  *   cross: per component |err| <= 3u * (|p1| + |p2|);
  *   normalize: per component |err| <= 8u (the result has length 1);
  *   reflect: per component |err| <= 16u * |d| (n is made unit in double first).
+ * And no double anywhere: vec.c is compiled again here (CC_NAME -O0 -S: at -O1
+ * the compiler folds some stray doubles away, e.g. -2.0 * dot turned back into
+ * float, so the source's own arithmetic is read at -O0) and its assembly must
+ * hold no double-precision instruction (cvtss2sd, cvtsd2ss, mulsd, sqrtsd, ...,
+ * x87) and no call to a double libm function (sqrt rather than sqrtf, ...).
  */
 #include "harness.h"
 
 #include "vec.h"
 
+#include <ctype.h>
 #include <math.h>
 
 #define SEED 20261121ULL
@@ -125,8 +131,108 @@ START_TEST(reflect_within_bound)
 }
 END_TEST
 
+/* x86-64 mnemonics (AT&T, with or without AVX's v) that compute in double.
+ * Not movsd/movlpd: clang moves a pair of floats with them. */
+static const char *const double_ops[] = {
+    "cvtss2sd", "cvtsd2ss", "cvtps2pd", "cvtpd2ps", "cvtsi2sd", "cvtsi2sdl", "cvtsi2sdq", "cvttsd2si", "cvtsd2si",
+    "addsd",    "subsd",    "mulsd",    "divsd",    "sqrtsd",   "minsd",     "maxsd",     "comisd",    "ucomisd",
+    "addpd",    "subpd",    "mulpd",    "divpd",    "sqrtpd",   "cvtdq2pd",  NULL};
+/* libm's double functions (their float forms end in f). */
+static const char *const double_calls[] = {"sqrt", "pow",  "hypot", "fabs", "fma", "fmin", "fmax", "exp", "log",
+                                           "cbrt", "sin",  "cos",   "tan",  "atan2", "acos", "asin", "floor",
+                                           "ceil", "round", "trunc", "copysign", NULL};
+
+/* Why one assembly instruction (mnemonic op, first operand arg) computes in
+ * double, or NULL when it does not. */
+static const char *double_reason(const char *op, const char *arg, char *why, size_t size)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    const char *m = op[0] == 'v' ? op + 1 : op;
+    for (int i = 0; double_ops[i]; i++)
+        if (strcmp(m, double_ops[i]) == 0) {
+            snprintf(why, size, "%s (a double-precision instruction)", op);
+            return why;
+        }
+    if (strncmp(m, "vfmadd", 6) == 0 || strncmp(m, "vfmsub", 6) == 0 || strncmp(m, "vfnmadd", 7) == 0 ||
+        strncmp(m, "vfnmsub", 7) == 0) {
+        size_t n = strlen(m);
+        if (n > 2 && (strcmp(m + n - 2, "sd") == 0 || strcmp(m + n - 2, "pd") == 0)) {
+            snprintf(why, size, "%s (a double-precision FMA)", op);
+            return why;
+        }
+    }
+    if (op[0] == 'f') {
+        snprintf(why, size, "%s (an x87 instruction: long double)", op);
+        return why;
+    }
+    int is_call = strncmp(op, "call", 4) == 0 || strncmp(op, "jmp", 3) == 0;
+#elif defined(__aarch64__)
+    /* a floating-point instruction on a d register (fcvt d0, s0; fmul d0, ...) */
+    if (op[0] == 'f' && arg[0] == 'd' && isdigit((unsigned char)arg[1])) {
+        snprintf(why, size, "%s %s (a double-precision instruction)", op, arg);
+        return why;
+    }
+    int is_call = strcmp(op, "bl") == 0 || strcmp(op, "b") == 0;
+#else
+    int is_call = 0;
+#endif
+    if (!is_call)
+        return NULL;
+    char name[64];
+    size_t n = 0;
+    while (arg[n] && n < sizeof name - 1 && (isalnum((unsigned char)arg[n]) || arg[n] == '_'))
+        n++;
+    memcpy(name, arg, n);
+    name[n] = '\0';
+    for (int i = 0; double_calls[i]; i++)
+        if (strcmp(name, double_calls[i]) == 0) {
+            snprintf(why, size, "a call to %s, libm's double function (its float one is %sf)", name, name);
+            return why;
+        }
+    return NULL;
+}
+
+static const char *work; /* the suite's scratch folder, made in main() */
+
+START_TEST(no_double_in_the_machine_code)
+{
+    ck_assert_msg(harness_shell("%s -std=c11 -O0 -S -fno-asynchronous-unwind-tables -I%s %s/vec.c -o %s/vec.s 2>&1",
+                                harness_q(CC_NAME), harness_q(EX_DIR), harness_q(EX_DIR), harness_q(work)) == 0,
+                  "your vec.c does not compile with %s -O0 -S", CC_NAME);
+    char path[512];
+    snprintf(path, sizeof path, "%s/vec.s", work);
+    char *text = harness_read_file(path);
+    ck_assert_ptr_nonnull(text);
+    /* every double instruction, named once, with the function it is in */
+    char function[128] = "?", why[256], found[1024] = "";
+    int count = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        char op[32] = "", arg[128] = "";
+        if (line[0] != '\t' && line[0] != ' ' && line[0] != '.' && line[0] != '#' && strchr(line, ':')) {
+            snprintf(function, sizeof function, "%.*s", (int)(strchr(line, ':') - line), line);
+            continue;
+        }
+        if (sscanf(line, " %31s %127s", op, arg) < 1 || op[0] == '.' || op[0] == '#')
+            continue;
+        if (double_reason(op, arg, why, sizeof why)) {
+            char item[400];
+            snprintf(item, sizeof item, "%s in %s()", why, function);
+            if (!strstr(found, item) && strlen(found) + strlen(item) + 3 < sizeof found)
+                snprintf(found + strlen(found), sizeof found - strlen(found), "%s%s", count ? "; " : "", item);
+            count++;
+        }
+    }
+    free(text);
+    ck_assert_msg(count == 0,
+                  "your vec.c computes in double (%s -O0 -S): %s. The code is float: a literal like 2.0 (write 2.0f) "
+                  "or sqrt (write sqrtf) converts to double and back",
+                  CC_NAME, found);
+}
+END_TEST
+
 int main(void)
 {
+    work = harness_scratch("test_ex_ch01");
     Suite *s = suite_create("exercise ch01");
     TCase *tc = tcase_create("vectors");
     tcase_add_test(tc, add_is_exact);
@@ -135,6 +241,7 @@ int main(void)
     tcase_add_test(tc, cross_within_bound);
     tcase_add_test(tc, normalize_within_bound);
     tcase_add_test(tc, reflect_within_bound);
+    tcase_add_test(tc, no_double_in_the_machine_code);
     suite_add_tcase(s, tc);
     return harness_run(s, "exercise-ch01", 0);
 }

@@ -7,7 +7,9 @@
  * 2. The exercise's card.c, built at -O0 and at -O1 with a small driver
  *    (tests/ex_ch02_driver.c), renders 64x48 at 4 spp byte for byte as ch01's
  *    card.c built at -O0 (the course's baseline, itself byte-identical to
- *    Kensler's original at 512x512x64).
+ *    Kensler's original at 512x512x64). A build that fails shows gcc's own
+ *    first 10 lines (at -O0 nothing is inlined: a plain `inline` definition,
+ *    without static, gives the linker no function to call).
  * Compiled here with the system's gcc: no GPU needed.
  */
 #include "harness.h"
@@ -16,15 +18,48 @@
 
 static const char *work; /* the suite's scratch folder, made in main() */
 
-/* Builds the driver with card.c from `dir` at `level`; renders to out. */
+/* The first `max` lines of file `path` on one line, joined by " | " (the
+ * graders show a failure's first line), malloc'd; "" when it cannot be read. */
+static char *first_lines(const char *path, int max)
+{
+    char *text = harness_read_file(path);
+    if (!text)
+        return strdup("");
+    char *joined = (char *)malloc(3 * strlen(text) + 1), *line = text;
+    joined[0] = '\0';
+    for (int n = 0; n < max && *line; n++) {
+        char *end = strchr(line, '\n');
+        if (end)
+            *end = '\0';
+        if (n)
+            strcat(joined, " | ");
+        strcat(joined, line);
+        if (!end)
+            break;
+        line = end + 1;
+    }
+    free(text);
+    return joined;
+}
+
+/* Builds the driver with card.c from `dir` at `level`; renders to out. A
+ * build that fails shows the compiler's and linker's own first 10 lines (an
+ * undefined reference says which function has no definition to link). */
 static void render_with(const char *dir, const char *level, const char *out)
 {
-    ck_assert_msg(harness_shell("cd %s && gcc -std=c11 -D_POSIX_C_SOURCE=200809L %s -I%s/common -I%s "
-                                "%s/tests/ex_ch02_driver.c %s/card.c %s/common/image.c -o driver -lm",
-                                harness_q(work), level, harness_q(PROJECT_DIR), harness_q(dir), harness_q(PROJECT_DIR),
-                                harness_q(dir), harness_q(PROJECT_DIR)) == 0,
-                  "%s/card.c does not build at %s with the test's driver", dir, level);
-    ck_assert_msg(harness_shell("cd %s && ./driver 64 48 4 %s", harness_q(work), harness_q(out)) == 0, "%s/card.c at %s: the render failed",
+    int rc = harness_shell("cd %s && gcc -std=c11 -D_POSIX_C_SOURCE=200809L %s -I%s/common -I%s "
+                           "%s/tests/ex_ch02_driver.c %s/card.c %s/common/image.c -o driver -lm > build.txt 2>&1",
+                           harness_q(work), level, harness_q(PROJECT_DIR), harness_q(dir), harness_q(PROJECT_DIR),
+                           harness_q(dir), harness_q(PROJECT_DIR));
+    if (rc != 0) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/build.txt", work);
+        char *log = first_lines(path, 10);
+        ck_abort_msg("%s/card.c does not build at %s with the test's driver (tests/ex_ch02_driver.c); gcc says: %s",
+                     dir, level, log);
+    }
+    ck_assert_msg(harness_shell("cd %s && ./driver 64 48 4 %s", harness_q(work), harness_q(out)) == 0,
+                  "%s/card.c at %s: the render failed",
                   dir, level);
 }
 

@@ -14,14 +14,18 @@
  *     at 64 spp within 30 dB PSNR of the exact picture (computed here on a
  *     32x32 grid of points per pixel);
  *   - neighbouring rows' streams uncorrelated (|rho| < 0.1 over 4095 pairs);
- *   - each row rendered exactly once when every read of the row counter is
+ *   - each row rendered exactly once, and none past the end (a guard after
+ *     the image stays untouched), when every read of the row counter is
  *     followed by another thread's read (tests/ex_ch03_atomics.h);
  *   - no data race under ThreadSanitizer (tests/ex_ch03_tsan_driver.c);
+ *   - no undefined behaviour (signed overflow in the LCG, ...) nor a stray
+ *     access under ASan + UBSan (tests/ex_ch03_ubsan_driver.c);
  *   - the schedule: on 4 threads, thread 0 is held up in the first row it
  *     starts until every row has been started (at most 5 s). With rows handed
  *     out on demand the other threads start them all at once; with a fixed
- *     share, thread 0's other rows wait for it, and the test says so. The
- *     outcome does not depend on timing: only a wrong schedule waits.
+ *     share, thread 0's other rows wait for it; with a lock held while a row
+ *     renders, no other row starts at all; the test says which. The outcome
+ *     does not depend on timing: only a wrong schedule waits.
  */
 #include "harness.h"
 
@@ -153,18 +157,26 @@ START_TEST(picture_within_psnr_bound)
 }
 END_TEST
 
-static atomic_int rows_started, held_up, timed_out;
+static atomic_int rows_started, held_up, timed_out, held_row, started_before_hold, started_by_timeout, first_missing;
+static atomic_int started_rows[64];
 static int schedule_rows;
 
 /* Holds thread 0 in its first row until every row has started, or 5 s. */
 static void hold_up_thread_0(int thread, int row)
 {
-    (void)row;
-    atomic_fetch_add(&rows_started, 1);
+    int before = atomic_fetch_add(&rows_started, 1);
+    if (row >= 0 && row < 64)
+        atomic_store(&started_rows[row], 1);
     if (thread != 0 || atomic_exchange(&held_up, 1))
         return;
+    atomic_store(&held_row, row);
+    atomic_store(&started_before_hold, before + 1);
     for (int ms = 0; atomic_load(&rows_started) < schedule_rows; ms++) {
         if (ms == 5000) {
+            atomic_store(&started_by_timeout, atomic_load(&rows_started));
+            for (int r = schedule_rows - 1; r >= 0; r--)
+                if (!atomic_load(&started_rows[r]))
+                    atomic_store(&first_missing, r);
             atomic_store(&timed_out, 1);
             return;
         }
@@ -181,14 +193,28 @@ START_TEST(rows_are_handed_out_on_demand)
     atomic_store(&rows_started, 0);
     atomic_store(&held_up, 0);
     atomic_store(&timed_out, 0);
+    for (int r = 0; r < 64; r++)
+        atomic_store(&started_rows[r], 0);
     ex_row_started = hold_up_thread_0;
     ex_render(&img, 1, 4);
     ex_row_started = NULL;
     ck_assert_msg(atomic_load(&rows_started) == schedule_rows, "got: %d rows started; want: %d (each row once)",
                   atomic_load(&rows_started), schedule_rows);
-    ck_assert_msg(!atomic_load(&timed_out),
-                  "while thread 0 was held up in its first row, the other threads did not take the remaining "
-                  "rows: rows are not handed out on demand");
+    if (atomic_load(&timed_out)) {
+        int before = atomic_load(&started_before_hold), by = atomic_load(&started_by_timeout);
+        /* Nothing started while thread 0 was held: the others were waiting for it (a lock held while a row
+         * renders). Some started, then they stopped with rows left: those rows were thread 0's (a fixed share). */
+        ck_assert_msg(by != before,
+                      "while thread 0 was held up in its first row (row %d) for 5 s, no other thread started a row "
+                      "(%d of %d rows had started): they were waiting for thread 0, so the rows are rendered one at "
+                      "a time. A lock held while a row renders does this: take the next row under the lock (or with "
+                      "one atomic fetch_add), let go, then render it",
+                      atomic_load(&held_row), before, schedule_rows);
+        ck_abort_msg("while thread 0 was held up in its first row (row %d) for 5 s, the other threads started %d more rows, "
+                     "then stopped with %d not started (row %d the first): those rows waited for thread 0, so rows "
+                     "are not handed out on demand (a fixed share per thread?)",
+                     atomic_load(&held_row), by - before, schedule_rows - by, atomic_load(&first_missing));
+    }
     image_free(&img);
 }
 END_TEST
@@ -209,38 +235,69 @@ void ex_atomic_after_load(void)
     }
 }
 
-static atomic_int started_per_row[64];
+enum { ONCE_ROWS = 40, GUARD_ROWS = 64, ONCE_THREADS = 4, ONCE_RUNS = 4 };
+static atomic_int started_per_row[ONCE_ROWS];
+static atomic_int rows_outside, first_row_outside;
 
 static void count_row(int thread, int row)
 {
     (void)thread;
-    if (row >= 0 && row < 64)
+    if (row >= 0 && row < ONCE_ROWS)
         atomic_fetch_add(&started_per_row[row], 1);
+    else if (atomic_fetch_add(&rows_outside, 1) == 0)
+        atomic_store(&first_row_outside, row);
 }
 
-/* Every row rendered exactly once, even when each read of the row counter is
- * followed by another thread's read before anything else happens (the hook
- * above): the interleaving a lost update needs, made certain. */
+/* Every row rendered exactly once, and no row outside the image, even when
+ * each read of the row counter is followed by another thread's read before
+ * anything else happens (the hook above): the interleaving a lost update
+ * needs, made certain. A check of the counter (load, compare with the height)
+ * followed by a separate fetch_add lets every thread that passed the check
+ * take a row, past the end too: the image sits on GUARD_ROWS more rows of
+ * memory (img.height says ONCE_ROWS) filled with a byte no pixel has, and the
+ * guard must come back untouched. Four renders. */
 START_TEST(each_row_taken_once_when_reads_interleave)
 {
-    enum { ROWS = 40, THREADS = 4 };
     image img;
-    ck_assert_int_eq(image_alloc(&img, 8, ROWS), 0);
-    for (int r = 0; r < ROWS; r++)
-        atomic_store_explicit(&started_per_row[r], 0, memory_order_relaxed);
-    ex_row_started = count_row;
-    atomic_store(&ex_atomic_pause, 1);
-    ex_render(&img, 1, THREADS);
-    atomic_store(&ex_atomic_pause, 0);
-    ex_row_started = NULL;
-    for (int r = 0; r < ROWS; r++) {
-        int n = atomic_load_explicit(&started_per_row[r], memory_order_relaxed);
-        ck_assert_msg(n == 1,
-                      "%d rows on %d threads, each read of the row counter followed by another thread's read: row %d "
-                      "was rendered %d times, want once (a read, then a write of the counter, lets two threads take "
-                      "the same row: take it with one atomic read-modify-write)",
-                      ROWS, THREADS, r, n);
+    ck_assert_int_eq(image_alloc(&img, 8, ONCE_ROWS + GUARD_ROWS), 0);
+    size_t inside = image_bytes(&img) / (ONCE_ROWS + GUARD_ROWS) * ONCE_ROWS, all = image_bytes(&img);
+    img.height = ONCE_ROWS; /* the rest is the guard */
+    for (int run = 0; run < ONCE_RUNS; run++) {
+        for (int r = 0; r < ONCE_ROWS; r++)
+            atomic_store_explicit(&started_per_row[r], 0, memory_order_relaxed);
+        atomic_store(&rows_outside, 0);
+        memset(img.rgb + inside, 0x01, all - inside); /* the scene is never darker than 40 */
+        ex_row_started = count_row;
+        atomic_store(&ex_atomic_pause, 1);
+        ex_render(&img, 1, ONCE_THREADS);
+        atomic_store(&ex_atomic_pause, 0);
+        ex_row_started = NULL;
+        int outside = atomic_load(&rows_outside);
+        ck_assert_msg(outside == 0,
+                      "%d rows on %d threads, each read of the row counter followed by another thread's read: %d "
+                      "row%s outside the image started (the first: row %d; the image has rows 0..%d). A check of the "
+                      "counter, then a separate fetch_add, lets several threads pass the check for the last row and "
+                      "each take one: test the row that fetch_add returned (y = atomic_fetch_add(...); y < height)",
+                      ONCE_ROWS, ONCE_THREADS, outside, outside == 1 ? "" : "s", atomic_load(&first_row_outside),
+                      ONCE_ROWS - 1);
+        size_t k = inside;
+        while (k < all && img.rgb[k] == 0x01)
+            k++;
+        ck_assert_msg(k == all,
+                      "%d rows on %d threads, each read of the row counter followed by another thread's read: the "
+                      "memory after the image's last row was written (byte %zu past the end): a row past the end was "
+                      "rendered",
+                      ONCE_ROWS, ONCE_THREADS, k - inside);
+        for (int r = 0; r < ONCE_ROWS; r++) {
+            int n = atomic_load_explicit(&started_per_row[r], memory_order_relaxed);
+            ck_assert_msg(n == 1,
+                          "%d rows on %d threads, each read of the row counter followed by another thread's read: row "
+                          "%d was rendered %d times, want once (a read, then a write of the counter, lets two threads "
+                          "take the same row: take it with one atomic read-modify-write)",
+                          ONCE_ROWS, ONCE_THREADS, r, n);
+        }
     }
+    img.height = ONCE_ROWS + GUARD_ROWS;
     image_free(&img);
 }
 END_TEST
@@ -311,6 +368,51 @@ START_TEST(no_data_race_under_thread_sanitizer)
 }
 END_TEST
 
+/* No undefined behaviour: the student's render.c built with AddressSanitizer
+ * and UndefinedBehaviorSanitizer, without recovery, and a driver
+ * (tests/ex_ch03_ubsan_driver.c) that runs the generator, the row seeds and a
+ * render. An LCG in signed int computes the right bits on every machine the
+ * test runs on, but its overflow is undefined: the compiler may assume it never
+ * happens. UBSan names the line. */
+START_TEST(no_undefined_behaviour_under_ubsan)
+{
+    const char *dir = harness_scratch("test_ex_ch03");
+    int built = harness_shell("gcc -std=c11 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all "
+                              "-fno-omit-frame-pointer -D_POSIX_C_SOURCE=200809L -I%s -I%s/common "
+                              "%s/tests/ex_ch03_ubsan_driver.c %s/render.c %s/common/image.c -o %s/ubsan -lm "
+                              "-pthread 2> %s/ubsan-build.txt",
+                              harness_q(EX_DIR), harness_q(PROJECT_DIR), harness_q(PROJECT_DIR), harness_q(EX_DIR),
+                              harness_q(PROJECT_DIR), harness_q(dir), harness_q(dir));
+    ck_assert_msg(built == 0, "your render.c does not build with -fsanitize=address,undefined (see %s/ubsan-build.txt)",
+                  dir);
+    int rc = harness_shell("ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 %s/ubsan > %s/ubsan.txt 2>&1",
+                           harness_q(dir), harness_q(dir));
+    if (rc != 0) {
+        char path[300];
+        snprintf(path, sizeof path, "%s/ubsan.txt", dir);
+        char *report = harness_read_file(path);
+        char *line = report ? strstr(report, "runtime error:") : NULL;
+        if (!line && report)
+            line = strstr(report, "ERROR: AddressSanitizer");
+        if (line) {
+            while (line > report && line[-1] != '\n')
+                line--; /* the whole line: file:line:column: runtime error: ... */
+            if (strchr(line, '\n'))
+                *strchr(line, '\n') = '\0';
+            const char *slash = strrchr(line, '/');
+            if (slash && slash < strstr(line, ": "))
+                line = (char *)slash + 1; /* render.c:23:11: ..., not the whole path */
+        }
+        int overflow = line && strstr(line, "signed integer overflow");
+        ck_abort_msg("undefined behaviour under -fsanitize=address,undefined (exit %d): %s%s", rc,
+                     line ? line : "(no report line: run the test to see it)",
+                     overflow ? " (signed int arithmetic must not overflow: the LCG works modulo 2^32 in uint32_t, "
+                                "whose wrap-around is defined)"
+                              : "");
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("exercise ch03");
@@ -326,6 +428,7 @@ int main(void)
     tcase_add_test(tc, each_row_taken_once_when_reads_interleave);
     tcase_add_test(tc, neighbouring_rows_are_uncorrelated);
     tcase_add_test(tc, no_data_race_under_thread_sanitizer);
+    tcase_add_test(tc, no_undefined_behaviour_under_ubsan);
     suite_add_tcase(s, tc);
     return harness_run(s, "exercise-ch03", 0);
 }

@@ -20,7 +20,7 @@ $(BUILD)/ch01/main.o: $(ch01_DIR)/main.c $(ch01_DIR)/*.h common/*.h | $(BUILD)/c
 ch01: $(BUILD)/ch01/main.o $(BUILD)/ch01/card.o $(LIBCOMMON)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(PNG_LIBS) $(LDLIBS_BASE)
 ex_ch01_WHAT := the card's vector functions: add, scale, dot, cross, normalize, reflect
-ex_ch01_ON := CPU
+ex_ch01_ON := CPU (values; no double-precision instruction in the assembly, from `cc -O0 -S`)
 ch01_BENCH_EXTRA := $(ch01_DIR)/bench_extra.sh
 ch01_BOOK_EXTRA := $(ch01_DIR)/book_extra.sh
 

@@ -18,7 +18,7 @@ ch03_CHART_TITLE := ch03: samples per second against threads
 ch03_CHART_YLABEL := Msamples/s (higher is better)
 ch03_EXERCISES := ch03
 ex_ch03_WHAT := the LCG (bit-exact), per-row seeds, and an atomic row scheduler: the same image at 1, 3 and 8 threads
-ex_ch03_ON := CPU
+ex_ch03_ON := CPU (ThreadSanitizer and UndefinedBehaviorSanitizer builds; a forced interleaving of the row counter)
 # The test makes a lost update certain through the atomics (see the header).
 # (relative: gcc looks for an -include file in its working folder, the checkout's root,
 # and the absolute path may hold characters the shell or make would read)

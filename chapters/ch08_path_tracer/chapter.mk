@@ -19,7 +19,7 @@ ch08_CHART_TITLE := ch08: MSE against the converged reference, against kernel ti
 ch08_CHART_YLABEL := MSE per 8-bit channel (log scale)
 ch08_EXERCISES := ch08
 ex_ch08_WHAT := next-event estimation: one light sample from a sphere's cap, its mean against the analytic light a sphere sheds
-ex_ch08_ON := CPU
+ex_ch08_ON := CPU (means; the cap's axis along, near and off every coordinate axis)
 
 SCENE_DEF := $(call path_def,SCENE_DIR,$(CURDIR)/data/scenes)
 $(BUILD)/ch08/%.o: $(ch08_DIR)/%.c $(ch08_DIR)/*.h common/*.h | $(BUILD)/ch08/.dir

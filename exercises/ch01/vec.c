@@ -4,7 +4,8 @@
  * from its definition in vec.h; for reflect, work it out: a ray with direction
  * d meets a mirror whose unit normal is n; the part of d along n, (d.n) n,
  * flips sign, the rest of d is kept. Stay in float: a double (a literal like
- * 2.0, or sqrt instead of sqrtf) changes the rounding the test checks.
+ * 2.0, or sqrt instead of sqrtf) changes the rounding, and the test compiles
+ * vec.c at -O0 and fails on any double-precision instruction it finds.
  * Then: make grade EX=ch01   (stuck? make hint EX=ch01)
  * The test (tests/test_ex_ch01.c) draws 10000 random vectors from a fixed
  * seed and wants add and scale exact (one float rounding, like a + b in C),

@@ -22,9 +22,12 @@
  *      w->next_row; it is an atomic_int). Keep calling render_row(w, y).
  * Graded (tests/test_ex_ch03.c, no GPU): the generator bit for bit against the
  * LCG's definition; 4096 rows, 4096 different seeds; the same bytes on 1, 3
- * and 8 threads; the picture within noise of the exact one; and rows handed
+ * and 8 threads; the picture within noise of the exact one; rows handed
  * out on demand: when one thread is held up in its first row, the others must
- * take every other row. Then: make grade EX=ch03   (stuck? make hint EX=ch03)
+ * take every other row; each row exactly once and none past the end, even when
+ * the threads' reads of the counter interleave; and no data race (TSan) nor
+ * undefined behaviour (UBSan: signed int overflow is undefined, unsigned wraps).
+ * Then: make grade EX=ch03   (stuck? make hint EX=ch03)
  */
 #include "render.h"
 #include "scene.h"

@@ -21,7 +21,10 @@
  * sphere at distance D, at angle theta from n, wholly above the horizon
  * (whatever cap contains what x can see). The test checks that, and that the
  * cap of what x can see (axis towards x, cos_min = a / D) has less variance
- * than the whole sphere. Then: make grade EX=ch08
+ * than the whole sphere, and it tries the cap's axis along every coordinate
+ * axis (both signs), nearly along them and oblique: the frame you build
+ * around the axis must be orthonormal, and every sample finite, for all of
+ * them. Then: make grade EX=ch08
  */
 #ifndef EX_CH08_LIGHT_SAMPLE_H
 #define EX_CH08_LIGHT_SAMPLE_H
