@@ -17,7 +17,8 @@ if [ -z "$device" ]; then
     echo "check-gpu: no CUDA device here (nvidia-smi lists none): run it on a machine with a GPU; make check tests the rest"
     exit 3
 fi
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo -dirty)
+# PROFILE_COMMIT: where the tree was copied from a commit whose history the copy lacks (as profile.sh)
+commit=${PROFILE_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo -dirty)}
 echo "check-gpu: on $device, commit $commit; logs in $out/"
 make=(make --no-print-directory)
 status=0

@@ -22,7 +22,8 @@ rm -rf "$logs" && mkdir -p "$logs" || exit 1
 cores=$(nproc)
 jobs=${JOBS:-$(( cores / 2 > 8 ? 8 : (cores / 2 < 1 ? 1 : cores / 2) ))}
 device=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n1)
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo -dirty)
+# PROFILE_COMMIT: where the tree was copied from a commit whose history the copy lacks (as profile.sh)
+commit=${PROFILE_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo -dirty)}
 export cs logs device commit
 
 # The GPU stages of a chapter from its rows (--list-stages): name, and yes when

@@ -13,7 +13,8 @@ cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 [ -x "$cs" ] || { echo "racecheck-evidence: compute-sanitizer not found: nothing saved"; exit 0; }
 device=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n1)
 [ -n "$device" ] || { echo "racecheck-evidence: no GPU: nothing saved"; exit 0; }
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo -dirty)
+# PROFILE_COMMIT: where the tree was copied from a commit whose history the copy lacks (as profile.sh)
+commit=${PROFILE_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo -dirty)}
 dir=data/profiles/$MACHINE
 mkdir -p "$dir" || exit 1
 failures=0
