@@ -219,20 +219,20 @@ $(foreach c,$(CHAPTERS),CHAPTER("$(c)", "$($(c)_GPU)", $(if $(filter yes,$($(c)_
 )
 endef
 
-# The compiler-choice files (NVCC_CONFIG, CLANG_CONFIG: see above), rewritten only when they change.
-$(NVCC_CONFIG): FORCE | $(BUILD)/.dir
-	$(file >$@.new,$(NVCC) $(NVCCFLAGS) $(NVCC_ARCH))
-	@cmp -s $@.new $@ && rm -f $@.new || mv $@.new $@
-$(CLANG_CONFIG): FORCE | $(BUILD)/.dir
-	$(file >$@.new,$(CLANG_CUDA) $(CLANG_CUDA_FLAGS)$(newline)$(CLANG_CUDA_WHY))
-	@cmp -s $@.new $@ && rm -f $@.new || mv $@.new $@
-
-$(BUILD)/registry.sh: FORCE | $(BUILD)/.dir
-	$(file >$@.new,$(REGISTRY_SH))
-	@cmp -s $@.new $@ && rm -f $@.new || mv $@.new $@
-$(BUILD)/registry.h: FORCE | $(BUILD)/.dir
-	$(file >$@.new,$(REGISTRY_H))
-	@cmp -s $@.new $@ && rm -f $@.new || mv $@.new $@
+# The compiler-choice files (NVCC_CONFIG, CLANG_CONFIG: see above) and the
+# registry's, rewritten only when they change. The shell writes them (their
+# text in its environment, GENERATED_TEXT; one newline at its end, as make's
+# $(file) wrote), so make -n writes nothing, and through a temporary name of
+# its own ($$$$, the shell's pid), so makes running at once in one checkout do
+# not collide.
+write_if_changed = @printf '%s\n' "$${GENERATED_TEXT%$$'\n'}" > $@.$$$$.tmp && \
+                   { cmp -s $@.$$$$.tmp $@ && rm -f $@.$$$$.tmp || mv -f $@.$$$$.tmp $@; }
+$(NVCC_CONFIG): export GENERATED_TEXT = $(NVCC) $(NVCCFLAGS) $(NVCC_ARCH)
+$(CLANG_CONFIG): export GENERATED_TEXT = $(CLANG_CUDA) $(CLANG_CUDA_FLAGS)$(newline)$(CLANG_CUDA_WHY)
+$(BUILD)/registry.sh: export GENERATED_TEXT = $(REGISTRY_SH)
+$(BUILD)/registry.h: export GENERATED_TEXT = $(REGISTRY_H)
+$(NVCC_CONFIG) $(CLANG_CONFIG) $(BUILD)/registry.sh $(BUILD)/registry.h: FORCE | $(BUILD)/.dir
+	$(write_if_changed)
 
 .PHONY: print-chapters print-registry FORCE
 print-chapters:
@@ -483,7 +483,8 @@ sanitize: check-deps $(SAN_PROGRAMS:%=$(SAN)/%) $(foreach c,$(SAN_PROGRAMS),$(if
 	  $(foreach s,$($(c)_TSAN_STAGES),TSAN_OPTIONS=halt_on_error=1 $(SAN)/$(c)-tsan --stage $(s) $($(c)_SAN_ARGS) --quiet --out $(SAN)/$(c)t.ppm;))
 	@CK_FORK=no CH01_QUICK=1 tools/run_tests.sh --suites $(SAN_TESTS)
 	@SAN=$(SAN) tools/sanitize_tools.sh
-	@$(MAKE) --no-print-directory all >/dev/null && tools/valgrind_check.sh
+	@$(MAKE) --no-print-directory all >/dev/null
+	@tools/valgrind_check.sh
 	@tools/gpu_sanitize.sh
 
 profile:
