@@ -1,7 +1,8 @@
 # The course's only entry point. `make help` lists the targets.
 #
 # Variables you may set: CC (gcc), NVCC (nvcc, else /usr/local/cuda/bin/nvcc),
-# CUDA_ARCH (e.g. sm_90; default: asked of the GPU, else sm_90 plus PTX).
+# CUDA_ARCH (e.g. sm_90; default: asked of the GPU, else sm_90 plus PTX),
+# WERROR=1 (warnings are errors, as in CI).
 #
 # No rule here names a chapter (a comment or a usage example may). Each
 # chapter registers itself in chapters/chNN_*/chapter.mk (see "The chapter
@@ -24,7 +25,13 @@ ifeq ($(filter nvcc clang,$(CUDA_COMPILER)),)
 $(error CUDA_COMPILER=$(CUDA_COMPILER): must be nvcc or clang)
 endif
 BUILD := $(if $(filter clang,$(CUDA_COMPILER)),build-clang,build)
-CFLAGS_COMMON := -std=c11 -g -Wall -Wextra -D_POSIX_C_SOURCE=200809L
+# WERROR=1 (CI builds so): every warning an error, so no new one can land: C
+# compiles (gcc, clang), nvcc's (its own, its host compiler's and nvlink's
+# warnings) and clang's CUDA ones. The one warning the course allows, ch04's
+# stack size at its link, is kept out of the build log by ch04 (its chapter.mk).
+WERROR_C := $(if $(filter 1,$(WERROR)),-Werror)
+WERROR_NVCC := $(if $(filter 1,$(WERROR)),-Werror=all-warnings)
+CFLAGS_COMMON := $(strip -std=c11 -g -Wall -Wextra -D_POSIX_C_SOURCE=200809L $(WERROR_C))
 CFLAGS ?= -O2
 ALL_CFLAGS := $(CFLAGS_COMMON) $(CFLAGS) $(EXTRA_CFLAGS)
 LDLIBS_BASE := -lm -pthread
@@ -57,6 +64,9 @@ else
 NVCC_ARCH := -arch=$(CUDA_ARCH)
 endif
 NVCCFLAGS ?= -O3 -std=c++17 -lineinfo $(NVCC_ARCH) -Xcompiler -Wall,-Wextra
+ifneq ($(WERROR_NVCC),)
+override NVCCFLAGS += $(WERROR_NVCC)
+endif
 
 # Where the CUDA toolkit lies: asked of nvcc itself (its TOP), because nvcc on
 # PATH may be a wrapper script or a symlink outside the toolkit; else the usual place.
@@ -74,17 +84,18 @@ CUDA_HOME := $(abspath $(or $(shell $(NVCC) -v --dryrun -x cu -c /dev/null -o /d
 # nvcc's default is -prec-sqrt=true (sqrt.rn). CLANG_PREC_SQRT tells it, so the
 # plain builds of both compilers compute the same square root (ch09).
 CLANG_PREC_SQRT := -mllvm -nvvm-reflect-add=__CUDA_PREC_SQRT=1
-CLANG_CUDA_FLAGS = -x cuda --cuda-gpu-arch=$(CUDA_ARCH) --cuda-path=$(CUDA_HOME) -I$(CUDA_HOME)/include/cccl \
-                   -Wno-unknown-cuda-version -O3 -std=c++17 -gline-tables-only -Wall -Wextra $(CLANG_PREC_SQRT)
+CLANG_CUDA_FLAGS = $(strip -x cuda --cuda-gpu-arch=$(CUDA_ARCH) --cuda-path=$(CUDA_HOME) -I$(CUDA_HOME)/include/cccl \
+                   -Wno-unknown-cuda-version -O3 -std=c++17 -gline-tables-only -Wall -Wextra $(CLANG_PREC_SQRT) $(WERROR_C))
 # Which clang compiles CUDA (ch09's second half, CUDA_COMPILER=clang): the
 # first of clang++-22 and clang++ that passes a trial compile of a small kernel
-# for CUDA_ARCH (tools/clang_cuda_probe.sh, cached in build/.probe). Debian 12's
+# for CUDA_ARCH (tools/clang_cuda_probe.sh, cached in build/.probe; without
+# WERROR's -Werror: the probe asks whether it compiles CUDA). Debian 12's
 # own clang 14 does not (it knows neither sm_90 nor CUDA 13's headers), so there
 # ch09 builds its nvcc half alone and says why. CLANG_CUDA=path asks for one
 # compiler and is refused at once if it cannot; CLANG_CUDA= (empty) asks for none.
 CLANG_CUDA_ASKED := $(if $(filter undefined,$(origin CLANG_CUDA)),,$(strip $(CLANG_CUDA)))
 CLANG_CANDIDATES := $(if $(filter undefined,$(origin CLANG_CUDA)),clang++-22 clang++,$(CLANG_CUDA_ASKED))
-CLANG_PROBE := $(if $(CLANG_CANDIDATES),$(shell CLANG_CUDA_FLAGS='$(CLANG_CUDA_FLAGS)' tools/clang_cuda_probe.sh build/.probe $(CLANG_CANDIDATES)),no CLANG_CUDA is empty)
+CLANG_PROBE := $(if $(CLANG_CANDIDATES),$(shell CLANG_CUDA_FLAGS='$(filter-out -Werror,$(CLANG_CUDA_FLAGS))' tools/clang_cuda_probe.sh build/.probe $(CLANG_CANDIDATES)),no CLANG_CUDA is empty)
 override CLANG_CUDA := $(if $(filter ok,$(firstword $(CLANG_PROBE))),$(word 2,$(CLANG_PROBE)))
 CLANG_CUDA_WHY := $(if $(CLANG_CUDA),,$(wordlist 2,1000,$(CLANG_PROBE)))
 CLANG_CUDA_PROVIDER := the Debian package clang-22 can (apt-get install clang-22)
@@ -217,20 +228,20 @@ $(foreach c,$(CHAPTERS),CHAPTER("$(c)", "$($(c)_GPU)", $(if $(filter yes,$($(c)_
 )
 endef
 
-# The compiler-choice files (NVCC_CONFIG, CLANG_CONFIG: see above), rewritten only when they change.
-$(NVCC_CONFIG): FORCE | $(BUILD)/.dir
-	$(file >$@.new,$(NVCC) $(NVCCFLAGS) $(NVCC_ARCH))
-	@cmp -s $@.new $@ && rm -f $@.new || mv $@.new $@
-$(CLANG_CONFIG): FORCE | $(BUILD)/.dir
-	$(file >$@.new,$(CLANG_CUDA) $(CLANG_CUDA_FLAGS)$(newline)$(CLANG_CUDA_WHY))
-	@cmp -s $@.new $@ && rm -f $@.new || mv $@.new $@
-
-$(BUILD)/registry.sh: FORCE | $(BUILD)/.dir
-	$(file >$@.new,$(REGISTRY_SH))
-	@cmp -s $@.new $@ && rm -f $@.new || mv $@.new $@
-$(BUILD)/registry.h: FORCE | $(BUILD)/.dir
-	$(file >$@.new,$(REGISTRY_H))
-	@cmp -s $@.new $@ && rm -f $@.new || mv $@.new $@
+# The compiler-choice files (NVCC_CONFIG, CLANG_CONFIG: see above) and the
+# registry's, rewritten only when they change. The shell writes them (their
+# text in its environment, GENERATED_TEXT; one newline at its end, as make's
+# $(file) wrote), so make -n writes nothing, and through a temporary name of
+# its own ($$$$, the shell's pid), so makes running at once in one checkout do
+# not collide.
+write_if_changed = @printf '%s\n' "$${GENERATED_TEXT%$$'\n'}" > $@.$$$$.tmp && \
+                   { cmp -s $@.$$$$.tmp $@ && rm -f $@.$$$$.tmp || mv -f $@.$$$$.tmp $@; }
+$(NVCC_CONFIG): export GENERATED_TEXT = $(NVCC) $(NVCCFLAGS) $(NVCC_ARCH)
+$(CLANG_CONFIG): export GENERATED_TEXT = $(CLANG_CUDA) $(CLANG_CUDA_FLAGS)$(newline)$(CLANG_CUDA_WHY)
+$(BUILD)/registry.sh: export GENERATED_TEXT = $(REGISTRY_SH)
+$(BUILD)/registry.h: export GENERATED_TEXT = $(REGISTRY_H)
+$(NVCC_CONFIG) $(CLANG_CONFIG) $(BUILD)/registry.sh $(BUILD)/registry.h: FORCE | $(BUILD)/.dir
+	$(write_if_changed)
 
 .PHONY: print-chapters print-registry FORCE
 print-chapters:
@@ -495,7 +506,8 @@ sanitize: check-deps $(SAN_PROGRAMS:%=$(SAN)/%) $(foreach c,$(SAN_PROGRAMS),$(if
 	  $(foreach s,$($(c)_TSAN_STAGES),TSAN_OPTIONS=halt_on_error=1 $(SAN)/$(c)-tsan --stage $(s) $($(c)_SAN_ARGS) --quiet --out $(SAN)/$(c)t.ppm;))
 	@CK_FORK=no CH01_QUICK=1 tools/run_tests.sh --suites $(SAN_TESTS)
 	@SAN=$(SAN) tools/sanitize_tools.sh
-	@$(MAKE) --no-print-directory all >/dev/null && tools/valgrind_check.sh
+	@$(MAKE) --no-print-directory all >/dev/null
+	@tools/valgrind_check.sh
 	@tools/gpu_sanitize.sh
 
 # The GPU gate, for a machine with a GPU (CI has none): make check with its GPU

@@ -21,19 +21,31 @@
 
 enum { STAGE_CPU, STAGE_GPU, STAGE_ALL_GPUS };
 
-typedef struct {
-    const char *name;        /* --stage NAME; the CSV's stage column */
-    const char *description; /* one line: what this stage changes */
-    int where;               /* STAGE_CPU, STAGE_GPU, or STAGE_ALL_GPUS (split over every GPU) */
-    const char *kernel;      /* make profile: the kernel, as Nsight Compute names it, e.g. "tiled_float4_kernel<(int)3>"
-                                (a prefix or a part of the name is enough); NULL: nothing to profile */
-    const char *bench;       /* make bench: further runs of this stage beyond the standard one, each one set of
-                                arguments, ';' between sets ("--n 1024;--n 4096"); NULL: none */
-    const char *tags;        /* words, space-separated, the scripts select stages by ("ptx-mix=2"); NULL: none.
-                                One every tool reads: work=LABEL, a stage whose work is not the chapter's first
-                                stage's (another precision or estimator, or less work: "work=float",
-                                "work=less"). make book computes a speedup only between rows of one work (DESIGN:
-                                comparing honestly); untagged rows do the first stage's work. */
+/* A field a row leaves out is zero. C says so; C++ (the CUDA tests include
+ * the tables) says so too, but g++ -Wextra then warns of every field left
+ * out, designated or not, unless it has a default of its own: STAGE_ZERO is
+ * that default (the same zero), in C++ only. (The tag names the type for
+ * linking, which clang wants of a C++ struct with defaults.) */
+#ifdef __cplusplus
+#define STAGE_ZERO = {}
+#else
+#define STAGE_ZERO
+#endif
+
+typedef struct stage_info {
+    const char *name;              /* --stage NAME; the CSV's stage column */
+    const char *description;       /* one line: what this stage changes */
+    int where STAGE_ZERO;          /* STAGE_CPU, STAGE_GPU, or STAGE_ALL_GPUS (split over every GPU) */
+    const char *kernel STAGE_ZERO; /* make profile: the kernel, as Nsight Compute names it, e.g.
+                                      "tiled_float4_kernel<(int)3>" (a prefix or a part of the name is enough);
+                                      NULL: nothing to profile */
+    const char *bench STAGE_ZERO;  /* make bench: further runs of this stage beyond the standard one, each one set of
+                                      arguments, ';' between sets ("--n 1024;--n 4096"); NULL: none */
+    const char *tags STAGE_ZERO;   /* words, space-separated, the scripts select stages by ("ptx-mix=2"); NULL: none.
+                                      One every tool reads: work=LABEL, a stage whose work is not the chapter's first
+                                      stage's (another precision or estimator, or less work: "work=float",
+                                      "work=less"). make book computes a speedup only between rows of one work (DESIGN:
+                                      comparing honestly); untagged rows do the first stage's work. */
 } stage_info;
 
 #endif

@@ -728,6 +728,16 @@ START_TEST(hints_lead_without_giving_the_answer)
 }
 END_TEST
 
+/* make -n works for every target make help lists (and CUDA_COMPILER=clang
+ * chNN where a clang compiles CUDA) on a fresh copy of the tree, with no build
+ * folders, and writes nothing (tests/make_dry_run.sh). */
+START_TEST(make_dry_run_of_every_target)
+{
+    ck_assert_msg(in_temp_folder("$P/tests/make_dry_run.sh $P") == 0,
+                  "make -n (the script's output above says for which target)");
+}
+END_TEST
+
 /* ch10 asked for a GPU stage on a machine without a GPU: nothing rendered,
  * nothing written (not the CPU's picture), exit 3, at once. And NVRTC is
  * loaded only to compile a kernel: under a 400 MB address-space limit the CPU
@@ -876,6 +886,11 @@ int main(void)
     tcase_add_test(makes, exercise_names_are_data);
     tcase_add_test(makes, hints_lead_without_giving_the_answer);
     suite_add_tcase(s, makes);
+    /* a make -n per target, some forty, on a copy of the tree: minutes on a busy machine */
+    TCase *dry_runs = tcase_create("make -n");
+    tcase_set_timeout(dry_runs, 900);
+    tcase_add_test(dry_runs, make_dry_run_of_every_target);
+    suite_add_tcase(s, dry_runs);
     if (system("nvidia-smi -L > /dev/null 2>&1") != 0)
         tcase_add_test(tc, ch10_gpu_stage_without_gpu_writes_nothing);
     else

@@ -31,7 +31,7 @@ for candidate in "$@"; do
             answer="no $path: ${why:-the trial compile failed}"
         fi
         rm -rf "$dir"
-        printf '%s\n' "$answer" > "$cache/$key.tmp" && mv "$cache/$key.tmp" "$cache/$key"
+        printf '%s\n' "$answer" > "$cache/$key.$$.tmp" && mv "$cache/$key.$$.tmp" "$cache/$key"
     fi
     case $answer in
         ok\ *) echo "$answer"; exit 0 ;;

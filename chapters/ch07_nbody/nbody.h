@@ -110,11 +110,11 @@ double error_bound(int n);
 
 /* A stage (the table is stages.h). A STAGE_ALL_GPUS stage runs
  * multi_gpu_run with gpu-tiled-ftz's kernel. */
-typedef struct {
+typedef struct stage { /* STAGE_ZERO: see stage.h */
     stage_info info;
     forces_fn *run;
-    int output; /* output.h's OUTPUT_*: how each step's positions reach the host (0: they do not) */
-    int multi;  /* a STAGE_ALL_GPUS stage: how the host drives the GPUs (MULTI_*) */
+    int output STAGE_ZERO; /* output.h's OUTPUT_*: how each step's positions reach the host (0: they do not) */
+    int multi STAGE_ZERO;  /* a STAGE_ALL_GPUS stage: how the host drives the GPUs (MULTI_*) */
 } stage;
 
 /* One stage at n bodies, as measure_stage resets, runs and checks it
