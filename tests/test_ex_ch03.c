@@ -20,10 +20,10 @@
  *   - no data race under ThreadSanitizer (tests/ex_ch03_tsan_driver.c);
  *   - no undefined behaviour (signed overflow in the LCG, ...) nor a stray
  *     access under ASan + UBSan (tests/ex_ch03_ubsan_driver.c);
- *   - the schedule: on 4 threads, thread 0 is held up in the first row it
- *     starts until every row has been started (at most 5 s). With rows handed
- *     out on demand the other threads start them all at once; with a fixed
- *     share, thread 0's other rows wait for it; with a lock held while a row
+ *   - the schedule: on 4 threads, the thread that starts the first row is
+ *     held up in it until every row has been started (at most 5 s). With rows
+ *     handed out on demand the other threads start them all at once; with a
+ *     fixed share, that thread's other rows wait for it; with a lock held while a row
  *     renders, no other row starts at all; the test says which. The outcome
  *     does not depend on timing: only a wrong schedule waits.
  */
@@ -161,13 +161,17 @@ static atomic_int rows_started, held_up, timed_out, held_row, started_before_hol
 static atomic_int started_rows[64];
 static int schedule_rows;
 
-/* Holds thread 0 in its first row until every row has started, or 5 s. */
-static void hold_up_thread_0(int thread, int row)
+/* Holds the first thread to start a row, in that row, until every row has
+ * started, or 5 s. (The first, whichever thread it is: holding thread 0 let a
+ * lock held while rendering pass whenever the other threads had rendered every
+ * row before thread 0 started.) */
+static void hold_up_first_row(int thread, int row)
 {
+    (void)thread;
     int before = atomic_fetch_add(&rows_started, 1);
     if (row >= 0 && row < 64)
         atomic_store(&started_rows[row], 1);
-    if (thread != 0 || atomic_exchange(&held_up, 1))
+    if (atomic_exchange(&held_up, 1))
         return;
     atomic_store(&held_row, row);
     atomic_store(&started_before_hold, before + 1);
@@ -195,23 +199,24 @@ START_TEST(rows_are_handed_out_on_demand)
     atomic_store(&timed_out, 0);
     for (int r = 0; r < 64; r++)
         atomic_store(&started_rows[r], 0);
-    ex_row_started = hold_up_thread_0;
+    ex_row_started = hold_up_first_row;
     ex_render(&img, 1, 4);
     ex_row_started = NULL;
     ck_assert_msg(atomic_load(&rows_started) == schedule_rows, "got: %d rows started; want: %d (each row once)",
                   atomic_load(&rows_started), schedule_rows);
     if (atomic_load(&timed_out)) {
         int before = atomic_load(&started_before_hold), by = atomic_load(&started_by_timeout);
-        /* Nothing started while thread 0 was held: the others were waiting for it (a lock held while a row
-         * renders). Some started, then they stopped with rows left: those rows were thread 0's (a fixed share). */
+        /* Nothing started while the first row's thread was held: the others were waiting for it (a lock held
+         * while a row renders). Some started, then they stopped with rows left: those rows were that thread's
+         * (a fixed share). */
         ck_assert_msg(by != before,
-                      "while thread 0 was held up in its first row (row %d) for 5 s, no other thread started a row "
-                      "(%d of %d rows had started): they were waiting for thread 0, so the rows are rendered one at "
+                      "while the thread of the first row (row %d) was held up in it for 5 s, no other thread started a "
+                      "row (%d of %d rows had started): they were waiting for that thread, so the rows are rendered one at "
                       "a time. A lock held while a row renders does this: take the next row under the lock (or with "
                       "one atomic fetch_add), let go, then render it",
                       atomic_load(&held_row), before, schedule_rows);
-        ck_abort_msg("while thread 0 was held up in its first row (row %d) for 5 s, the other threads started %d more rows, "
-                     "then stopped with %d not started (row %d the first): those rows waited for thread 0, so rows "
+        ck_abort_msg("while the thread of the first row (row %d) was held up in it for 5 s, the other threads started %d "
+                     "more rows, then stopped with %d not started (row %d the first): those rows waited for that thread, so rows "
                      "are not handed out on demand (a fixed share per thread?)",
                      atomic_load(&held_row), by - before, schedule_rows - by, atomic_load(&first_missing));
     }
