@@ -90,9 +90,15 @@ void backend_reset(ranks_problem *p, const body *all0)
         p->a[i] = (vec3){NAN, NAN, NAN};
     if (p->gpu < 0)
         return;
-    CUDA_CHECK(cudaMemcpy(p->d_own, mine, (size_t)c * sizeof(body), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemset(p->d_v, 0, room(c, sizeof(vec3))));
-    CUDA_CHECK(cudaMemset(p->d_a, 0xFF, room(c, sizeof(vec3))));
+    /* On the rank's own stream, and waited for: that stream is non-blocking, so
+     * work on the default stream (a cudaMemset returns before it is done) is not
+     * ordered before the step's kernels on it. On the H100, make check-gpu saw
+     * ch11's suite fail now and then under load (ring-overlap: a velocity 6000
+     * bounds off; allgather-pinned: its own check), which this explains. */
+    CUDA_CHECK(cudaMemcpyAsync(p->d_own, mine, (size_t)c * sizeof(body), cudaMemcpyHostToDevice, p->stream));
+    CUDA_CHECK(cudaMemsetAsync(p->d_v, 0, room(c, sizeof(vec3)), p->stream));
+    CUDA_CHECK(cudaMemsetAsync(p->d_a, 0xFF, room(c, sizeof(vec3)), p->stream));
+    CUDA_CHECK(cudaStreamSynchronize(p->stream));
 }
 
 void backend_forces(ranks_problem *p, const body *block, int ns, int add)
@@ -109,6 +115,12 @@ void backend_forces(ranks_problem *p, const body *block, int ns, int add)
         src = p->d_src;
     }
     gpu_two_bodies_block_on(p->d_own, c, src, ns, p->d_a, add, p->stream);
+}
+
+void backend_copy_to_device(ranks_problem *p, void *dst, const void *src, size_t bytes)
+{
+    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, p->stream));
+    CUDA_CHECK(cudaStreamSynchronize(p->stream));
 }
 
 void backend_block_released(ranks_problem *p)

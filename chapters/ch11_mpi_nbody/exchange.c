@@ -104,7 +104,7 @@ void ranks_reset(void *problem)
     if (p->s->exchange == EXCHANGE_RING)
         memcpy(p->ring[0], mine, (size_t)c * sizeof(body));
     else if (p->s->memory == DEVICE_BUFFERS)
-        CUDA_CHECK(cudaMemcpy(p->d_src, p->init, (size_t)p->n * sizeof(body), cudaMemcpyHostToDevice));
+        backend_copy_to_device(p, p->d_src, p->init, (size_t)p->n * sizeof(body));
     else
         for (int i = 0; i < p->n; i++) /* the others' positions must arrive: poisoned (NaN) until they do */
             p->all[i] = i >= p->first[p->rank] && i < p->first[p->rank] + c ? p->init[i]

@@ -62,6 +62,7 @@ void backend_reset(ranks_problem *p, const body *all0); /* own bodies from the i
  * memory for DEVICE_BUFFERS), written (add = 0) or added: asynchronous on a GPU. */
 void backend_forces(ranks_problem *p, const body *block, int ns, int add);
 void backend_block_released(ranks_problem *p); /* block may be overwritten once this returns */
+void backend_copy_to_device(ranks_problem *p, void *dst, const void *src, size_t bytes); /* on its stream, waited for */
 void backend_integrate(ranks_problem *p, body *own_out); /* integrates; own positions to own_out; waits */
 void backend_forces_out(ranks_problem *p, vec3 *a);        /* the own bodies' forces, to the host */
 void backend_state_out(ranks_problem *p, body *b, vec3 *v); /* own positions and velocities, to the host */
