@@ -9,20 +9,39 @@
 // another, in ascending lane order, then (a second run) in descending order:
 // the two extremes a GPU may also pick. A step that reads a value another lane
 // writes with no point between them gets the wrong one in one of the two
-// orders; a step that forgets s[t + 32] is wrong in both.
+// orders; a step that forgets s[t + 32] is wrong in both. Member masks are
+// checked too: a lane that calls with a mask leaving itself out, or reads a
+// lane the mask leaves out, is undefined behaviour on a GPU whatever the sum.
 //
-// Usage: ex_ch06_warp_cpu  ->  one line per order: "ascending got G want W".
+// Usage: ex_ch06_warp_cpu  ->  one line per order: "ascending got G want W",
+// then "members ok" or "members: " and the first lane that broke its mask.
 #include <stdio.h>
 #include <stdlib.h>
 #include <ucontext.h>
 
 #define __device__
 #define __forceinline__ inline
+#define __noinline__
 static const int warpSize = 32;
 
 static ucontext_t scheduler, lanes[32];
 static int current, done[32];
 static long long slots[32]; // what each lane offers at a shuffle
+static char mask_error[200];  // the first lane that broke its member mask
+
+// Notes the first lane that calls `what` with a mask leaving itself out, or
+// reads a source lane (0..31; -1 for none) that the mask leaves out.
+static void check_mask(const char *what, unsigned mask, int source)
+{
+    if (mask_error[0])
+        return;
+    if (!(mask >> current & 1))
+        snprintf(mask_error, sizeof mask_error, "lane %d calls %s with member mask 0x%08x, which leaves lane %d out",
+                 current, what, mask, current);
+    else if (source >= 0 && source < 32 && !(mask >> source & 1))
+        snprintf(mask_error, sizeof mask_error, "lane %d reads lane %d in %s, outside the member mask 0x%08x",
+                 current, source, what, mask);
+}
 
 static void sync_point(void)
 {
@@ -31,7 +50,7 @@ static void sync_point(void)
 
 static inline void __syncwarp(unsigned mask = 0xffffffffu)
 {
-    (void)mask;
+    check_mask("__syncwarp", mask, -1);
     sync_point();
 }
 
@@ -42,8 +61,9 @@ static inline unsigned __activemask(void)
 
 // A shuffle: every lane deposits, then every lane reads (the source lane's
 // deposit, or its own value when the source is outside the warp).
-template <typename T> static T shuffle_from(T v, int source)
+template <typename T> static T shuffle_from(const char *what, unsigned mask, T v, int source)
 {
+    check_mask(what, mask, source);
     int me = current;
     slots[me] = (long long)v;
     sync_point();
@@ -51,21 +71,21 @@ template <typename T> static T shuffle_from(T v, int source)
     sync_point();
     return got;
 }
-template <typename T> static T __shfl_down_sync(unsigned, T v, unsigned d, int = 32)
+template <typename T> static T __shfl_down_sync(unsigned mask, T v, unsigned d, int = 32)
 {
-    return shuffle_from(v, current + (int)d);
+    return shuffle_from("__shfl_down_sync", mask, v, current + (int)d);
 }
-template <typename T> static T __shfl_up_sync(unsigned, T v, unsigned d, int = 32)
+template <typename T> static T __shfl_up_sync(unsigned mask, T v, unsigned d, int = 32)
 {
-    return shuffle_from(v, current - (int)d);
+    return shuffle_from("__shfl_up_sync", mask, v, current - (int)d);
 }
-template <typename T> static T __shfl_xor_sync(unsigned, T v, int m, int = 32)
+template <typename T> static T __shfl_xor_sync(unsigned mask, T v, int m, int = 32)
 {
-    return shuffle_from(v, current ^ m);
+    return shuffle_from("__shfl_xor_sync", mask, v, current ^ m);
 }
-template <typename T> static T __shfl_sync(unsigned, T v, int src, int = 32)
+template <typename T> static T __shfl_sync(unsigned mask, T v, int src, int = 32)
 {
-    return shuffle_from(v, src);
+    return shuffle_from("__shfl_sync", mask, v, src);
 }
 
 #include "last_warp.cuh"
@@ -122,5 +142,6 @@ int main(void)
         long long got = run_warp(orders[o]);
         printf("%s got %lld want %lld\n", names[o], got, want);
     }
+    printf("members%s%s\n", mask_error[0] ? ": " : " ok", mask_error);
     return 0;
 }

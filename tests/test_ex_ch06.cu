@@ -3,12 +3,18 @@
  * 1. From the machine code (no GPU): tests/ex_ch06_kernel.cu compiled to PTX
  *    with the exercise's last_warp.cuh; the warp step must synchronise its
  *    lanes: bar.warp.sync (__syncwarp) or shfl.sync (__shfl_*_sync). The
- *    racy classic has neither: only volatile loads and stores.
+ *    racy classic has neither: only volatile loads and stores. And every
+ *    shfl/vote/bar.warp/match/redux/elect.sync in it names all 32 lanes: the
+ *    immediate -1, or a register set only by movs of -1 in its function. All
+ *    32 lanes take part, so a lane outside a partial mask (0xffff, an
+ *    __activemask() that caught fewer lanes) is read undefined: the sums may
+ *    still come out right, and racecheck and synccheck stay clean.
  * 2. On the CPU (tests/ex_ch06_warp_cpu.cpp, built with g++): the warp code
  *    run lane by lane, lanes switched only at __syncwarp and shuffles, in
  *    ascending and in descending lane order, sums 64 values exactly. A step
  *    with no synchronisation between one lane's read and another's write, or a
- *    sum that forgets s[t + 32], is wrong here, on any machine.
+ *    sum that forgets s[t + 32], is wrong here, on any machine; so is a lane
+ *    that reads, or calls from, outside a shuffle's or __syncwarp's mask.
  * 3. On a GPU: block_sums (that kernel) gives exact int64 sums at n = 0, 1,
  *    31, 33, 1023, 1025, 2^20 - 1, 2^20 + 1 (int32 in [-128, 127], seed 6060).
  *    Without a GPU these are counted as skipped.
@@ -22,7 +28,117 @@
 
 #include "cuda_util.h"
 
+#include <ctype.h>
 #include <unistd.h>
+
+/* The warp instructions that name the lanes taking part; in each the member
+ * mask is the last operand. */
+static const struct {
+    const char *op, *what;
+} warp_ops[] = {{"shfl.sync", "a shuffle"},   {"vote.sync", "a vote"},
+                {"bar.warp.sync", "a __syncwarp"}, {"match.sync", "a match"},
+                {"redux.sync", "a warp reduction"}, {"elect.sync", "an elect"}};
+
+/* The instruction on a PTX line, past blanks and a guard (@%p1); "" for
+ * directives, labels, braces and comments. */
+static const char *ptx_insn(const char *line)
+{
+    line += strspn(line, " \t");
+    if (*line == '@')
+        line += strcspn(line, " \t"), line += strspn(line, " \t");
+    return *line == '.' || *line == '$' || *line == '/' || *line == '{' || *line == '}' ? "" : line;
+}
+
+/* Does the instruction write register reg? Its destination is the first
+ * operand ({%r1, %r2} for a vector, %r1|%p1 for a pair; [..] is memory). */
+static int ptx_writes(const char *insn, const char *reg)
+{
+    const char *d = insn + strcspn(insn, " \t");
+    d += strspn(d, " \t");
+    const char *end = d + strcspn(d, *d == '{' ? "}" : ",;");
+    size_t n = strlen(reg);
+    for (const char *p = d; *d != '[' && (p = strstr(p, reg)) != NULL && p < end; p += n)
+        if (!isalnum((unsigned char)p[n]) && p[n] != '_')
+            return 1;
+    return 0;
+}
+
+/* An immediate operand's value, or -1 if it is not one (a 32-bit mask is >= 0). */
+static long long ptx_imm(const char *text)
+{
+    char *end;
+    long long v = strtoll(text, &end, 0);
+    return end != text && *end == '\0' ? (long long)(unsigned)v : -1;
+}
+
+/* A PTX instruction quoted for a message: up to its ';', blanks as one space. */
+static const char *ptx_quote(const char *insn)
+{
+    static char q[2][160];
+    static int next;
+    char *out = q[next++ % 2], *o = out;
+    for (const char *c = insn; *c && *c != ';' && o < out + sizeof q[0] - 1; c++)
+        if (!isspace((unsigned char)*c) || (o > out && o[-1] != ' '))
+            *o++ = isspace((unsigned char)*c) ? ' ' : *c;
+    *o = '\0';
+    return out;
+}
+
+/* Every warp instruction in the PTX must name all 32 lanes: the immediate -1,
+ * or a register whose every write in its function is a mov of -1 (anything
+ * else could be fewer lanes). Returns 0, or 1 with what was found in why. */
+static int partial_mask(char *ptx, char *why, size_t size)
+{
+    static char *lines[20000];
+    static int fn_of[20000]; /* the line where each line's function starts */
+    int count = 0, fn = 0;
+    for (char *l = strtok(ptx, "\n"); l && count < 20000; l = strtok(NULL, "\n")) {
+        if (strstr(l, ".entry") || strstr(l, ".func"))
+            fn = count;
+        fn_of[count] = fn;
+        lines[count++] = l;
+    }
+    for (int i = 0; i < count; i++) {
+        const char *insn = ptx_insn(lines[i]);
+        size_t k = 0, ops = sizeof warp_ops / sizeof *warp_ops;
+        while (k < ops && strncmp(insn, warp_ops[k].op, strlen(warp_ops[k].op)) != 0)
+            k++;
+        if (k == ops)
+            continue;
+        const char *last = insn + strcspn(insn, ";"), *m = last;
+        while (m > insn && !strchr(", \t", m[-1]))
+            m--;
+        char mask[64], found[300];
+        snprintf(mask, sizeof mask, "%.*s", (int)(last - m), m);
+        long long v = ptx_imm(mask);
+        if (v >= 0)
+            snprintf(found, sizeof found, "0x%08llx", v);
+        else
+            snprintf(found, sizeof found, "%s, never written in its function", mask);
+        for (int j = fn_of[i]; mask[0] == '%' && j < count && fn_of[j] == fn_of[i]; j++) {
+            const char *w = ptx_insn(lines[j]), *comma = strchr(w, ',');
+            if (!ptx_writes(w, mask))
+                continue;
+            char src[64] = "";
+            v = strncmp(w, "mov.", 4) == 0 && comma && sscanf(comma + 1, " %63[^;]", src) == 1 ? ptx_imm(src) : -1;
+            if (v >= 0)
+                snprintf(found, sizeof found, "0x%08llx (a mov into %s)", v, mask);
+            else
+                snprintf(found, sizeof found, "%s, set by `%s`", mask, ptx_quote(w));
+            if (v != 0xffffffffLL)
+                break;
+        }
+        if (v == 0xffffffffLL)
+            continue;
+        snprintf(why, size, "%s with member mask %s, PTX line %d: `%s`%s", warp_ops[k].what, found, i + 1,
+                 ptx_quote(insn),
+                 strstr(found, "activemask") ? " (__activemask() is the lanes converged at that moment, not the "
+                                               "warp: it may leave out lanes still on their way)"
+                                             : "");
+        return 1;
+    }
+    return 0;
+}
 
 START_TEST(warp_step_synchronises_its_lanes)
 {
@@ -31,6 +147,12 @@ START_TEST(warp_step_synchronises_its_lanes)
     int syncs = (strstr(ptx, "bar.warp.sync") != NULL) + (strstr(ptx, "shfl.sync") != NULL);
     ck_assert_msg(syncs > 0, "got: no bar.warp.sync and no shfl.sync in the PTX; want: a warp step whose lanes "
                              "synchronise (volatile orders nothing between lanes)");
+    char why[600];
+    ck_assert_msg(!partial_mask(ptx, why, sizeof why),
+                  "got: %s; want: 0xffffffff. Lanes outside the mask take no part: reading one, or calling from one, is "
+                  "undefined behaviour even when the sum comes out right. Every lane of the warp takes part in every "
+                  "step here, so the mask is the full warp, 0xffffffff",
+                  why);
     free(ptx);
 }
 END_TEST
@@ -50,7 +172,13 @@ START_TEST(exact_when_lanes_run_one_after_another)
     long long got[2], want[2];
     for (int o = 0; o < 2; o++)
         ck_assert_int_eq(fscanf(f, "%15s got %lld want %lld", order[o], &got[o], &want[o]), 3);
+    char members[300] = "";
+    ck_assert_int_eq(fscanf(f, " members%299[^\n]", members), 1);
     fclose(f);
+    ck_assert_msg(strcmp(members, " ok") == 0,
+                  "the CPU warp%s: undefined behaviour on a GPU even when the sum comes out right; every lane "
+                  "takes part, so the member mask is 0xffffffff",
+                  members);
     for (int o = 0; o < 2; o++)
         ck_assert_msg(got[o] == want[o],
                       "64 values, lanes run one after another in %s order between synchronisation points: got %lld, "
