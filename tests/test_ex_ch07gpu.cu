@@ -19,6 +19,11 @@
  *    and branch, which unrolling by 16 or more spreads thin enough.
  *    A branch the walk cannot decide (one on a loaded or floating-point
  *    value) fails the part with a message saying so.
+ *    The same walk at n = EX_TILE + 1, 2 EX_TILE + 1, EX_TILE - 1, 1 (block
+ *    0's first and last thread, the last block's last body) counts the
+ *    square roots executed: a thread must compute at least n interactions,
+ *    or the last, partial tile was dropped (tests/wrong/ch07gpu/
+ *    partial-tile-dropped: right at n = 256 and 5 * 256, so only a GPU saw it).
  * 2. On a GPU: n = 1, 255, 257, 1000, 4097 bodies (seed 7071); every body's
  *    acceleration within 1e-4 relative (of the sum of magnitudes) of a
  *    double-precision sum on the CPU. Skipped without a GPU.
@@ -344,6 +349,7 @@ typedef struct {
     const ptx_prog *p;
     ptx_val *reg;
     long long tid, ntid, ctaid, nctaid, n;
+    long roots; /* square roots executed (sqrt, rsqrt): one or more per interaction */
 } ptx_thread;
 
 static ptx_val ptx_get(const ptx_thread *t, const ptx_arg *a, ptx_type ty)
@@ -520,19 +526,23 @@ static long ptx_run(ptx_thread *t, char *why, size_t len)
             pc = (int)to->v;
         } else if (stop && g.v)
             return count;
-        else if (!branch && !stop && !(g.known && !g.v))
+        else if (!branch && !stop && !(g.known && !g.v)) {
+            t->roots += !strncmp(s->op, "sqrt.", 5) || !strncmp(s->op, "rsqrt.", 6);
             ptx_step(t, s, g.known);
+        }
     }
     return count;
 }
 
 #define MAX_PER_INTERACTION 14.6
 
-/* Instructions thread tid of block 0 runs with n bodies (n / EX_TILE blocks). */
-static long ptx_count(const ptx_prog *p, int tid, int n, char *why, size_t len)
+/* Instructions thread tid of block ctaid runs with n bodies (the test's
+ * launch: n / EX_TILE blocks rounded up); *roots: the square roots among them. */
+static long ptx_count(const ptx_prog *p, int ctaid, int tid, int n, long *roots, char *why, size_t len)
 {
-    ptx_thread t = {p, (ptx_val *)calloc(p->nsym, sizeof(ptx_val)), tid, EX_TILE, 0, n / EX_TILE, n};
+    ptx_thread t = {p, (ptx_val *)calloc(p->nsym, sizeof(ptx_val)), tid, EX_TILE, ctaid, (n + EX_TILE - 1) / EX_TILE, n, 0};
     long count = ptx_run(&t, why, len);
+    *roots = t.roots;
     free(t.reg);
     return count;
 }
@@ -547,9 +557,10 @@ START_TEST(few_instructions_per_interaction)
     enum { FEW = 1, MANY = 5 }; /* tiles */
     const int tids[] = {0, EX_TILE - 1};
     double per_tile = 0;
+    long roots_few = 0, roots_many = 0;
     for (int k = 0; k < 2; k++) {
-        long few = ptx_count(p, tids[k], FEW * EX_TILE, why, sizeof why);
-        long many = few < 0 ? -1 : ptx_count(p, tids[k], MANY * EX_TILE, why, sizeof why);
+        long few = ptx_count(p, 0, tids[k], FEW * EX_TILE, &roots_few, why, sizeof why);
+        long many = few < 0 ? -1 : ptx_count(p, 0, tids[k], MANY * EX_TILE, &roots_many, why, sizeof why);
         ck_assert_msg(many >= 0, "the grader cannot follow your kernel: %s", why);
         per_tile = fmax(per_tile, (double)(many - few) / (MANY - FEW));
     }
@@ -557,6 +568,27 @@ START_TEST(few_instructions_per_interaction)
     ck_assert_msg(per > 0, "your kernel runs no more instructions for more bodies: where is the interaction?");
     ck_assert_msg(per <= MAX_PER_INTERACTION, "got: %.2f PTX instructions per interaction (one thread runs %.0f per "
                   "tile of %d bodies); want: at most %.1f", per, per_tile, EX_TILE, MAX_PER_INTERACTION);
+    /* The last, partial tile: GPU-only correctness would let a kernel that
+     * drops it pass without a GPU. Every thread with a body (i < n) must
+     * interact with all n: n interactions (a bound on the inner loop) or more
+     * (padded with massless bodies). Interactions are counted by the square
+     * roots the walk executes (an interaction has as many as the full tiles
+     * showed), not by instructions, which vary with the loop's shape; a kernel
+     * without a root cannot be counted so and is left to the GPU part. */
+    double roots_per = (double)(roots_many - roots_few) / ((MANY - FEW) * EX_TILE);
+    const int ns[] = {EX_TILE + 1, 2 * EX_TILE + 1, EX_TILE - 1, 1};
+    for (int k = 0; k < 4 && roots_per > 0; k++) {
+        int n = ns[k], last = (n - 1) / EX_TILE;
+        const int who[3][2] = {{0, 0}, {0, n < EX_TILE ? n - 1 : EX_TILE - 1}, {last, (n - 1) % EX_TILE}};
+        for (int w = 0; w < 3; w++) {
+            long roots;
+            ck_assert_msg(ptx_count(p, who[w][0], who[w][1], n, &roots, why, sizeof why) >= 0,
+                          "the grader cannot follow your kernel at n = %d: %s", n, why);
+            ck_assert_msg(roots / roots_per > n - 0.5, "at n = %d thread %d of block %d computed %.0f interactions, "
+                          "want %d: the last, partial tile is dropped; load it with a guard (bodies past n as mass "
+                          "0, or a bound on the inner loop)", n, who[w][1], who[w][0], roots / roots_per, n);
+        }
+    }
     for (int k = 0; k < p->nsym; k++)
         free(p->sym[k].name);
     free(p->sym);

@@ -13,8 +13,10 @@
  * precision. Keep the kernel's name, arguments and launch shape (EX_TILE
  * threads a block, one body per thread).
  *
- * Graded (tests/test_ex_ch07gpu.cu): the count from nvcc -ptx, no GPU needed;
- * correctness on a GPU at n = 1, 255, 257, 1000, 4097 (skipped without one).
+ * Graded (tests/test_ex_ch07gpu.cu): the count from nvcc -ptx, and from the
+ * same PTX that a thread interacts with all n bodies when n is no multiple of
+ * EX_TILE, no GPU needed; correctness on a GPU at n = 1, 255, 257, 1000, 4097
+ * (skipped without one).
  * Then: make grade EX=ch07gpu   (stuck? make hint EX=ch07gpu)
  */
 #ifndef EX_CH07_TILE_LOOP_CUH
