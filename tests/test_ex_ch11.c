@@ -65,10 +65,23 @@ START_TEST(ring_overlaps_and_is_right)
     int rc = harness_shell("cd %s && OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
                            "OMPI_MCA_rmaps_base_oversubscribe=1 timeout 60 mpirun -np %d ./ring > out%d 2>&1; rc=$?; "
                            "grep -v '^-\\|^ \\|^$\\|Primary job\\|mpirun detected\\|Process name\\|Exit code\\|a "
-                           "non-zero\\|the job to be\\|this process' out%d; exit $rc",
-                           harness_q(dir), P, P, P);
-    ck_assert_msg(rc == 0, "P = %d: the ring failed its check (exit %d%s; the driver's reasons above)", P, rc,
-                  rc == 124 ? ": it hung, so a rank waits for a message nobody sends" : "");
+                           "non-zero\\|the job to be\\|this process' out%d > why%d; cat why%d; exit $rc",
+                           harness_q(dir), P, P, P, P, P);
+    if (rc == 0)
+        return;
+    /* The driver's reasons go into the message itself: make grade shows a
+     * failure's message, not what the test printed. */
+    char path[256], why[600] = "";
+    snprintf(path, sizeof path, "%s/why%d", dir, P);
+    char *text = harness_read_file(path);
+    if (text) {
+        for (char *c = text; *c; c++)
+            *c = *c == '\n' ? ' ' : *c;
+        snprintf(why, sizeof why, ": %s", text);
+        free(text);
+    }
+    ck_abort_msg("P = %d: the ring failed its check (exit %d%s)%s", P, rc,
+                 rc == 124 ? ": it hung, so a rank waits for a message nobody sends" : "", why);
 }
 END_TEST
 
