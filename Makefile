@@ -325,12 +325,12 @@ $(BUILD)/tests/test_cli_programs: tests/test_cli_programs.c tests/harness.h $(BU
 # device; run with CK_FORK=no).
 define CHAPTER_TEST_RULES
 ifneq ($(wildcard tests/test_$(1).c),)
-$(BUILD)/tests/test_$(1): tests/test_$(1).c tests/harness.h $(wildcard $($(1)_DIR)/*.h) $($(1)_TEST_OBJ) $(LIBCOMMON) $($(1)_TEST_DEPS) | $(BUILD)/tests/.dir
+$(BUILD)/tests/test_$(1): tests/test_$(1).c $(wildcard tests/*.h) $(wildcard $($(1)_DIR)/*.h) $($(1)_TEST_OBJ) $(LIBCOMMON) $($(1)_TEST_DEPS) | $(BUILD)/tests/.dir
 	$(CC) $(TEST_CFLAGS) $$($(1)_TEST_FLAGS) -I$($(1)_DIR) $$(REFERENCE_DEF) $$< $($(1)_TEST_OBJ) $(LIBCOMMON) -o $$@ $(TEST_LIBS) $($(1)_TEST_LIBS)
 CPU_TESTS += $(BUILD)/tests/test_$(1)
 endif
 ifneq ($(wildcard tests/test_$(1).cu),)
-$(BUILD)/tests/test_$(1): tests/test_$(1).cu tests/harness.h $(wildcard $($(1)_DIR)/*.h) $($(1)_TEST_OBJ) $(LIBCOMMON) $($(1)_TEST_DEPS) $(CUDA_CONFIG) | $(BUILD)/tests/.dir
+$(BUILD)/tests/test_$(1): tests/test_$(1).cu $(wildcard tests/*.h) $(wildcard $($(1)_DIR)/*.h) $($(1)_TEST_OBJ) $(LIBCOMMON) $($(1)_TEST_DEPS) $(CUDA_CONFIG) | $(BUILD)/tests/.dir
 	$(NVCC_TEST) $$($(1)_TEST_FLAGS) -I$($(1)_DIR) $$(call nvcc_path_def,REFERENCE_DIR,$(CURDIR)/data/reference) $$< $($(1)_TEST_OBJ) $(LIBCOMMON) -o $$@ $(NVCC_TEST_LIBS)
 GPU_TESTS += $(BUILD)/tests/test_$(1)
 endif

@@ -26,41 +26,12 @@
 #include <math.h>
 #include <string.h>
 
-extern "C" {
-#include "../chapters/ch03_threads/card.h" /* ch03's renderer: the independent reference */
-}
+#include "card_reference.h"
 
 /* card.h with mirrors reflecting the wrong way (chapter.mk's sed). */
 namespace planted {
 #undef CH04_CARD_H
 #include "ch04_card_planted.h"
-}
-
-/* Against ch03's image, at the same samples. card.h on the CPU gives ch03's
- * bytes exactly (infinite PSNR at every size below, both samplers: measured
- * on the CPU), so the GPU against ch03 is the GPU against the CPU: 63.8-68.0
- * dB on the H100 at 512x512x64 (./ch04's notes), and the same 35 dB threshold
- * (every size's value printed by gpu_matches_cpu_and_ch03_at_odd_sizes). The
- * planted bug gives 23.4 dB (CPU, 33x31x3). */
-#define INDEPENDENT_PSNR_DB 35.0
-/* ch01's image at 512x512x64: the H100 runs of ./ch04 gave 41.7-41.8 dB;
- * run.c's threshold, 38 dB. */
-#define CH01_PSNR_DB 38.0
-
-static double psnr(const unsigned char *a, const unsigned char *b, size_t bytes)
-{
-    double sq = 0;
-    for (size_t i = 0; i < bytes; i++)
-        sq += (double)(a[i] - b[i]) * (a[i] - b[i]);
-    return sq == 0 ? INFINITY : 10 * log10(255.0 * 255.0 * (double)bytes / sq);
-}
-
-/* ch03's render of the picture: rows top to bottom, per-pixel seeds. */
-static void ch03_image(image *img, int w, int h, int spp)
-{
-    ck_assert(image_alloc(img, w, h) == 0);
-    uint32_t rng = 0;
-    card_render_rows(img, spp, 0, h, &rng);
 }
 
 /* This card.h (planted = 0) or the planted copy on the CPU, a whole picture. */

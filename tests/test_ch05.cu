@@ -39,32 +39,12 @@
 #include <math.h>
 #include <string.h>
 
-extern "C" {
-#include "../chapters/ch03_threads/card.h" /* ch03's renderer: the independent reference */
-}
+#include "card_reference.h"
 
 /* card.h with mirrors reflecting the wrong way (chapter.mk's sed). */
 namespace planted {
 #undef CH05_CARD_H
 #include "ch05_card_planted.h"
-}
-
-/* Against ch03's image at the same samples, one lane. Every set on the CPU
- * gives ch03's bytes exactly at the sizes below (infinite PSNR, measured on
- * the CPU), so on the GPU it is the GPU against the CPU: the same 35 dB
- * threshold (the worst value printed by gpu_stages_match_cpu_at_odd_sizes).
- * The planted bug gives 22.9 dB (CPU, 33x31x2). */
-#define INDEPENDENT_PSNR_DB 35.0
-/* ch01's image at 512x512x64: ./ch05 on the H100 gave 41.7-41.8 dB; run.c's
- * threshold, 38 dB. */
-#define CH01_PSNR_DB 38.0
-
-/* ch03's render of the picture: rows top to bottom, per-pixel seeds. */
-static void ch03_image(image *img, int w, int h, int spp)
-{
-    ck_assert(image_alloc(img, w, h) == 0);
-    uint32_t rng = 0;
-    card_render_rows(img, spp, 0, h, &rng);
 }
 
 static void cpu_image_lanes(int flags, int lanes, int w, int h, int spp, unsigned char *rgb)
@@ -77,14 +57,6 @@ static void cpu_image_lanes(int flags, int lanes, int w, int h, int spp, unsigne
 static void cpu_image(int flags, int w, int h, int spp, unsigned char *rgb)
 {
     cpu_image_lanes(flags, 1, w, h, spp, rgb);
-}
-
-static double psnr(const unsigned char *a, const unsigned char *b, size_t n)
-{
-    double sq = 0;
-    for (size_t i = 0; i < n; i++)
-        sq += (double)(a[i] - b[i]) * (a[i] - b[i]);
-    return sq == 0 ? INFINITY : 10 * log10(255.0 * 255.0 * n / sq);
 }
 
 START_TEST(less_scanning_and_the_box_keep_the_image_byte_identical)
