@@ -39,8 +39,9 @@ part() {
     return $rc
 }
 
-# 1. make check. Its suites run side by side here (TEST_JOBS), one per four cores
-# (more made ch11's MPI runs, which share the GPU and the cores, flaky).
+# 1. make check. Its suites run side by side here (TEST_JOBS), one per four
+# cores: ch11's suite starts up to four MPI ranks of its own, each with a GPU
+# context, so the cores and the GPU stay shared, not starved.
 jobs=$(( $(nproc) / 4 > 1 ? $(nproc) / 4 : 1 ))
 part check env TEST_JOBS="${TEST_JOBS:-$jobs}" "${make[@]}" -j"$(nproc)" check
 check_line=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$out/check.log" | tail -n 1)
