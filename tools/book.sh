@@ -406,7 +406,7 @@ splice() {
         print
         split(substr($0, RSTART + 5, RLENGTH - 9), kv, ":")
         path = kv[1] == "results" ? gen "/results_" kv[2] ".md" : kv[1] == "generated" ? gen "/" kv[2] ".md" : kv[2]
-        fence = path ~ /\.txt$/
+        fence = path ~ /\.(txt|log)$/ # plain text (a report, a log): shown as a code block
         if ((getline probe < path) > 0) { close(path); if (fence) print "```"; emit(path); if (fence) print "```" }
         else print "*(no data yet: run `make bench`, then `make book`)*"
         skipping = 1; endmark = "<!-- end " kv[1] ":" kv[2] " -->"

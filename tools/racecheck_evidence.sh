@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The book's evidence for a deliberately racy stage (a row tagged racy, e.g.
 # ch06 warp-unrolled-volatile): compute-sanitizer racecheck's report on it,
-# saved as data/profiles/<machine>/<chapter>_racecheck_<stage>.txt, its first
+# saved as data/profiles/<machine>/<chapter>_racecheck_<stage>.log (not .txt:
+# the profile tools read every .txt there as an Nsight Compute report), its first
 # line naming the device, then the commit and the command. make profiles runs
 # it; CHAPTERS="ch06" limits it. The report's first lines and its summary are
 # kept; a report that flags no race is not.
@@ -24,18 +25,18 @@ for ch in $CHAPTERS; do
     args=${!sets##*;} # the chapter's last (largest) sanitizer argument set
     while IFS=$'\t' read -r stage _ _ _ tags _; do
         case " $tags " in *" racy "*) ;; *) continue ;; esac
-        out=$dir/${ch}_racecheck_${stage}.txt
+        out=$dir/${ch}_racecheck_${stage}.log
         {
             echo "# device: $device (nvidia-smi: name, driver)"
             echo "# commit: $commit"
             echo "# command: compute-sanitizer --tool racecheck ./$ch --stage $stage --repeat 1 --quiet $args"
             # shellcheck disable=SC2086 # an argument set is words
-            "$cs" --tool racecheck ./"$ch" --stage "$stage" --repeat 1 --quiet $args > "$out.log" 2>&1 < /dev/null
-            head -n 12 "$out.log" # the first reports, as the book shows them
+            "$cs" --tool racecheck ./"$ch" --stage "$stage" --repeat 1 --quiet $args > "$out.full" 2>&1 < /dev/null
+            head -n 12 "$out.full" # the first reports, as the book shows them
             echo "(...)"
-            grep -E 'RACECHECK SUMMARY' "$out.log"
+            grep -E 'RACECHECK SUMMARY' "$out.full"
         } > "$out.tmp"
-        rm -f "$out.log"
+        rm -f "$out.full"
         if grep -qE 'RACECHECK SUMMARY: [1-9][0-9]* hazard' "$out.tmp"; then
             mv "$out.tmp" "$out" && echo "racecheck-evidence: $out"
         else
