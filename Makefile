@@ -133,7 +133,7 @@ CUDA_CFLAGS := -I$(CUDA_HOME)/include
 # nvcc links the CUDA chapters (it knows where libcudart is); host C goes through gcc.
 NVCC_LDLIBS := $(PNG_LIBS) -lm -lpthread
 
-COMMON_SRC := common/timer.c common/image.c common/cli.c common/report.c common/measure.c
+COMMON_SRC := common/timer.c common/image.c common/cli.c common/report.c common/measure.c common/team.c
 COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
 LIBCOMMON := $(BUILD)/libcommon.a
 CUOBJDUMP := $(or $(shell command -v cuobjdump 2>/dev/null),$(wildcard $(CUDA_HOME)/bin/cuobjdump))
@@ -163,7 +163,7 @@ CUDA_CONFIG := $(NVCC_CONFIG) $(if $(filter clang,$(CUDA_COMPILER)),$(CLANG_CONF
 
 # ---------------------------------------------------------------- the chapter registry
 # chapters/chNN_*/chapter.mk says, once, everything the tools need to know:
-#   CHAPTERS += chNN           the chapter's name (its program is ./chNN)
+#   REGISTERED += chNN         the chapter's name (its program is ./chNN)
 #   chNN_DIR                   its folder
 #   chNN_TITLE, chNN_SUMMARY   for the README's chapter table
 #   chNN_GPU                   none | all (no GPU: exit 3 at once) | some (CPU stages run, then exit 3)
@@ -185,7 +185,7 @@ CUDA_CONFIG := $(NVCC_CONFIG) $(if $(filter clang,$(CUDA_COMPILER)),$(CLANG_CONF
 #   chNN_RENAMED               for make diff: "new:old" files renamed from the chapter before
 #   chNN_EXERCISES             its exercises; for each: ex_NAME_WHAT, ex_NAME_ON,
 #                              ex_NAME_DIR (folder, default NAME), ex_NAME_INCLUDE
-#   UNAVAILABLE += chNN, chNN_UNAVAILABLE, CHECK_DEPS_APT += PKG...   instead of CHAPTERS += chNN,
+#   UNAVAILABLE += chNN, chNN_UNAVAILABLE, CHECK_DEPS_APT += PKG...   instead of REGISTERED += chNN,
 #                              where what it needs is missing (ch11: an MPI): make all and make check
 #                              say so in one line (check counts it skipped); check-deps installs PKG
 #                              first where it can (root, apt), and the chapter is then registered
@@ -198,12 +198,26 @@ define newline
 
 
 endef
-CHAPTERS :=
+REGISTERED :=
 UNAVAILABLE :=
 CHECK_DEPS_APT :=
 CHAPTER_TARGETS :=
 BOOK_INPUTS :=
 include $(sort $(wildcard chapters/*/chapter.mk))
+# CHAPTERS="ch02 ch03" (make's command line or the environment) picks a subset
+# for bench, profiles and the sanitizers. Its text is data, never make code:
+# read with $(value), checked word by word against the registry, and replaced
+# by the registered chapters it names, in the registry's order.
+CHAPTERS_ASKED := $(strip $(value CHAPTERS))
+CHAPTERS_UNKNOWN := $(filter-out $(REGISTERED) $(UNAVAILABLE),$(CHAPTERS_ASKED))
+ifneq ($(CHAPTERS_UNKNOWN),)
+$(error CHAPTERS: not a chapter: $(CHAPTERS_UNKNOWN) (the chapters: $(sort $(REGISTERED) $(UNAVAILABLE))))
+endif
+override CHAPTERS := $(if $(CHAPTERS_ASKED),$(filter $(CHAPTERS_ASKED),$(REGISTERED)),$(REGISTERED))
+ifeq ($(CHAPTERS),)
+$(error CHAPTERS: $(CHAPTERS_ASKED): not available here ($(foreach c,$(CHAPTERS_ASKED),$(c): $($(c)_UNAVAILABLE))))
+endif
+export CHAPTERS
 
 REGISTRY_FIELDS := DIR TITLE SUMMARY GPU RAYTRACER SMALL BAD SANITIZE VALGRIND SAN_ARGS TSAN_STAGES DIFFS \
                    BENCH_EXTRA BOOK_EXTRA PROFILE_ARGS CHART CHART_TITLE CHART_YLABEL \
@@ -411,15 +425,18 @@ check-add-stage: check-deps
 # Installs Check with apt when it is missing and we are root; otherwise says how.
 # So too what an unavailable chapter needs (CHECK_DEPS_APT); without it, that
 # chapter is skipped with one line (UNAVAILABLE) and everything else runs.
+# apt-get waits up to 10 minutes for the package lock that another apt (an
+# unattended upgrade on a fresh machine) may hold, instead of giving up at once.
+APT_GET := DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600
 check-deps:
 	@if ! { pkg-config --exists check 2>/dev/null || [ -e /usr/include/check.h ]; }; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    echo "Check (libcheck) is missing: installing it with apt-get"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq check pkg-config >/dev/null; \
+	    $(APT_GET) update -qq && $(APT_GET) install -y -qq check pkg-config >/dev/null; \
 	  else echo "Check (libcheck) is missing: run  sudo apt-get install check pkg-config"; exit 1; fi; fi
 	@if [ -n "$(strip $(CHECK_DEPS_APT))" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	  echo "$(UNAVAILABLE) need$(if $(word 2,$(UNAVAILABLE)),,s) $(strip $(CHECK_DEPS_APT)): installing with apt-get"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(CHECK_DEPS_APT) >/dev/null || \
+	  $(APT_GET) update -qq && $(APT_GET) install -y -qq $(CHECK_DEPS_APT) >/dev/null || \
 	  echo "could not install $(strip $(CHECK_DEPS_APT)): $(UNAVAILABLE) will be skipped"; fi
 
 # Every exercise stub as committed (git, not the working copy: a student's

@@ -1,5 +1,5 @@
 # ch01's entry in the chapter registry (see "The chapter registry" in the Makefile).
-CHAPTERS += ch01
+REGISTERED += ch01
 ch01_DIR := chapters/ch01_baseline
 ch01_TITLE := baseline
 ch01_SUMMARY := Kensler's card as readable C, built -O0, byte-identical to the original's output

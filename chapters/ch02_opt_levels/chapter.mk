@@ -1,5 +1,5 @@
 # ch02's entry in the chapter registry (see "The chapter registry" in the Makefile).
-CHAPTERS += ch02
+REGISTERED += ch02
 ch02_DIR := chapters/ch02_opt_levels
 ch02_TITLE := -O levels
 ch02_SUMMARY := the same source built at -O0 … -O3, `-march=native`, `-ffast-math`, with gcc and clang, in one program; which builds give identical images and why

@@ -1,5 +1,5 @@
 # ch03's entry in the chapter registry (see "The chapter registry" in the Makefile).
-CHAPTERS += ch03
+REGISTERED += ch03
 ch03_DIR := chapters/ch03_threads
 ch03_TITLE := threads
 ch03_SUMMARY := libc `rand()` lock contention, false sharing, a thread-local generator, static vs dynamic rows; a thread sweep; the same image at any thread count

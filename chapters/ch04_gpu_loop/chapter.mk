@@ -1,5 +1,5 @@
 # ch04's entry in the chapter registry (see "The chapter registry" in the Makefile).
-CHAPTERS += ch04
+REGISTERED += ch04
 ch04_DIR := chapters/ch04_gpu_loop
 ch04_TITLE := GPU: recursion to loop
 ch04_SUMMARY := CUDA port; registers, stack (local memory), occupancy, divergence; two launches that fail on purpose (--block, --stack-bytes)

@@ -1,5 +1,5 @@
 # ch05's entry in the chapter registry (see "The chapter registry" in the Makefile).
-CHAPTERS += ch05
+REGISTERED += ch05
 ch05_DIR := chapters/ch05_intrinsics
 ch05_TITLE := intrinsics
 ch05_SUMMARY := FP64-free code, `__powf` and its negative-base trap, pow by squaring, a sphere list, fast math and an ablation of its flags, block shape, work not done, samples shared across a warp, start-up cost

@@ -1,5 +1,5 @@
 # ch06's entry in the chapter registry (see "The chapter registry" in the Makefile).
-CHAPTERS += ch06
+REGISTERED += ch06
 ch06_DIR := chapters/ch06_reduction
 ch06_TITLE := reduction
 ch06_SUMMARY := from a CPU loop to the memory-bandwidth limit, one change per stage (coalescing among them), against CUB and a read-only streaming ceiling measured in the same run; a warp race racecheck catches

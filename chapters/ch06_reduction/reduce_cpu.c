@@ -2,7 +2,7 @@
 #define _GNU_SOURCE
 #include "reduce.h"
 
-#include <pthread.h>
+#include "../../common/team.h"
 
 long long reduce_fill(int *in, size_t n)
 {
@@ -34,38 +34,28 @@ void reduce_cpu_serial(const int *in, size_t n, long long *sum, const reduce_ctx
 
 typedef struct {
     const int *in;
-    size_t begin, end;
-    long long sum;
-} chunk;
+    size_t n;
+    long long sums[TEAM_MAX]; /* each thread's, written once at its end */
+} chunks;
 
-static void *sum_chunk(void *p)
+/* Thread t of T sums the t-th of T contiguous chunks. */
+static void sum_chunk(void *p, int t, int threads)
 {
-    chunk *c = p;
-    c->sum = serial_sum(c->in + c->begin, c->end - c->begin);
-    return NULL;
+    chunks *c = p;
+    size_t begin = c->n * (size_t)t / (size_t)threads, end = c->n * (size_t)(t + 1) / (size_t)threads;
+    c->sums[t] = serial_sum(c->in + begin, end - begin);
 }
 
 /* Each thread sums one contiguous chunk; the host's memory bandwidth, not its
  * adders, is the limit once a few cores are busy. */
 void reduce_cpu_threads(const int *in, size_t n, long long *result, const reduce_ctx *ctx)
 {
-    int threads = ctx->threads;
-    enum { MAX = 256 };
-    pthread_t tid[MAX];
-    chunk c[MAX];
-    int started[MAX];
-    threads = threads < 1 ? 1 : threads > MAX ? MAX : threads;
-    for (int t = 0; t < threads; t++) {
-        c[t] = (chunk){in, n * (size_t)t / (size_t)threads, n * (size_t)(t + 1) / (size_t)threads, 0};
-        started[t] = pthread_create(&tid[t], NULL, sum_chunk, &c[t]) == 0;
-        if (!started[t])
-            sum_chunk(&c[t]); /* could not start a thread: do its share here */
-    }
+    static chunks c; /* static: 8 kB of sums */
+    c.in = in;
+    c.n = n;
+    team_run(ctx->threads, sum_chunk, &c);
     long long sum = 0;
-    for (int t = 0; t < threads; t++) {
-        if (started[t])
-            pthread_join(tid[t], NULL);
-        sum += c[t].sum;
-    }
+    for (int t = 0; t < ctx->threads; t++)
+        sum += c.sums[t];
     *result = sum;
 }

@@ -1,5 +1,5 @@
 # ch07's entry in the chapter registry (see "The chapter registry" in the Makefile).
-CHAPTERS += ch07
+REGISTERED += ch07
 ch07_DIR := chapters/ch07_nbody
 ch07_TITLE := N-body
 ch07_SUMMARY := scalar, AVX2 and threaded CPU; naive, tiled, float4, rsqrt, unrolled, flush-to-zero, softening-in-FMA and two-bodies-per-thread GPU kernels against FP32 peak; symmetric forces, naive and fair; several GPUs

@@ -2,8 +2,9 @@
 #define _GNU_SOURCE
 #include "nbody.h"
 
+#include "../../common/team.h"
+
 #include <immintrin.h>
-#include <pthread.h>
 #include <stdint.h>
 
 void nbody_init(body *b, vec3 *v, int n)
@@ -115,33 +116,20 @@ void cpu_simd_block_forces(const body *targets, int nt, const body *sources, int
 typedef struct {
     const body *b;
     vec3 *a;
-    int n, i0, i1;
+    int n;
 } work;
 
-static void *simd_worker(void *p)
+/* Thread t of T: a contiguous range of bodies, cut at multiples of 8. */
+static void simd_worker(void *p, int t, int threads)
 {
     work *w = p;
-    simd_range(w->b, w->b, w->n, w->a, w->i0, w->i1, 0);
-    return NULL;
+    int blocks = (w->n + 7) / 8;
+    int i0 = 8 * (int)((long)blocks * t / threads), i1 = 8 * (int)((long)blocks * (t + 1) / threads);
+    simd_range(w->b, w->b, w->n, w->a, i0 < w->n ? i0 : w->n, i1 < w->n ? i1 : w->n, 0);
 }
 
-/* Each thread a contiguous range of bodies, cut at multiples of 8. */
 void cpu_simd_threads_forces(const body *b, vec3 *a, int n, int threads)
 {
-    enum { MAX = 256 };
-    pthread_t tid[MAX];
-    work w[MAX];
-    int started[MAX];
-    threads = threads < 1 ? 1 : threads > MAX ? MAX : threads;
-    int blocks = (n + 7) / 8;
-    for (int t = 0; t < threads; t++) {
-        int i0 = 8 * (int)((long)blocks * t / threads), i1 = 8 * (int)((long)blocks * (t + 1) / threads);
-        w[t] = (work){b, a, n, i0 < n ? i0 : n, i1 < n ? i1 : n};
-        started[t] = pthread_create(&tid[t], NULL, simd_worker, &w[t]) == 0;
-        if (!started[t])
-            simd_worker(&w[t]);
-    }
-    for (int t = 0; t < threads; t++)
-        if (started[t])
-            pthread_join(tid[t], NULL);
+    work w = {b, a, n};
+    team_run(threads, simd_worker, &w);
 }

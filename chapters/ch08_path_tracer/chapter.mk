@@ -1,5 +1,5 @@
 # ch08's entry in the chapter registry (see "The chapter registry" in the Makefile).
-CHAPTERS += ch08
+REGISTERED += ch08
 ch08_DIR := chapters/ch08_path_tracer
 ch08_TITLE := path tracer
 ch08_SUMMARY := smallpt's Cornell box, its picture checked against the original's: CPU threads, recursion and its stack, a loop, block shape, path regeneration, a register cap (double), float, light sampling; Msamples/s, and time to an MSE against a converged reference

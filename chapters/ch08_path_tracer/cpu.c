@@ -5,43 +5,34 @@
 #include "render.h"
 
 #include "../../common/report.h"
+#include "../../common/team.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 typedef double real;
 #define R(x) (x)
 #include "path.h"
-
-#define MAX_THREADS 1024
 
 typedef struct {
     const world *w;
     image *img;
     int spp;
     unsigned int seed;
-    atomic_int next_row, rows_done;
     atomic_long bad;
 } job;
 
-static void *render_rows(void *p)
+static void render_row(void *p, int row)
 {
     job *j = p;
-    int row;
-    while ((row = atomic_fetch_add(&j->next_row, 1)) < j->img->height) {
-        long bad = 0;
-        for (int col = 0; col < j->img->width; col++) {
-            unsigned char *out = j->img->rgb + 3 * ((size_t)row * j->img->width + col);
-            bad += !render_pixel(j->w, PT_RECURSIVE_SPLIT, col, row, j->spp, j->seed, out, NULL);
-        }
-        atomic_fetch_add(&j->bad, bad);
-        atomic_fetch_add(&j->rows_done, 1);
+    long bad = 0;
+    for (int col = 0; col < j->img->width; col++) {
+        unsigned char *out = j->img->rgb + 3 * ((size_t)row * j->img->width + col);
+        bad += !render_pixel(j->w, PT_RECURSIVE_SPLIT, col, row, j->spp, j->seed, out, NULL);
     }
-    return NULL;
+    atomic_fetch_add(&j->bad, bad);
 }
 
 long cpu_render(const scene *sc, image *img, int spp, unsigned int seed, int threads, const char *label, int quiet)
@@ -49,27 +40,10 @@ long cpu_render(const scene *sc, image *img, int spp, unsigned int seed, int thr
     static world w; /* static: the world is a few kB, kept off the stack */
     w = make_world(sc, img->width, img->height, EPS_F64, OFFSET_F64);
     job j = {.w = &w, .img = img, .spp = spp, .seed = seed};
-    atomic_init(&j.next_row, 0);
-    atomic_init(&j.rows_done, 0);
     atomic_init(&j.bad, 0);
-    if (threads > MAX_THREADS)
-        threads = MAX_THREADS;
-    pthread_t tid[MAX_THREADS];
     progress bar;
     progress_begin(&bar, label, img->height, quiet);
-    int started = 0;
-    for (; started < threads; started++)
-        if (pthread_create(&tid[started], NULL, render_rows, &j) != 0)
-            break;
-    if (started == 0)
-        render_rows(&j); /* no thread could start: this one renders */
-    while (atomic_load(&j.rows_done) < img->height) { /* the main thread reports progress */
-        struct timespec nap = {0, 20 * 1000 * 1000};
-        nanosleep(&nap, NULL);
-        progress_update(&bar, atomic_load(&j.rows_done));
-    }
-    for (int t = 0; t < started; t++)
-        pthread_join(tid[t], NULL);
+    team_rows(threads, img->height, render_row, &j, &bar);
     progress_end(&bar);
     return atomic_load(&j.bad);
 }

@@ -1,5 +1,5 @@
 # ch09's entry in the chapter registry (see "The chapter registry" in the Makefile).
-CHAPTERS += ch09
+REGISTERED += ch09
 ch09_DIR := chapters/ch09_two_compilers
 ch09_TITLE := two GPU compilers
 ch09_SUMMARY := the kernels of ch05, ch06 and ch07, each compiled by nvcc and by clang and linked into one program; the PTX each produced; what fast math costs a NaN check; the clang talk's three optimisations, with and without

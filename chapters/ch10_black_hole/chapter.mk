@@ -1,5 +1,5 @@
 # ch10's entry in the chapter registry (see "The chapter registry" in the Makefile).
-CHAPTERS += ch10
+REGISTERED += ch10
 ch10_DIR := chapters/ch10_black_hole
 ch10_TITLE := kernels written at run time
 ch10_SUMMARY := a Schwarzschild black hole: the geodesic step built as an expression tree from the metric (symbolic derivatives), simplified by named rules (strict IEEE-exact or relaxed), printed as CUDA C and compiled by NVRTC at run time; the source text's math configurations measured

@@ -4,69 +4,43 @@
 #include "render.h"
 
 #include "../../common/report.h"
+#include "../../common/team.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdatomic.h>
-#include <time.h>
 
 typedef double real;
 #define R(x) (x)
 #define BH_FN static inline
 #include "bh.h"
 
-#define MAX_THREADS 1024
-
 typedef struct {
     cpu_pixel_fn *trace;
     image *img;
-    atomic_int next_row, rows_done;
     atomic_long bad;
 } job;
 
-static void *render_rows(void *p)
+static void render_row(void *p, int row)
 {
     job *j = p;
-    int row;
-    while ((row = atomic_fetch_add(&j->next_row, 1)) < j->img->height) {
-        long bad = 0;
-        for (int col = 0; col < j->img->width; col++) {
-            double c[3];
-            bad += j->trace(col, row, j->img->width, j->img->height, c) == 0;
-            unsigned char *out = j->img->rgb + 3 * ((size_t)row * j->img->width + col);
-            for (int k = 0; k < 3; k++)
-                out[k] = (unsigned char)(int)(c[k] * 255.0 + 0.5);
-        }
-        atomic_fetch_add(&j->bad, bad);
-        atomic_fetch_add(&j->rows_done, 1);
+    long bad = 0;
+    for (int col = 0; col < j->img->width; col++) {
+        double c[3];
+        bad += j->trace(col, row, j->img->width, j->img->height, c) == 0;
+        unsigned char *out = j->img->rgb + 3 * ((size_t)row * j->img->width + col);
+        for (int k = 0; k < 3; k++)
+            out[k] = (unsigned char)(int)(c[k] * 255.0 + 0.5);
     }
-    return NULL;
+    atomic_fetch_add(&j->bad, bad);
 }
 
 long cpu_render_with(cpu_pixel_fn *trace, image *img, int threads, const char *label, int quiet)
 {
     job j = {.trace = trace, .img = img};
-    atomic_init(&j.next_row, 0);
-    atomic_init(&j.rows_done, 0);
     atomic_init(&j.bad, 0);
-    if (threads > MAX_THREADS)
-        threads = MAX_THREADS;
-    pthread_t tid[MAX_THREADS];
     progress bar;
     progress_begin(&bar, label, img->height, quiet);
-    int started = 0;
-    for (; started < threads; started++)
-        if (pthread_create(&tid[started], NULL, render_rows, &j) != 0)
-            break;
-    if (started == 0)
-        render_rows(&j);
-    while (atomic_load(&j.rows_done) < img->height) {
-        struct timespec nap = {0, 20 * 1000 * 1000};
-        nanosleep(&nap, NULL);
-        progress_update(&bar, atomic_load(&j.rows_done));
-    }
-    for (int t = 0; t < started; t++)
-        pthread_join(tid[t], NULL);
+    team_rows(threads, img->height, render_row, &j, &bar);
     progress_end(&bar);
     return atomic_load(&j.bad);
 }

@@ -10,7 +10,7 @@ UNAVAILABLE += ch11
 ch11_UNAVAILABLE := needs an MPI: sudo apt-get install openmpi-bin libopenmpi-dev
 CHECK_DEPS_APT += openmpi-bin libopenmpi-dev
 else
-CHAPTERS += ch11
+REGISTERED += ch11
 ch11_DIR := chapters/ch11_mpi_nbody
 ch11_TITLE := N-body over MPI
 ch11_SUMMARY := ch07's N-body split over MPI ranks, one GPU each (or ch07's SIMD loop on CPU ranks): blocking allgather, pinned staging, a ring overlapped with the forces; strong and weak scaling, and a model carried to 1024 GPUs
