@@ -46,6 +46,7 @@ typedef struct stage_info {
                                       stage's (another precision or estimator, or less work: "work=float",
                                       "work=less"). make book computes a speedup only between rows of one work (DESIGN:
                                       comparing honestly); untagged rows do the first stage's work. */
+    int all_cores STAGE_ZERO;      /* a CPU stage that runs on --threads threads (every core by default), not on one */
 } stage_info;
 
 #endif

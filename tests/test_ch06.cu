@@ -14,6 +14,7 @@
 
 #include "cuda_util.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 static const size_t sizes[] = {0, 1, 31, 33, 1023, 1025, (1u << 20) - 1, (1u << 20) + 1, 255257};
@@ -44,6 +45,33 @@ START_TEST(cpu_stages_exact)
                 stages[s].run(in, n, &got, &ctx);
                 ck_assert_msg(got == expected, "%s, n=%zu, %d threads", stages[s].info.name, n, threads);
             }
+    free(in);
+}
+END_TEST
+
+/* Every vector path (CPU_ISA caps the ISA; one this CPU lacks falls back) at
+ * int32's extremes: 2^20 + 1 values of INT32_MAX, or of INT32_MIN, sum far
+ * past 32 bits, so a lane that adds in 32 bits is caught. */
+static const char *isas[] = {"scalar", "avx2", "avx512"};
+START_TEST(cpu_stages_exact_at_extremes_on_every_isa)
+{
+    size_t n = (1u << 20) + 1;
+    int *in = (int *)malloc(n * sizeof(int));
+    for (int sign = 0; sign < 2; sign++) {
+        for (size_t i = 0; i < n; i++)
+            in[i] = sign ? INT32_MIN : INT32_MAX;
+        long long expected = (long long)n * in[0];
+        for (size_t s = 0; s < STAGE_COUNT; s++)
+            if (stages[s].info.where == STAGE_CPU) {
+                setenv("CPU_ISA", isas[_i], 1);
+                reduce_ctx ctx = {3, NULL, 0};
+                long long got = 0x5A5A5A5A;
+                stages[s].run(in, n, &got, &ctx);
+                unsetenv("CPU_ISA");
+                ck_assert_msg(got == expected, "%s with CPU_ISA=%s: %lld, not %lld", stages[s].info.name, isas[_i], got,
+                              expected);
+            }
+    }
     free(in);
 }
 END_TEST
@@ -96,6 +124,7 @@ int main(void)
     TCase *tc = tcase_create("all");
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, cpu_stages_exact, 0, SIZE_COUNT);
+    tcase_add_loop_test(tc, cpu_stages_exact_at_extremes_on_every_isa, 0, 3);
     int skipped = harness_add_gpu_test(tc, gpu_stages_exact, SIZE_COUNT);
     skipped += harness_add_gpu_test(tc, latency_chase_sees_l2_and_dram, 1);
     suite_add_tcase(s, tc);

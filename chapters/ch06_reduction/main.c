@@ -21,6 +21,7 @@
 #include "stages.h"
 
 #include "../../common/cli.h"
+#include "../../common/cpu_ceiling.h"
 #include "../../common/cuda_util.h"
 #include "../../common/measure.h"
 #include "../../common/report.h"
@@ -185,6 +186,18 @@ int main(int argc, char **argv)
     long long expected = reduce_fill(in, n);
     int have_gpu = want_gpu && gpu_setup(&g, in, n, &opt, found_gpu) == 0;
 
+    /* The host's own read ceiling, over the same input, on the same threads. */
+    int want_cpu = 0;
+    for (size_t i = 0; i < STAGE_COUNT; i++)
+        want_cpu |= stages[i].info.where == STAGE_CPU && cli_stage_selected(&opt, i);
+    cpu_ceiling host = {0};
+    if (want_cpu && measure_ceilings && n > 0) {
+        host = cpu_read_ceiling(in, n * sizeof(int), (int)opt.threads, 5);
+        if (!opt.quiet)
+            fprintf(stderr, "ch06: measured the host's read stream: %.1f GB/s on %d threads (%s loads)\n", host.rate,
+                    host.threads, host.isa);
+    }
+
     char workload[64];
     snprintf(workload, sizeof workload, "n=%lld", opt.n);
     report rep;
@@ -194,7 +207,7 @@ int main(int argc, char **argv)
         int gpu = s->info.where == STAGE_GPU;
         if (!cli_stage_selected(&opt, i) || (gpu && !have_gpu))
             continue;
-        int threads = s->run == reduce_cpu_threads ? (int)opt.threads : 1;
+        int threads = s->info.all_cores ? (int)opt.threads : 1;
         run r = {s, &g, in, n, expected, 0, {.threads = threads}};
         measure_result m;
         measure_stage(&(measure_plan){.reset = poison_sum, .run = run_stage, .check = check_sum, .context = &r,
@@ -206,6 +219,14 @@ int main(int argc, char **argv)
         if (gpu && measure_ceilings)
             report_note(row, "%s%.1f%% of the read ceiling, %.1f%% of copy", m.note[0] ? "; " : "",
                         100 * gbs / g.read_gbs, 100 * gbs / g.copy_gbs);
+        if (!gpu && host.rate > 0)
+            report_note(row, "%s%.1f%% of the host's read ceiling", m.note[0] ? "; " : "", 100 * gbs / host.rate);
+    }
+    if (host.rate > 0) {
+        report_entry e = {.stage = "ceiling-cpu-read", .threads = host.threads, .ms = host.ms, .value = host.rate,
+                          .unit = "GB/s", .ok = REPORT_NO_CHECK, .device = host_cpu_name()};
+        report_note(report_add(&rep, e), "the host's plain read stream over the same input, %s loads, the best of 5 "
+                    "runs of at least %.0f ms", host.isa, CPU_CEILING_MIN_MS);
     }
     if (have_gpu && measure_ceilings)
         add_ceilings(&rep, &g, n);

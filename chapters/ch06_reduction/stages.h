@@ -9,7 +9,10 @@
 
 static const stage stages[] = {
     {{"cpu-serial", "one core, one add per element", .where = STAGE_CPU}, reduce_cpu_serial},
-    {{"cpu-threads", "all cores, one chunk each: the host's memory bandwidth", .where = STAGE_CPU}, reduce_cpu_threads},
+    {{"cpu-threads", "all cores, one chunk each: the host's memory bandwidth", .where = STAGE_CPU, .all_cores = 1},
+     reduce_cpu_threads},
+    {{"cpu-threads-simd", "+ each chunk summed with the widest vectors the CPU has (AVX-512 or AVX2, chosen at run "
+                          "time), four sums in flight", .where = STAGE_CPU, .all_cores = 1}, reduce_cpu_threads_simd},
     {{"atomic-global", "one 64-bit atomicAdd per element, all on one address", .where = STAGE_GPU,
       .kernel = "atomic_global_kernel"}, reduce_atomic_global},
     {{"interleaved-divergent", "shared-memory tree, every 2s-th thread works: divergent warps", .where = STAGE_GPU,

@@ -85,7 +85,7 @@ static void measure_row(report *rep, problem *p, const stage *s, int repeat, con
     m.times.median /= p->steps, m.times.lo /= p->steps, m.times.hi /= p->steps;
     double n2 = (double)p->n * p->n, gflops = FLOPS_PER_INTERACTION * n2 / (m.times.median * 1e-3) * 1e-9;
     int threads = s->info.where == STAGE_GPU ? REPORT_ON_GPU : s->info.where == STAGE_ALL_GPUS ? p->devices
-                  : s->run == cpu_simd_threads_forces ? p->threads : 1;
+                  : s->info.all_cores ? p->threads : 1;
     report_row *row = report_measured(rep, s->info.name, threads, &m, gflops, "GFLOP/s", device);
     report_note(row, ", %.3g interactions/s", n2 / (m.times.median * 1e-3));
     if (peak_gflops > 0)

@@ -33,7 +33,7 @@ static const stage stages[] = {
      cpu_scalar_forces, .output = OUTPUT_NONE},
     {{"cpu-simd", "AVX2 + FMA: 8 bodies in the lanes of a vector, rsqrt + one Newton step", .where = STAGE_CPU},
      cpu_simd_forces, .output = OUTPUT_NONE},
-    {{"cpu-simd-threads", "cpu-simd on every core (pthreads, blocks of bodies)", .where = STAGE_CPU,
+    {{"cpu-simd-threads", "cpu-simd on every core (pthreads, blocks of bodies)", .where = STAGE_CPU, .all_cores = 1,
       .bench = "--n 131072 --cpu-n 131072"},
      cpu_simd_threads_forces, .output = OUTPUT_NONE},
     {{"gpu-naive", "one thread per body, every other body read from global memory", .where = STAGE_GPU,

@@ -1,0 +1,41 @@
+/* cpu_ceiling.h - the host's own limits, measured in the same run as the CPU
+ * stages they bound, as the GPU chapters measure the GPU's: a plain read
+ * stream (memory-bound work: ch06) and independent FMA chains in registers
+ * (compute-bound work), each at the widest vector ISA this CPU has (chosen at
+ * run time: AVX-512, else AVX2 + FMA, else plain C), on `threads` threads.
+ * Each timed repetition lasts at least CPU_CEILING_MIN_MS, so the rate is a
+ * steady one; the best of `repeat` repetitions is the ceiling. */
+#ifndef COMMON_CPU_CEILING_H
+#define COMMON_CPU_CEILING_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CPU_CEILING_MIN_MS 50.0
+
+typedef struct {
+    double rate;     /* GB/s read, or GFLOP/s (an FMA is 2 flops a lane) */
+    double ms;       /* the best repetition's time */
+    const char *isa; /* "avx512", "avx2" or "scalar": what the kernel ran with */
+    int threads;
+} cpu_ceiling;
+
+/* Reads the `bytes` of buf (each thread a contiguous share), whole passes over
+ * it repeated within a repetition until it lasts CPU_CEILING_MIN_MS. */
+cpu_ceiling cpu_read_ceiling(const void *buf, size_t bytes, int threads, int repeat);
+
+/* fp32 FMA chains, enough of them per thread to keep both FMA pipes busy. */
+cpu_ceiling cpu_fma_ceiling(int threads, int repeat);
+
+/* The widest of those ISAs this CPU has, or a narrower one the environment
+ * asks for (CPU_ISA=avx2 or CPU_ISA=scalar: to compare, and to test every path). */
+const char *cpu_widest_isa(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
