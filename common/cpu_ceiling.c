@@ -130,51 +130,60 @@ cpu_ceiling cpu_read_ceiling(const void *buf, size_t bytes, int threads, int rep
 }
 
 /* ---------------------------------------------------------------- FMA */
+/* Twelve chains, each its own variable: kept in an array, they would live in
+ * memory and wait on stores instead of FMAs. */
 #define CHAINS 12
 
 __attribute__((target("avx512f"))) static float fma_avx512(long iterations)
 {
-    __m512 x[CHAINS], a = _mm512_set1_ps(0.999999f), b = _mm512_set1_ps(1e-7f);
-    for (int c = 0; c < CHAINS; c++)
-        x[c] = _mm512_set1_ps((float)c);
-    for (long i = 0; i < iterations; i++)
-        for (int c = 0; c < CHAINS; c++)
-            x[c] = _mm512_fmadd_ps(x[c], a, b);
-    float out = 0, lanes[16];
-    for (int c = 0; c < CHAINS; c++) {
-        _mm512_storeu_ps(lanes, x[c]);
-        out += lanes[c % 16];
+    const __m512 a = _mm512_set1_ps(0.999999f), b = _mm512_set1_ps(1e-7f);
+    __m512 x0 = _mm512_set1_ps(0), x1 = _mm512_set1_ps(1), x2 = _mm512_set1_ps(2), x3 = _mm512_set1_ps(3);
+    __m512 x4 = _mm512_set1_ps(4), x5 = _mm512_set1_ps(5), x6 = _mm512_set1_ps(6), x7 = _mm512_set1_ps(7);
+    __m512 x8 = _mm512_set1_ps(8), x9 = _mm512_set1_ps(9), x10 = _mm512_set1_ps(10), x11 = _mm512_set1_ps(11);
+    for (long i = 0; i < iterations; i++) {
+        x0 = _mm512_fmadd_ps(x0, a, b), x1 = _mm512_fmadd_ps(x1, a, b), x2 = _mm512_fmadd_ps(x2, a, b);
+        x3 = _mm512_fmadd_ps(x3, a, b), x4 = _mm512_fmadd_ps(x4, a, b), x5 = _mm512_fmadd_ps(x5, a, b);
+        x6 = _mm512_fmadd_ps(x6, a, b), x7 = _mm512_fmadd_ps(x7, a, b), x8 = _mm512_fmadd_ps(x8, a, b);
+        x9 = _mm512_fmadd_ps(x9, a, b), x10 = _mm512_fmadd_ps(x10, a, b), x11 = _mm512_fmadd_ps(x11, a, b);
     }
-    return out;
+    __m512 sum = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(x0, x1), _mm512_add_ps(x2, x3)),
+                               _mm512_add_ps(_mm512_add_ps(x4, x5), _mm512_add_ps(x6, x7)));
+    sum = _mm512_add_ps(sum, _mm512_add_ps(_mm512_add_ps(x8, x9), _mm512_add_ps(x10, x11)));
+    float lanes[16];
+    _mm512_storeu_ps(lanes, sum);
+    return lanes[0];
 }
 
 __attribute__((target("avx2,fma"))) static float fma_avx2(long iterations)
 {
-    __m256 x[CHAINS], a = _mm256_set1_ps(0.999999f), b = _mm256_set1_ps(1e-7f);
-    for (int c = 0; c < CHAINS; c++)
-        x[c] = _mm256_set1_ps((float)c);
-    for (long i = 0; i < iterations; i++)
-        for (int c = 0; c < CHAINS; c++)
-            x[c] = _mm256_fmadd_ps(x[c], a, b);
-    float out = 0, lanes[8];
-    for (int c = 0; c < CHAINS; c++) {
-        _mm256_storeu_ps(lanes, x[c]);
-        out += lanes[c % 8];
+    const __m256 a = _mm256_set1_ps(0.999999f), b = _mm256_set1_ps(1e-7f);
+    __m256 x0 = _mm256_set1_ps(0), x1 = _mm256_set1_ps(1), x2 = _mm256_set1_ps(2), x3 = _mm256_set1_ps(3);
+    __m256 x4 = _mm256_set1_ps(4), x5 = _mm256_set1_ps(5), x6 = _mm256_set1_ps(6), x7 = _mm256_set1_ps(7);
+    __m256 x8 = _mm256_set1_ps(8), x9 = _mm256_set1_ps(9), x10 = _mm256_set1_ps(10), x11 = _mm256_set1_ps(11);
+    for (long i = 0; i < iterations; i++) {
+        x0 = _mm256_fmadd_ps(x0, a, b), x1 = _mm256_fmadd_ps(x1, a, b), x2 = _mm256_fmadd_ps(x2, a, b);
+        x3 = _mm256_fmadd_ps(x3, a, b), x4 = _mm256_fmadd_ps(x4, a, b), x5 = _mm256_fmadd_ps(x5, a, b);
+        x6 = _mm256_fmadd_ps(x6, a, b), x7 = _mm256_fmadd_ps(x7, a, b), x8 = _mm256_fmadd_ps(x8, a, b);
+        x9 = _mm256_fmadd_ps(x9, a, b), x10 = _mm256_fmadd_ps(x10, a, b), x11 = _mm256_fmadd_ps(x11, a, b);
     }
-    return out;
+    __m256 sum = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(x0, x1), _mm256_add_ps(x2, x3)),
+                               _mm256_add_ps(_mm256_add_ps(x4, x5), _mm256_add_ps(x6, x7)));
+    sum = _mm256_add_ps(sum, _mm256_add_ps(_mm256_add_ps(x8, x9), _mm256_add_ps(x10, x11)));
+    float lanes[8];
+    _mm256_storeu_ps(lanes, sum);
+    return lanes[0];
 }
 
+/* Plain C: twelve chains of a multiply and an add (2 flops each, as an FMA). */
 static float fma_scalar(long iterations)
 {
-    float x[CHAINS], out = 0;
-    for (int c = 0; c < CHAINS; c++)
-        x[c] = (float)c;
-    for (long i = 0; i < iterations; i++)
-        for (int c = 0; c < CHAINS; c++)
-            x[c] = x[c] * 0.999999f + 1e-7f;
-    for (int c = 0; c < CHAINS; c++)
-        out += x[c];
-    return out;
+    float x0 = 0, x1 = 1, x2 = 2, x3 = 3, x4 = 4, x5 = 5, x6 = 6, x7 = 7, x8 = 8, x9 = 9, x10 = 10, x11 = 11;
+    const float a = 0.999999f, b = 1e-7f;
+    for (long i = 0; i < iterations; i++) {
+        x0 = x0 * a + b, x1 = x1 * a + b, x2 = x2 * a + b, x3 = x3 * a + b, x4 = x4 * a + b, x5 = x5 * a + b;
+        x6 = x6 * a + b, x7 = x7 * a + b, x8 = x8 * a + b, x9 = x9 * a + b, x10 = x10 * a + b, x11 = x11 * a + b;
+    }
+    return x0 + x1 + x2 + x3 + x4 + x5 + x6 + x7 + x8 + x9 + x10 + x11;
 }
 
 typedef struct {

@@ -84,13 +84,19 @@ START_TEST(cpu_stages_within_bound)
     for (size_t s = 0; s < STAGE_COUNT; s++) {
         if (stages[s].info.where != STAGE_CPU || (stages[s].run != cpu_scalar_forces && !cpu_simd_supported()))
             continue;
+        /* cpu-avx512-threads also as it runs without AVX-512 (CPU_ISA=avx2: the AVX2 path) */
+        int paths = stages[s].run == cpu_avx512_threads_forces ? 2 : 1;
+        for (int path = 0; path < paths; path++)
         for (int threads = 1; threads <= 5; threads += 4) {
             for (int i = 0; i < n; i++)
                 a[i] = vec3{NAN, NAN, NAN};
+            if (path == 1)
+                setenv("CPU_ISA", "avx2", 1);
             stages[s].run(b, a, n, threads);
+            unsetenv("CPU_ISA");
             double e = force_error(&r, a);
-            ck_assert_msg(e <= error_bound(n), "%s n=%d threads=%d: error %g > %g", stages[s].info.name, n, threads, e,
-                          error_bound(n));
+            ck_assert_msg(e <= error_bound(n), "%s%s n=%d threads=%d: error %g > %g", stages[s].info.name,
+                          path ? " (CPU_ISA=avx2)" : "", n, threads, e, error_bound(n));
             if (n == 1)
                 ck_assert(a[0].x == 0 && a[0].y == 0 && a[0].z == 0);
             if (threads == 1)

@@ -1,11 +1,14 @@
-/* cpu.c - ch07's CPU stages: scalar, AVX2 + FMA, and AVX2 on every core. */
+/* cpu.c - ch07's CPU stages: scalar, AVX2 + FMA, AVX2 on every core, and
+ * AVX-512 on every core. */
 #define _GNU_SOURCE
 #include "nbody.h"
 
+#include "../../common/cpu_ceiling.h"
 #include "../../common/team.h"
 
 #include <immintrin.h>
 #include <stdint.h>
+#include <string.h>
 
 void nbody_init(body *b, vec3 *v, int n)
 {
@@ -132,4 +135,61 @@ void cpu_simd_threads_forces(const body *b, vec3 *a, int n, int threads)
 {
     work w = {b, a, n};
     team_run(threads, simd_worker, &w);
+}
+
+/* AVX-512: 16 targets in the lanes, the rest as simd_block. The source's
+ * coordinates are broadcast from memory inside the subtraction (AVX-512's
+ * embedded broadcast: no separate instruction), and _mm512_rsqrt14_ps is
+ * good to 14 bits, so one Newton step gives about 24. */
+__attribute__((target("avx512f"))) static void simd512_block(const body *t, const body *src, int ns, vec3 *a,
+                                                             int i0)
+{
+    float xs[16], ys[16], zs[16];
+    for (int k = 0; k < 16; k++) {
+        xs[k] = t[i0 + k].x;
+        ys[k] = t[i0 + k].y;
+        zs[k] = t[i0 + k].z;
+    }
+    __m512 xi = _mm512_loadu_ps(xs), yi = _mm512_loadu_ps(ys), zi = _mm512_loadu_ps(zs);
+    __m512 ax = _mm512_setzero_ps(), ay = _mm512_setzero_ps(), az = _mm512_setzero_ps();
+    const __m512 eps2 = _mm512_set1_ps(SOFTENING2), half = _mm512_set1_ps(0.5f), three_halves = _mm512_set1_ps(1.5f);
+    for (int j = 0; j < ns; j++) {
+        __m512 rx = _mm512_sub_ps(_mm512_set1_ps(src[j].x), xi);
+        __m512 ry = _mm512_sub_ps(_mm512_set1_ps(src[j].y), yi);
+        __m512 rz = _mm512_sub_ps(_mm512_set1_ps(src[j].z), zi);
+        __m512 d2 = _mm512_fmadd_ps(rz, rz, _mm512_fmadd_ps(ry, ry, _mm512_fmadd_ps(rx, rx, eps2)));
+        __m512 inv = _mm512_rsqrt14_ps(d2);
+        inv = _mm512_mul_ps(inv, _mm512_fnmadd_ps(_mm512_mul_ps(half, d2), _mm512_mul_ps(inv, inv), three_halves));
+        __m512 s = _mm512_mul_ps(_mm512_set1_ps(src[j].m), _mm512_mul_ps(inv, _mm512_mul_ps(inv, inv)));
+        ax = _mm512_fmadd_ps(rx, s, ax);
+        ay = _mm512_fmadd_ps(ry, s, ay);
+        az = _mm512_fmadd_ps(rz, s, az);
+    }
+    _mm512_storeu_ps(xs, ax);
+    _mm512_storeu_ps(ys, ay);
+    _mm512_storeu_ps(zs, az);
+    for (int k = 0; k < 16; k++)
+        a[i0 + k] = (vec3){xs[k], ys[k], zs[k]};
+}
+
+/* Thread t of T: a contiguous range of bodies cut at multiples of 16, blocks
+ * of 16 with AVX-512, what is left as simd_range does it. */
+static void simd512_worker(void *p, int t, int threads)
+{
+    work *w = p;
+    int blocks = (w->n + 15) / 16;
+    int i0 = 16 * (int)((long)blocks * t / threads), i1 = 16 * (int)((long)blocks * (t + 1) / threads);
+    i0 = i0 < w->n ? i0 : w->n, i1 = i1 < w->n ? i1 : w->n;
+    int i = i0;
+    for (; i + 16 <= i1; i += 16)
+        simd512_block(w->b, w->b, w->n, w->a, i);
+    simd_range(w->b, w->b, w->n, w->a, i, i1, 0);
+}
+
+/* Where the CPU has no AVX-512 (or CPU_ISA=avx2 asks), the AVX2 stage's work:
+ * main.c's row says which ran. */
+void cpu_avx512_threads_forces(const body *b, vec3 *a, int n, int threads)
+{
+    work w = {b, a, n};
+    team_run(threads, strcmp(cpu_widest_isa(), "avx512") == 0 ? simd512_worker : simd_worker, &w);
 }

@@ -24,6 +24,7 @@
 #include "stages.h"
 
 #include "../../common/cli.h"
+#include "../../common/cpu_ceiling.h"
 #include "../../common/image.h"
 #include "../../common/cuda_util.h"
 #include "../../common/measure.h"
@@ -65,7 +66,8 @@ static const cli_spec spec = {
 };
 
 /* Measures stage s on p's bodies and adds its row (ms per step). */
-static void measure_row(report *rep, problem *p, const stage *s, int repeat, const char *device, double peak_gflops)
+static report_row *measure_row(report *rep, problem *p, const stage *s, int repeat, const char *device,
+                               double peak_gflops)
 {
     p->s = s;
     output_run out;
@@ -90,6 +92,7 @@ static void measure_row(report *rep, problem *p, const stage *s, int repeat, con
     report_note(row, ", %.3g interactions/s", n2 / (m.times.median * 1e-3));
     if (peak_gflops > 0)
         report_note(row, ", %.1f%% of the FMA ceiling", 100 * gflops / peak_gflops);
+    return row;
 }
 
 /* Sets up one group of stages (CPU or GPU): its report, and n bodies with
@@ -117,21 +120,44 @@ static int end_group(report *rep, problem *p)
     return report_all_ok(rep);
 }
 
-/* The CPU stages at n bodies; returns 1 if all checked ok. */
+/* The host's FMA ceiling as a row of its own (check n/a), in ms per step of
+ * the problem's n^2 interactions, as the GPU's. */
+static void add_cpu_ceiling(report *rep, const problem *p, cpu_ceiling c)
+{
+    char note[160];
+    snprintf(note, sizeof note, "measured: independent FMA chains at %s, no memory, best of 5 runs of at least "
+             "%.0f ms", c.isa, CPU_CEILING_MIN_MS);
+    report_add(rep, (report_entry){.stage = "ceiling-cpu-fma", .threads = c.threads,
+                                   .ms = FLOPS_PER_INTERACTION * (double)p->n * p->n / (c.rate * 1e9) * 1e3,
+                                   .value = c.rate, .unit = "GFLOP/s", .ok = REPORT_NO_CHECK,
+                                   .device = host_cpu_name(), .note = note});
+}
+
+/* The CPU stages at n bodies, each against the host's FMA ceiling measured
+ * here on as many threads as the stage ran; returns 1 if all checked ok. */
 static int run_cpu_stages(const cli_options *opt, int n)
 {
     report rep;
     problem p;
     begin_group(&rep, &p, n, opt);
+    cpu_ceiling one = cpu_fma_ceiling(1, 5), all = cpu_fma_ceiling((int)opt->threads, 5);
     for (size_t i = 0; i < STAGE_COUNT; i++) {
         const stage *s = &stages[i];
         if (s->info.where != STAGE_CPU || !cli_stage_selected(opt, i))
             continue;
-        if (s->run != cpu_scalar_forces && !cpu_simd_supported())
+        if (s->run != cpu_scalar_forces && !cpu_simd_supported()) {
             fprintf(stderr, "ch07: %s needs AVX2 and FMA, which this CPU lacks: skipped\n", s->info.name);
-        else
-            measure_row(&rep, &p, s, (int)opt->repeat, host_cpu_name(), 0);
+            continue;
+        }
+        report_row *row = measure_row(&rep, &p, s, (int)opt->repeat, host_cpu_name(), 0);
+        double ceiling = s->info.all_cores ? all.rate : one.rate;
+        report_note(row, ", %.1f%% of the host's FMA ceiling on %d thread%s", 100 * row->value / ceiling,
+                    s->info.all_cores ? all.threads : 1, s->info.all_cores && all.threads > 1 ? "s" : "");
+        if (s->run == cpu_avx512_threads_forces)
+            report_note(row, "; ran with %s", strcmp(cpu_widest_isa(), "avx512") == 0 ? "AVX-512" : "AVX2 (no AVX-512)");
     }
+    add_cpu_ceiling(&rep, &p, one);
+    add_cpu_ceiling(&rep, &p, all);
     return end_group(&rep, &p);
 }
 

@@ -12,7 +12,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-forces_fn cpu_scalar_forces, cpu_simd_forces, cpu_simd_threads_forces;
+forces_fn cpu_scalar_forces, cpu_simd_forces, cpu_simd_threads_forces, cpu_avx512_threads_forces;
 forces_fn gpu_naive_forces, gpu_tiled_forces, gpu_tiled_float4_forces, gpu_tiled_rsqrt_forces,
     gpu_tiled_unrolled_forces, gpu_tiled_ftz_forces, gpu_softening_fma_forces, gpu_two_bodies_unsplit_forces,
     gpu_two_bodies_forces, gpu_four_bodies_forces,
@@ -33,9 +33,13 @@ static const stage stages[] = {
      cpu_scalar_forces, .output = OUTPUT_NONE},
     {{"cpu-simd", "AVX2 + FMA: 8 bodies in the lanes of a vector, rsqrt + one Newton step", .where = STAGE_CPU},
      cpu_simd_forces, .output = OUTPUT_NONE},
-    {{"cpu-simd-threads", "cpu-simd on every core (pthreads, blocks of bodies)", .where = STAGE_CPU, .all_cores = 1,
-      .bench = "--n 131072 --cpu-n 131072"},
+    {{"cpu-simd-threads", "cpu-simd on every core (pthreads, blocks of bodies)", .where = STAGE_CPU,
+      .bench = "--n 131072 --cpu-n 131072", .all_cores = 1},
      cpu_simd_threads_forces, .output = OUTPUT_NONE},
+    {{"cpu-avx512-threads", "+ AVX-512: 16 bodies in the lanes, sources broadcast from memory, rsqrt14 + one Newton "
+                            "step (AVX2 where the CPU lacks it: the row says)", .where = STAGE_CPU,
+      .bench = "--n 131072 --cpu-n 131072", .all_cores = 1},
+     cpu_avx512_threads_forces, .output = OUTPUT_NONE},
     {{"gpu-naive", "one thread per body, every other body read from global memory", .where = STAGE_GPU,
       .kernel = "naive_kernel", .bench = N_SWEEP}, gpu_naive_forces, .output = OUTPUT_NONE},
     {{"gpu-tiled", "bodies staged through shared memory a block-sized tile at a time", .where = STAGE_GPU,
