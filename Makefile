@@ -263,7 +263,8 @@ help:
 	@echo "  make check-gpu      on a GPU machine: make check with the GPU suites, compute-sanitizer over every"
 	@echo "                      GPU stage, a one-repetition smoke of make bench; one summary line"
 	@echo "  make check-add-stage  add one row to a chapter in a scratch copy: program, tests, bench, book show it"
-	@echo "  make grade          your answers in exercises/: PASS/FAIL each (EX=ch03: just that one)"
+	@echo "  make grade          your answers in exercises/: PASS/FAIL each (EX=ch03: just that one;"
+	@echo "                      GRADE_OUT=result.csv STUDENT=id: also a result file to hand in)"
 	@echo "  make hint EX=ch03   the next hint for an exercise (three, from where to look to nearly the code)"
 	@echo "  make bench          every chapter on its standard workload; CSV to data/results/$(MACHINE).csv,"
 	@echo "                      stage and difference images to data/images/$(MACHINE)/ (CHAPTERS=\"ch02 ch03\": a subset)"
@@ -435,12 +436,16 @@ check-exercises: check-deps $(SOLUTION_TESTS)
 	@echo "The graders under a path with a space, a quote and a dollar sign (tests/odd_path.sh):"
 	@tests/odd_path.sh
 
-# The student's commands: EX=ch03 grades one exercise (EX="ch03 ch05" two).
-# EX reaches the scripts as its literal text, quoted (never as make or shell
-# code), and they check each name against the registry's list before anything else.
+# The student's commands: EX=ch03 grades one exercise (EX="ch03 ch05" two);
+# GRADE_OUT=FILE STUDENT=ID also writes the result as CSV, to hand in
+# (tools/grade.sh says what is in it). EX, GRADE_OUT and STUDENT reach the
+# scripts as their literal text, quoted (never as make or shell code), and
+# they check them before anything else.
 EX_TEXT := $(call sh_quote,$(value EX))
+unexport GRADE_OUT STUDENT
 grade: check-deps
-	@BUILD=$(BUILD) tools/grade.sh $(EX_TEXT) $(EXERCISES)
+	@BUILD=$(BUILD) GRADE_OUT=$(call sh_quote,$(value GRADE_OUT)) STUDENT=$(call sh_quote,$(value STUDENT)) \
+	  tools/grade.sh $(EX_TEXT) $(EXERCISES)
 
 hint:
 	@tools/hint.sh $(EX_TEXT) $(EXERCISES)
