@@ -265,6 +265,7 @@ help:
 	@echo "  make check-add-stage  add one row to a chapter in a scratch copy: program, tests, bench, book show it"
 	@echo "  make grade          your answers in exercises/: PASS/FAIL each (EX=ch03: just that one;"
 	@echo "                      GRADE_OUT=result.csv STUDENT=id: also a result file to hand in)"
+	@echo "  make collect-grades DIR=folder   a class's result files: one table, pass counts, a chart (build/grades/)"
 	@echo "  make hint EX=ch03   the next hint for an exercise (three, from where to look to nearly the code)"
 	@echo "  make bench          every chapter on its standard workload; CSV to data/results/$(MACHINE).csv,"
 	@echo "                      stage and difference images to data/images/$(MACHINE)/ (CHAPTERS=\"ch02 ch03\": a subset)"
@@ -442,10 +443,17 @@ check-exercises: check-deps $(SOLUTION_TESTS)
 # scripts as their literal text, quoted (never as make or shell code), and
 # they check them before anything else.
 EX_TEXT := $(call sh_quote,$(value EX))
-unexport GRADE_OUT STUDENT
+unexport GRADE_OUT STUDENT DIR
 grade: check-deps
 	@BUILD=$(BUILD) GRADE_OUT=$(call sh_quote,$(value GRADE_OUT)) STUDENT=$(call sh_quote,$(value STUDENT)) \
 	  tools/grade.sh $(EX_TEXT) $(EXERCISES)
+
+# A class's grade files (make grade GRADE_OUT=...), a folder of them, as one
+# table of students and exercises, with pass counts and a chart, in
+# build/grades/ (tools/collect_grades.sh).
+.PHONY: collect-grades
+collect-grades:
+	@tools/collect_grades.sh $(call sh_quote,$(value DIR))
 
 hint:
 	@tools/hint.sh $(EX_TEXT) $(EXERCISES)
