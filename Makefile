@@ -267,8 +267,9 @@ help:
 	@echo "                      GRADE_OUT=result.csv STUDENT=id: also a result file to hand in)"
 	@echo "  make collect-grades DIR=folder   a class's result files: one table, pass counts, a chart (build/grades/)"
 	@echo "  make hint EX=ch03   the next hint for an exercise (three, from where to look to nearly the code)"
-	@echo "  make bench          every chapter on its standard workload; CSV to data/results/$(MACHINE).csv,"
-	@echo "                      stage and difference images to data/images/$(MACHINE)/ (CHAPTERS=\"ch02 ch03\": a subset)"
+	@echo "  make bench          every chapter on its standard workload; your CSV to mine/results/$(MACHINE).csv,"
+	@echo "                      stage and difference images to mine/images/$(MACHINE)/ (CHAPTERS=\"ch02 ch03\": a subset);"
+	@echo "                      COURSE_DATA=1 (maintainers): into the course's data/ instead, which make book reads"
 	@echo "  make book           regenerate the tables in book.md and README.md, charts and images, from data/ (builds the programs: their rows tag each stage's work)"
 	@echo "  make sanitize       CPU code and tests under ASan + UBSan, TSan, Valgrind;"
 	@echo "                      with a GPU, every GPU stage under compute-sanitizer"
@@ -459,8 +460,17 @@ hint:
 	@tools/hint.sh $(EX_TEXT) $(EXERCISES)
 
 # ---------------------------------------------------------------- bench, book
+# Whose results: a bench (and host-record, cpu-scaling) writes mine/ (results/,
+# images/: data/'s layout, git-ignored, kept by make clean), never the course's
+# committed data/, which make book reads; COURSE_DATA=1, a maintainer's opt-in,
+# writes data/. Any other value is refused before anything runs.
+ifneq ($(filter-out 1,$(value COURSE_DATA)),)
+$(error COURSE_DATA is 1 (write the course's committed data/) or left out (write mine/), not '$(value COURSE_DATA)')
+endif
+unexport COURSE_DATA
+BENCH_DATA := $(if $(value COURSE_DATA),data,mine)
 bench: all $(BUILD)/image_diff host-record
-	@IMAGE_DIFF=$(BUILD)/image_diff IMAGE_EXT=$(if $(PNG_FOUND),png,ppm) tools/bench.sh
+	@COURSE_DATA=$(if $(value COURSE_DATA),1) IMAGE_DIFF=$(BUILD)/image_diff IMAGE_EXT=$(if $(PNG_FOUND),png,ppm) tools/bench.sh
 
 $(BUILD)/ppm2png $(BUILD)/image_diff $(BUILD)/cpu_scaling $(BUILD)/host_record: $(BUILD)/%: tools/%.c $(LIBCOMMON)
 	$(CC) $(ALL_CFLAGS) $(PNG_CFLAGS) $< $(LIBCOMMON) -o $@ $(PNG_LIBS) $(LDLIBS_BASE)
@@ -468,15 +478,16 @@ $(BUILD)/ppm2png $(BUILD)/image_diff $(BUILD)/cpu_scaling $(BUILD)/host_record: 
 # What the host is beside its CPU results: model, vector ISA, triad bandwidth.
 .PHONY: host-record
 host-record: $(BUILD)/host_record
-	@mkdir -p data/results/$(MACHINE) && $(BUILD)/host_record > data/results/$(MACHINE)/host.txt.tmp && \
-	  mv data/results/$(MACHINE)/host.txt.tmp data/results/$(MACHINE)/host.txt && cat data/results/$(MACHINE)/host.txt
+	@mkdir -p $(BENCH_DATA)/results/$(MACHINE) && $(BUILD)/host_record > $(BENCH_DATA)/results/$(MACHINE)/host.txt.tmp && \
+	  mv $(BENCH_DATA)/results/$(MACHINE)/host.txt.tmp $(BENCH_DATA)/results/$(MACHINE)/host.txt && \
+	  cat $(BENCH_DATA)/results/$(MACHINE)/host.txt
 
 # How this machine's cores scale on work that shares nothing (the CPU chapters' yardstick).
 .PHONY: cpu-scaling
 cpu-scaling: $(BUILD)/cpu_scaling
-	@mkdir -p data/results/$(MACHINE) && $(BUILD)/cpu_scaling > data/results/$(MACHINE)/cpu-scaling.txt.tmp && \
-	  mv data/results/$(MACHINE)/cpu-scaling.txt.tmp data/results/$(MACHINE)/cpu-scaling.txt && \
-	  cat data/results/$(MACHINE)/cpu-scaling.txt
+	@mkdir -p $(BENCH_DATA)/results/$(MACHINE) && $(BUILD)/cpu_scaling > $(BENCH_DATA)/results/$(MACHINE)/cpu-scaling.txt.tmp && \
+	  mv $(BENCH_DATA)/results/$(MACHINE)/cpu-scaling.txt.tmp $(BENCH_DATA)/results/$(MACHINE)/cpu-scaling.txt && \
+	  cat $(BENCH_DATA)/results/$(MACHINE)/cpu-scaling.txt
 
 book: $(BOOK_INPUTS) $(BUILD)/ppm2png $(CHAPTERS)
 	@PPM2PNG=$(BUILD)/ppm2png tools/book.sh
