@@ -277,10 +277,13 @@ help:
 	@echo "  make check-gpu      on a GPU machine: make check with the GPU suites, compute-sanitizer over every"
 	@echo "                      GPU stage, a one-repetition smoke of make bench; one summary line"
 	@echo "  make check-add-stage  add one row to a chapter in a scratch copy: program, tests, bench, book show it"
-	@echo "  make grade          your answers in exercises/: PASS/FAIL each (EX=ch03: just that one)"
+	@echo "  make grade          your answers in exercises/: PASS/FAIL each (EX=ch03: just that one;"
+	@echo "                      GRADE_OUT=result.csv STUDENT=id: also a result file to hand in)"
+	@echo "  make collect-grades DIR=folder   a class's result files: one table, pass counts, a chart (build/grades/)"
 	@echo "  make hint EX=ch03   the next hint for an exercise (three, from where to look to nearly the code)"
-	@echo "  make bench          every chapter on its standard workload; CSV to data/results/$(MACHINE).csv,"
-	@echo "                      stage and difference images to data/images/$(MACHINE)/ (CHAPTERS=\"ch02 ch03\": a subset)"
+	@echo "  make bench          every chapter on its standard workload; your CSV to mine/results/$(MACHINE).csv,"
+	@echo "                      stage and difference images to mine/images/$(MACHINE)/ (CHAPTERS=\"ch02 ch03\": a subset);"
+	@echo "                      COURSE_DATA=1 (maintainers): into the course's data/ instead, which make book reads"
 	@echo "  make book           regenerate the tables in book.md and README.md, charts and images, from data/ (builds the programs: their rows tag each stage's work)"
 	@echo "  make sanitize       CPU code and tests under ASan + UBSan, TSan, Valgrind;"
 	@echo "                      with a GPU, every GPU stage under compute-sanitizer"
@@ -452,19 +455,39 @@ check-exercises: check-deps $(SOLUTION_TESTS)
 	@echo "The graders under a path with a space, a quote and a dollar sign (tests/odd_path.sh):"
 	@tests/odd_path.sh
 
-# The student's commands: EX=ch03 grades one exercise (EX="ch03 ch05" two).
-# EX reaches the scripts as its literal text, quoted (never as make or shell
-# code), and they check each name against the registry's list before anything else.
+# The student's commands: EX=ch03 grades one exercise (EX="ch03 ch05" two);
+# GRADE_OUT=FILE STUDENT=ID also writes the result as CSV, to hand in
+# (tools/grade.sh says what is in it). EX, GRADE_OUT and STUDENT reach the
+# scripts as their literal text, quoted (never as make or shell code), and
+# they check them before anything else.
 EX_TEXT := $(call sh_quote,$(value EX))
+unexport GRADE_OUT STUDENT DIR
 grade: check-deps
-	@BUILD=$(BUILD) tools/grade.sh $(EX_TEXT) $(EXERCISES)
+	@BUILD=$(BUILD) GRADE_OUT=$(call sh_quote,$(value GRADE_OUT)) STUDENT=$(call sh_quote,$(value STUDENT)) \
+	  tools/grade.sh $(EX_TEXT) $(EXERCISES)
+
+# A class's grade files (make grade GRADE_OUT=...), a folder of them, as one
+# table of students and exercises, with pass counts and a chart, in
+# build/grades/ (tools/collect_grades.sh).
+.PHONY: collect-grades
+collect-grades:
+	@tools/collect_grades.sh $(call sh_quote,$(value DIR))
 
 hint:
 	@tools/hint.sh $(EX_TEXT) $(EXERCISES)
 
 # ---------------------------------------------------------------- bench, book
+# Whose results: a bench (and host-record, cpu-scaling) writes mine/ (results/,
+# images/: data/'s layout, git-ignored, kept by make clean), never the course's
+# committed data/, which make book reads; COURSE_DATA=1, a maintainer's opt-in,
+# writes data/. Any other value is refused before anything runs.
+ifneq ($(filter-out 1,$(value COURSE_DATA)),)
+$(error COURSE_DATA is 1 (write the course's committed data/) or left out (write mine/), not '$(value COURSE_DATA)')
+endif
+unexport COURSE_DATA
+BENCH_DATA := $(if $(value COURSE_DATA),data,mine)
 bench: all $(BUILD)/image_diff host-record
-	@IMAGE_DIFF=$(BUILD)/image_diff IMAGE_EXT=$(if $(PNG_FOUND),png,ppm) tools/bench.sh
+	@COURSE_DATA=$(if $(value COURSE_DATA),1) IMAGE_DIFF=$(BUILD)/image_diff IMAGE_EXT=$(if $(PNG_FOUND),png,ppm) tools/bench.sh
 
 $(BUILD)/ppm2png $(BUILD)/image_diff $(BUILD)/cpu_scaling $(BUILD)/host_record: $(BUILD)/%: tools/%.c $(LIBCOMMON)
 	$(CC) $(ALL_CFLAGS) $(PNG_CFLAGS) $< $(LIBCOMMON) -o $@ $(PNG_LIBS) $(LDLIBS_BASE)
@@ -472,15 +495,16 @@ $(BUILD)/ppm2png $(BUILD)/image_diff $(BUILD)/cpu_scaling $(BUILD)/host_record: 
 # What the host is beside its CPU results: model, vector ISA, triad bandwidth.
 .PHONY: host-record
 host-record: $(BUILD)/host_record
-	@mkdir -p data/results/$(MACHINE) && $(BUILD)/host_record > data/results/$(MACHINE)/host.txt.tmp && \
-	  mv data/results/$(MACHINE)/host.txt.tmp data/results/$(MACHINE)/host.txt && cat data/results/$(MACHINE)/host.txt
+	@mkdir -p $(BENCH_DATA)/results/$(MACHINE) && $(BUILD)/host_record > $(BENCH_DATA)/results/$(MACHINE)/host.txt.tmp && \
+	  mv $(BENCH_DATA)/results/$(MACHINE)/host.txt.tmp $(BENCH_DATA)/results/$(MACHINE)/host.txt && \
+	  cat $(BENCH_DATA)/results/$(MACHINE)/host.txt
 
 # How this machine's cores scale on work that shares nothing (the CPU chapters' yardstick).
 .PHONY: cpu-scaling
 cpu-scaling: $(BUILD)/cpu_scaling
-	@mkdir -p data/results/$(MACHINE) && $(BUILD)/cpu_scaling > data/results/$(MACHINE)/cpu-scaling.txt.tmp && \
-	  mv data/results/$(MACHINE)/cpu-scaling.txt.tmp data/results/$(MACHINE)/cpu-scaling.txt && \
-	  cat data/results/$(MACHINE)/cpu-scaling.txt
+	@mkdir -p $(BENCH_DATA)/results/$(MACHINE) && $(BUILD)/cpu_scaling > $(BENCH_DATA)/results/$(MACHINE)/cpu-scaling.txt.tmp && \
+	  mv $(BENCH_DATA)/results/$(MACHINE)/cpu-scaling.txt.tmp $(BENCH_DATA)/results/$(MACHINE)/cpu-scaling.txt && \
+	  cat $(BENCH_DATA)/results/$(MACHINE)/cpu-scaling.txt
 
 book: $(BOOK_INPUTS) $(BUILD)/ppm2png $(CHAPTERS)
 	@PPM2PNG=$(BUILD)/ppm2png tools/book.sh

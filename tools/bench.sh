@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # make bench: runs every chapter of the registry on its standard workload and
-# records the rows in data/results/<gpu>_<cpu>.csv (one file per machine). Rows
+# records the rows in ROOT/results/<gpu>_<cpu>.csv (one file per machine). Rows
 # of chapters not run this time are kept, so `make bench CHAPTERS="ch03"`
 # updates one chapter. Each chapter's printed table goes to
-# data/results/<machine>/<chapter>.txt, each raytracer stage's image to
-# data/images/<machine>/<chapter>-<stage>.png (.ppm without libpng; `make book`
+# ROOT/results/<machine>/<chapter>.txt, each raytracer stage's image to
+# ROOT/images/<machine>/<chapter>-<stage>.png (.ppm without libpng; `make book`
 # converts it), and the difference images a chapter registers (chNN_DIFFS,
-# |a - b| x 16) beside them, their numbers in data/results/<machine>/image_diffs.txt.
+# |a - b| x 16) beside them, their numbers in ROOT/results/<machine>/image_diffs.txt.
+# ROOT is mine/ (git-ignored: a student's or any user's own results, which
+# never replace the course's, however alike the machine), or data/ (the
+# course's committed results, what `make book` reads) only with COURSE_DATA=1,
+# a maintainer's opt-in; any other COURSE_DATA is refused before anything runs.
 # Then each stage whose row asks for further runs (./chNN --list-stages, the
 # bench column: argument sets separated by ';') is run once per set, and the
 # chapter's chNN_BENCH_EXTRA script, if any, runs with this script's variables
@@ -20,12 +24,17 @@
 # logs and images: only the chapters that succeeded replace theirs.
 set -u
 requested=${CHAPTERS:-} # from `make bench CHAPTERS=...` (or the environment): a subset
+case ${COURSE_DATA:-} in
+'') root=mine ;;
+1) root=data ;;
+*) echo "bench: COURSE_DATA is 1 (write the course's committed data/) or empty (write mine/)" >&2; exit 2 ;;
+esac
 eval "$(make -s print-registry)" || { echo "bench: cannot read the chapter registry" >&2; exit 2; }
 chapters=${requested:-$CHAPTERS}
 machine=$MACHINE
-csv=data/results/$machine.csv
-logdir_final=data/results/$machine
-imgdir=data/images/$machine
+csv=$root/results/$machine.csv
+logdir_final=$root/results/$machine
+imgdir=$root/images/$machine
 # BENCH_SMOKE=1 (make check-gpu): every chapter once at its small test size
 # (chNN_SMALL, --repeat 1), without the further runs and extras, into
 # build/bench-smoke/: the bench's path proven, the committed results untouched.
@@ -158,4 +167,6 @@ done
 } > "$scratch/all.csv" && mv "$scratch/all.csv" "$csv"
 rm -rf "$scratch"
 echo "bench: wrote $csv (new rows of:${ok_chapters:- no chapter})"
+[ "$root" != mine ] || [ -n "$smoke" ] ||
+    echo "bench: your results are in $root/ (git-ignored); the course's data/, which make book reads, is untouched"
 exit $status

@@ -1,16 +1,25 @@
+# shellcheck shell=bash
 # Sourced by grade.sh and hint.sh: the exercise names in EX's text, checked.
 # exercise_names TEXT LIST...: sets `names` to TEXT's words (no globbing, no
-# expansion: the text is data) or, if TEXT is blank, to LIST; exits 2 with
-# "no exercise 'X' (exercises: LIST)" for a word not in LIST.
+# expansion: the text is data) or, if TEXT is blank, to LIST; a name given
+# twice counts once (`EX="ch01 ch01"` grades ch01 once, "of 1"), in the order
+# first given; exits 2 with "no exercise 'X' (exercises: LIST)" for a word not
+# in LIST, its control characters shown as '?' (the text is the user's, the
+# terminal is theirs too).
 exercise_names() {
-    local text=$1 word
+    local text=$1 word words=() seen=' '
     shift
-    read -r -d '' -a names <<< "$text"
-    [ ${#names[@]} -gt 0 ] || names=("$@")
-    for word in "${names[@]}"; do
+    read -r -d '' -a words <<< "$text"
+    [ ${#words[@]} -gt 0 ] || words=("$@")
+    names=()
+    for word in "${words[@]}"; do
         case " $* " in
             *" $word "*) ;;
-            *) echo "$tool: no exercise '$word' (exercises: $*)" >&2; exit 2 ;;
+            *) echo "$tool: no exercise '$(printf '%s' "$word" | LC_ALL=C tr '[:cntrl:]' '?')' (exercises: $*)" >&2; exit 2 ;;
+        esac
+        case $seen in
+            *" $word "*) ;;
+            *) names+=("$word") seen+="$word " ;;
         esac
     done
 }

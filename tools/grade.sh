@@ -9,50 +9,144 @@
 #   3 passed, 1 passed the CPU part only (GPU part not run: no CUDA device), 1 failed, of 5
 # Exit status: 0 every exercise passed in full; 1 one or more failed (or did
 # not compile); 3 none failed, but some part of one was not run here (a CPU
-# part only, checks skipped, or SKIP). (make grade itself exits 2 for both 1
-# and 3, saying "Error 1" or "Error 3".)
+# part only, checks skipped, or SKIP); 2 a bad EX, STUDENT or GRADE_OUT, said
+# before anything is graded. (make grade itself exits 2 for 1, 2 and 3,
+# saying "Error 1", "Error 2" or "Error 3".)
+#
+# make grade GRADE_OUT=FILE STUDENT=ID also writes the result as CSV, to hand
+# in (tools/collect_grades.sh reads a class's files), one row per exercise:
+#   student,commit,machine,gpu,date,exercise,verdict,messages
+# commit is HEAD's hash with "-dirty" when the tree differs from it; machine
+# is tools/machine.sh's name; gpu nvidia-smi's first GPU or "none"; date UTC;
+# verdict one of passed, cpu-part-only, checks-partly-run, not-run, failed,
+# does-not-compile (from the same channel as the lines printed, never from
+# what the program printed); messages the lines printed under the verdict,
+# one per line. Every field is quoted (RFC 4180: "" inside, newlines kept),
+# control characters but the newline show as '?', and a field that starts with
+# = + - or @ gets a ' in front (a spreadsheet would run it as a formula).
+# STUDENT: 1 to 64 bytes, no control characters, not starting with a blank or
+# = + - @, not ending with a blank. FILE: a new file in a folder you can
+# write (made with the mode your umask gives), or a regular file you can
+# write and whose mode lets someone write it (no symbolic link, no second hard
+# link: it is replaced by a rename, its mode kept). Both are checked first.
 # `make hint EX=chNN` when you are stuck.
-# Usage: grade.sh EX-TEXT EXERCISE...   (the environment: BUILD)
+# Usage: grade.sh EX-TEXT EXERCISE...   (the environment: BUILD, GRADE_OUT, STUDENT)
 set -u
 tool=grade
 . "$(dirname "$0")/exercise_names.sh"
 . "$(dirname "$0")/verdict.sh"
-exercise_names "$@"
 build=${BUILD:-build}
+grade_out=${GRADE_OUT:-} student=${STUDENT:-} record_tmp=
 passed=0 cpu_only=0 in_part=0 not_run=0 failed=0
 
+refuse() { echo "grade: $*" >&2; exit 2; }
+
+# check_student: refuses an ID that would not survive a table or a terminal.
+check_student() {
+    local bytes
+    bytes=$(LC_ALL=C; echo ${#student})
+    [ -n "$student" ] || refuse "GRADE_OUT needs STUDENT=<your id> (who the result is from)"
+    [ "$bytes" -le 64 ] || refuse "STUDENT is $bytes bytes long: at most 64"
+    ! LC_ALL=C grep -q '[[:cntrl:]]' <<<"$student" || refuse "STUDENT has a control character (a tab, a newline, an escape...)"
+    case $student in
+    [=+@-]*) refuse "STUDENT starts with '${student:0:1}': a spreadsheet would read it as a formula" ;;
+    ' '* | *' ') refuse "STUDENT starts or ends with a blank" ;;
+    esac
+}
+
+# check_out: refuses a GRADE_OUT that cannot be replaced safely, and makes the
+# temp file beside it (record_tmp), which the end renames over it.
+check_out() {
+    local dir
+    dir=$(dirname -- "$grade_out")
+    [ -d "$dir" ] || refuse "GRADE_OUT=$grade_out: no folder '$dir'"
+    if [ -L "$grade_out" ]; then
+        refuse "GRADE_OUT=$grade_out is a symbolic link: give the file it points to"
+    elif [ -e "$grade_out" ]; then
+        [ -f "$grade_out" ] || refuse "GRADE_OUT=$grade_out is not a regular file"
+        # -w alone says yes to root, whatever the mode: a read-only file stays read-only
+        [ -w "$grade_out" ] && [[ $(stat -c %A -- "$grade_out") == *w* ]] ||
+            refuse "GRADE_OUT=$grade_out is read-only (mode $(stat -c %a -- "$grade_out")): not replaced"
+        [ "$(stat -c %h -- "$grade_out")" -eq 1 ] ||
+            refuse "GRADE_OUT=$grade_out has other hard links, which replacing it would break"
+    fi
+    [ -w "$dir" ] || refuse "GRADE_OUT=$grade_out: you may not write in '$dir'"
+    record_tmp=$(mktemp -- "$dir/.grade.XXXXXX.tmp" 2>/dev/null) || refuse "GRADE_OUT=$grade_out: cannot make a file in '$dir'"
+    trap 'rm -f -- "$record_tmp"' EXIT
+    trap 'rm -f -- "$record_tmp"; exit 130' INT TERM HUP
+    echo "student,commit,machine,gpu,date,exercise,verdict,messages" > "$record_tmp" ||
+        refuse "GRADE_OUT=$grade_out: cannot write in '$dir'"
+}
+
+# csv_field TEXT: TEXT as one quoted CSV field (see the top of this file).
+csv_field() {
+    local t
+    t=$(printf '%s' "$1" | LC_ALL=C tr '\000-\011\013-\037\177' '?')
+    case $t in [=+@-]*) t="'$t" ;; esac
+    printf '"%s"' "${t//\"/\"\"}"
+}
+
+# record EXERCISE VERDICT MESSAGES: its row, when GRADE_OUT asks for one.
+record() {
+    [ -n "$record_tmp" ] || return 0
+    local f row=
+    for f in "$student" "$commit" "$machine" "$gpu" "$date" "$1" "$2" "$3"; do
+        row+=${row:+,}$(csv_field "$f")
+    done
+    printf '%s\n' "$row" >> "$record_tmp" || { echo "grade: cannot write $record_tmp"; write_failed=1; }
+}
+
+# The facts the rows share, known before the first exercise.
+describe_run() {
+    commit=$(git rev-parse HEAD 2>/dev/null) || commit=unknown
+    [ "$commit" = unknown ] || git diff --quiet HEAD 2>/dev/null || commit+=-dirty
+    machine=$("$(dirname "$0")/machine.sh")
+    gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1)
+    gpu=${gpu:-none}
+    date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+}
+
+# verdict EXERCISE KIND LINE [MESSAGES]: prints LINE and MESSAGES (indented),
+# counts and records KIND.
+verdict() {
+    echo "$3"
+    [ -z "${4:-}" ] || sed 's/^/      /' <<<"$4"
+    case $2 in
+    passed) passed=$((passed + 1)) ;;
+    cpu-part-only) cpu_only=$((cpu_only + 1)) ;;
+    checks-partly-run) in_part=$((in_part + 1)) ;;
+    not-run) not_run=$((not_run + 1)) ;;
+    *) failed=$((failed + 1)); echo "      stuck? make hint EX=$1" ;;
+    esac
+    record "$1" "$2" "${4:-}"
+}
+
 fail() { # exercise: the test's failure lines, or why the run does not count
-    echo "FAIL  $1${why:+: $why}"
-    grep -E ':[EF]:' <<<"$out" | sed 's/^[^:]*:[0-9]*:[EF]:[^:]*:[^:]*:[0-9]*: /      /' | head -n 10
-    grep -A1 'did not run to .* end' <<<"$out" | sed 's/^/      /' | head -n 4
-    echo "      stuck? make hint EX=$1"
-    failed=$((failed + 1))
+    local lines
+    lines=$(grep -E ':[EF]:' <<<"$out" | sed 's/^[^:]*:[0-9]*:[EF]:[^:]*:[^:]*:[0-9]*: //' | head -n 10
+        grep -A1 'did not run to .* end' <<<"$out" | head -n 4)
+    verdict "$1" failed "FAIL  $1${why:+: $why}" "$lines"
 }
 
 part() { # exercise: passed, but some of its test did not run here
     if [ "$(verdict_count passed)" -eq 0 ]; then
-        echo "SKIP  $1 (its test needs a CUDA device)"
-        not_run=$((not_run + 1))
+        verdict "$1" not-run "SKIP  $1 (its test needs a CUDA device)"
     elif [ -f "tests/test_ex_$1.cu" ]; then
-        echo "PASS  $1 (CPU part; GPU part not run: no CUDA device)"
-        cpu_only=$((cpu_only + 1))
+        verdict "$1" cpu-part-only "PASS  $1 (CPU part; GPU part not run: no CUDA device)"
     else
-        echo "PASS  $1 (the checks run here; $(verdict_count skipped) not run: the test's output says why)"
-        in_part=$((in_part + 1))
+        verdict "$1" checks-partly-run "PASS  $1 (the checks run here; $(verdict_count skipped) not run: the test's output says why)"
     fi
 }
 
 grade_one() { # exercise
     local bin=$build/tests/ex_${1}_exercise log
     if ! log=$(make --no-print-directory "$bin" 2>&1); then
-        echo "FAIL  $1: your code does not compile:"
-        grep -E 'error|Error' <<<"$log" | head -n 20 | sed 's/^/      /'
-        failed=$((failed + 1))
+        verdict "$1" does-not-compile "FAIL  $1: your code does not compile:" "$(grep -E 'error|Error' <<<"$log" | head -n 20)"
         return
     fi
     verdict_run "$bin"
     case $verdict in
-    pass) echo "PASS  $1"; passed=$((passed + 1)) ;;
+    pass) verdict "$1" passed "PASS  $1" ;;
     part) part "$1" ;;
     *) fail "$1" ;;
     esac
@@ -67,10 +161,33 @@ summary() {
     echo "$line, $failed failed, of ${#names[@]}"
 }
 
+# Everything the user typed is checked before any exercise is built.
+exercise_names "$@"
+if [ -n "$grade_out" ]; then
+    check_student
+    check_out
+    describe_run
+elif [ -n "$student" ]; then
+    echo "grade: STUDENT is written only with GRADE_OUT=FILE (nothing is written this time)"
+fi
+write_failed=0
 for e in "${names[@]}"; do
     grade_one "$e"
 done
 summary
+if [ -n "$record_tmp" ]; then
+    # The mode the file had, or a new file's (mktemp makes it 0600)
+    if [ -e "$grade_out" ]; then
+        chmod --reference="$grade_out" -- "$record_tmp" || write_failed=1
+    else
+        chmod "$(printf '%o' $((0666 & ~0$(umask))))" -- "$record_tmp" || write_failed=1
+    fi
+    if [ "$write_failed" -eq 0 ] && mv -f -- "$record_tmp" "$grade_out"; then
+        echo "grade: wrote $grade_out (student $student)"
+    else
+        echo "grade: could not write $grade_out: the result above is not recorded"; exit 1
+    fi
+fi
 if [ "$failed" -gt 0 ]; then exit 1; fi
 if [ $((cpu_only + in_part + not_run)) -gt 0 ]; then exit 3; fi
 exit 0
