@@ -5,7 +5,7 @@
 # a column per exercise (pass, CPU part, part, not run, FAIL, no compile, or
 # - where the file has no row for it), the GPU and date each graded on; then
 # per exercise how many passed in full, passed what could run, failed, of how
-# many students. Written to OUT (default build/grades/): grades.md (Markdown,
+# many students. Written to GRADES_OUT (default build/grades/): grades.md (Markdown,
 # also printed), grades.csv (the verdicts spelled as grade writes them) and,
 # where gnuplot is installed, grades.svg (a bar per exercise); each through a
 # temp file and a rename.
@@ -16,10 +16,10 @@
 # Exit status: 0 every file was taken in; 1 some were rejected (the table has
 # the rest); 2 no DIR, or nothing to read, or an output (the chart too)
 # cannot be written.
-# Usage: collect_grades.sh DIR   (the environment: OUT)
+# Usage: collect_grades.sh DIR   (the environment: GRADES_OUT)
 set -u
 dir=${1:-}
-out=${OUT:-build/grades}
+out=${GRADES_OUT:-build/grades}
 header=student,commit,machine,gpu,date,exercise,verdict,messages
 [ -n "$dir" ] || { echo "collect-grades: say which folder: make collect-grades DIR=folder" >&2; exit 2; }
 [ -d "$dir" ] || { echo "collect-grades: DIR=$dir is not a folder" >&2; exit 2; }
