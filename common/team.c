@@ -6,46 +6,92 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-typedef struct {
-    team_fn *work;
+/* The team's threads start the first time a team of that size is asked for
+ * and then wait between runs (as OpenMP's runtime keeps its own): a stage's
+ * time is its work, not the starting of threads, which costs tens of
+ * microseconds each, one after another. */
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t go, done;
+    pthread_t tid[TEAM_MAX];
+    unsigned long born[TEAM_MAX]; /* the run count when each was started: it waits for the next */
+    int size;                     /* threads started, waiting or working */
+    unsigned long runs;           /* runs handed out so far */
+    team_fn *work;                /* this run's: what, on what, by how many */
     void *context;
-    int index, threads;
-} member;
+    int threads, running;         /* running: members of this run not yet finished */
+} pool = {.lock = PTHREAD_MUTEX_INITIALIZER, .go = PTHREAD_COND_INITIALIZER, .done = PTHREAD_COND_INITIALIZER};
 
 static void *member_main(void *p)
 {
-    member *m = p;
-    m->work(m->context, m->index, m->threads);
+    int index = (int)(intptr_t)p;
+    pthread_mutex_lock(&pool.lock);
+    unsigned long seen = pool.born[index];
+    for (;;) {
+        while (pool.runs == seen)
+            pthread_cond_wait(&pool.go, &pool.lock);
+        seen = pool.runs;
+        if (index >= pool.threads)
+            continue; /* a smaller team this time */
+        team_fn *work = pool.work;
+        void *context = pool.context;
+        int threads = pool.threads;
+        pthread_mutex_unlock(&pool.lock);
+        work(context, index, threads);
+        pthread_mutex_lock(&pool.lock);
+        if (--pool.running == 0)
+            pthread_cond_signal(&pool.done);
+    }
     return NULL;
+}
+
+/* A forked child has none of its parent's threads (Check runs each test in
+ * one): it starts its own. */
+static void pool_after_fork_in_child(void)
+{
+    pthread_mutex_init(&pool.lock, NULL);
+    pthread_cond_init(&pool.go, NULL);
+    pthread_cond_init(&pool.done, NULL);
+    pool.size = 0;
+}
+
+static void register_fork_handler(void)
+{
+    pthread_atfork(NULL, NULL, pool_after_fork_in_child);
 }
 
 void team_run(int threads, team_fn *work, void *context)
 {
-    static member members[TEAM_MAX]; /* static: 1024 of them would crowd a thread's stack */
-    static pthread_t tid[TEAM_MAX];
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
     if (threads < 1 || threads > TEAM_MAX) {
         fprintf(stderr, "%s: error: %d threads asked of a team of 1 to %d (%s:%d)\n",
                 program_invocation_short_name, threads, TEAM_MAX, __FILE__, __LINE__);
         exit(EXIT_CHECK_FAIL);
     }
-    int started = 0, rc = 0;
-    for (; started < threads; started++) {
-        members[started] = (member){work, context, started, threads};
-        if ((rc = pthread_create(&tid[started], NULL, member_main, &members[started])) != 0)
-            break;
+    pthread_once(&once, register_fork_handler);
+    pthread_mutex_lock(&pool.lock);
+    while (pool.size < threads) {
+        pool.born[pool.size] = pool.runs;
+        int rc = pthread_create(&pool.tid[pool.size], NULL, member_main, (void *)(intptr_t)pool.size);
+        if (rc != 0) {
+            fprintf(stderr, "%s: error: cannot start thread %d of %d: %s (%s:%d)\n", program_invocation_short_name,
+                    pool.size + 1, threads, strerror(rc), __FILE__, __LINE__);
+            exit(EXIT_CHECK_FAIL);
+        }
+        pool.size++;
     }
-    for (int t = 0; t < started; t++)
-        pthread_join(tid[t], NULL);
-    if (started < threads) {
-        fprintf(stderr, "%s: error: cannot start thread %d of %d: %s (%s:%d)\n", program_invocation_short_name,
-                started + 1, threads, strerror(rc), __FILE__, __LINE__);
-        exit(EXIT_CHECK_FAIL);
-    }
+    pool.work = work, pool.context = context, pool.threads = threads, pool.running = threads;
+    pool.runs++;
+    pthread_cond_broadcast(&pool.go);
+    while (pool.running > 0)
+        pthread_cond_wait(&pool.done, &pool.lock);
+    pthread_mutex_unlock(&pool.lock);
 }
 
 typedef struct {

@@ -18,9 +18,11 @@ extern "C" {
 
 /* Runs work(context, t, threads) for t = 0 .. threads-1, each on a thread of
  * its own, and returns when every one has finished. threads is 1..TEAM_MAX.
- * If a thread cannot start (ulimit -u, memory), those started finish first,
- * then the program exits 1 with "<program>: error: cannot start thread k of
- * n: <reason>" on stderr. */
+ * The threads are started at the first run that needs them and kept waiting
+ * for the next (the calling thread only waits). If one cannot start (ulimit
+ * -u, memory), the program exits 1 with "<program>: error: cannot start
+ * thread k of n: <reason>" on stderr, before any work. Not reentrant: one
+ * run at a time, from one thread. */
 typedef void team_fn(void *context, int index, int threads);
 void team_run(int threads, team_fn *work, void *context);
 

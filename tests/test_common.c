@@ -6,6 +6,7 @@
 #include "image.h"
 #include "measure.h"
 #include "report.h"
+#include "team.h"
 #include "timer.h"
 
 #include <dirent.h>
@@ -13,6 +14,7 @@
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -867,6 +869,80 @@ START_TEST(refusal_after_work_began_is_an_internal_error)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- team.h */
+static atomic_int member_calls[TEAM_MAX];
+static atomic_int bad_team_size;
+
+static void count_member(void *context, int index, int threads)
+{
+    if (threads != *(int *)context)
+        atomic_fetch_add(&bad_team_size, 1);
+    atomic_fetch_add(&member_calls[index], 1);
+}
+
+/* One run of `threads`: every member called once, none beyond the team. */
+static void check_one_team_run(int threads)
+{
+    for (int t = 0; t < TEAM_MAX; t++)
+        atomic_store(&member_calls[t], 0);
+    team_run(threads, count_member, &threads);
+    for (int t = 0; t < threads + 3 && t < TEAM_MAX; t++)
+        ck_assert_msg(atomic_load(&member_calls[t]) == (t < threads), "team of %d: member %d ran %d times", threads,
+                      t, atomic_load(&member_calls[t]));
+    ck_assert_int_eq(atomic_load(&bad_team_size), 0);
+}
+
+/* The kept threads serve teams that grow and shrink, and a forked child
+ * (which has none of them) starts its own. */
+START_TEST(team_runs_each_member_once_at_any_size_and_after_fork)
+{
+    static const int sizes[] = {1, 5, 3, 7, 7, 2, 33};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+        check_one_team_run(sizes[k]);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int threads = 6;
+        team_run(threads, count_member, &threads);
+        int ok = 1;
+        for (int t = 0; t < 6; t++)
+            ok &= atomic_load(&member_calls[t]) >= 1;
+        _exit(ok ? 0 : 1);
+    }
+    int status = 0;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "a team in a forked child: status %d", status);
+    check_one_team_run(4);
+}
+END_TEST
+
+static atomic_int row_calls[1031];
+
+static void count_row(void *context, int row)
+{
+    (void)context;
+    atomic_fetch_add(&row_calls[row], 1);
+}
+
+/* Rows on demand: every row once, whatever the team (more threads than rows too). */
+START_TEST(team_rows_renders_each_row_once)
+{
+    static const int cases[][2] = {{1, 1}, {3, 1031}, {8, 5}, {2, 0}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        int threads = cases[k][0], rows = cases[k][1];
+        for (int r = 0; r < 1031; r++)
+            atomic_store(&row_calls[r], 0);
+        progress bar;
+        progress_begin(&bar, "rows", rows, 1);
+        team_rows(threads, rows, count_row, NULL, &bar);
+        progress_end(&bar);
+        for (int r = 0; r < 1031; r++)
+            ck_assert_msg(atomic_load(&row_calls[r]) == (r < rows), "%d threads, %d rows: row %d ran %d times",
+                          threads, rows, r, atomic_load(&row_calls[r]));
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("common");
@@ -895,6 +971,8 @@ int main(void)
     tcase_add_test(tc, concurrent_writers_write_one_header);
     tcase_add_test(tc, long_names_write_and_failures_keep_the_old_file);
     tcase_add_test(tc, ignored_signal_during_write_loses_nothing);
+    tcase_add_test(tc, team_runs_each_member_once_at_any_size_and_after_fork);
+    tcase_add_test(tc, team_rows_renders_each_row_once);
     tcase_add_test(tc, csv_short_write_is_rolled_back);
     tcase_add_test(tc, scratch_folder_removed_after_a_failed_test);
 #ifndef __SANITIZE_ADDRESS__
