@@ -2,7 +2,7 @@
 REGISTERED += ch09
 ch09_DIR := chapters/ch09_two_compilers
 ch09_TITLE := two GPU compilers
-ch09_SUMMARY := the kernels of ch05, ch06 and ch07, each compiled by nvcc and by clang and linked into one program; the PTX each produced; what fast math costs a NaN check; the clang talk's three optimisations, with and without
+ch09_SUMMARY := the kernels of ch05, ch06 and ch07, each compiled by nvcc and by clang and linked into one program; the PTX each produced; what fast math costs a NaN check; three optimisations from Justin Lebar's talk (Credits), with and without
 ch09_GPU := all
 ch09_RAYTRACER := no
 ch09_SMALL := --repeat 1 --n 100003 --width 33 --height 31 --spp 2

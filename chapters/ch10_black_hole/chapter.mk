@@ -2,7 +2,7 @@
 REGISTERED += ch10
 ch10_DIR := chapters/ch10_black_hole
 ch10_TITLE := kernels written at run time
-ch10_SUMMARY := a Schwarzschild black hole: the geodesic step built as an expression tree from the metric (symbolic derivatives), simplified by named rules (strict IEEE-exact or relaxed), printed as CUDA C and compiled by NVRTC at run time; the source text's math configurations measured
+ch10_SUMMARY := a Schwarzschild black hole: the geodesic step built as an expression tree from the metric (symbolic derivatives), simplified by named rules (strict IEEE-exact or relaxed), printed as CUDA C and compiled by NVRTC at run time; the math configurations of the article it follows (Credits) measured
 ch10_GPU := some
 ch10_BOOK_EXTRA := $(ch10_DIR)/book_extra.sh
 ch10_RAYTRACER := yes
