@@ -303,21 +303,28 @@ START_TEST(furnace_gives_le_over_one_minus_albedo)
 }
 END_TEST
 
-/* ---------------------------------------------------------------- the CPU stage's threads */
+/* ---------------------------------------------------------------- the CPU stages' threads */
+/* Both CPU stages: the same bytes at 1 and 5 threads, and each pixel the one
+ * its GPU kernel's function gives (recursion: gpu-recursive's; the loop:
+ * gpu-loop's), so the CPU side of a ratio renders the GPU's estimator. */
+static const int cpu_kernels[][2] = {{ON_CPU, KERNEL_RECURSIVE_F64}, {ON_CPU_LOOP, KERNEL_LOOP_F64}};
 START_TEST(same_image_at_any_thread_count)
 {
+    int cpu = cpu_kernels[_i][0], gpu_kernel = cpu_kernels[_i][1];
     scene s;
     load_default(&s);
     image one, many;
     ck_assert_int_eq(image_alloc(&one, 33, 31), 0);
     ck_assert_int_eq(image_alloc(&many, 33, 31), 0);
-    ck_assert_int_eq(cpu_render(&s, &one, 8, 11, 1, "test", 1), 0);
-    ck_assert_int_eq(cpu_render(&s, &many, 8, 11, 5, "test", 1), 0);
+    ck_assert_int_eq(cpu_render(cpu, &s, &one, 8, 11, 1, "test", 1), 0);
+    ck_assert_int_eq(cpu_render(cpu, &s, &many, 8, 11, 5, "test", 1), 0);
     ck_assert_mem_eq(one.rgb, many.rgb, image_bytes(&one));
-    /* and it is the recursive kernel's pixel, by the same function */
-    unsigned char px[3];
-    ck_assert(cpu_kernel_pixel(KERNEL_RECURSIVE_F64, &s, 7, 30, 33, 31, 8, 11, px));
-    ck_assert_mem_eq(px, one.rgb + 3 * (30 * 33 + 7), 3);
+    for (int k = 0; k < 3; k++) {
+        static const int at[][2] = {{7, 30}, {0, 0}, {32, 15}};
+        unsigned char px[3];
+        ck_assert(cpu_kernel_pixel(gpu_kernel, &s, at[k][0], at[k][1], 33, 31, 8, 11, px));
+        ck_assert_mem_eq(px, one.rgb + 3 * (at[k][1] * 33 + at[k][0]), 3);
+    }
     image_free(&one);
     image_free(&many);
 }
@@ -831,7 +838,7 @@ int main(void)
     tcase_add_test(tc, files_that_cannot_be_scenes);
     tcase_add_test(tc, fuzzed_scenes_parse_or_fail_cleanly);
     tcase_add_loop_test(tc, furnace_gives_le_over_one_minus_albedo, 0, KERNELS * FURNACES);
-    tcase_add_test(tc, same_image_at_any_thread_count);
+    tcase_add_loop_test(tc, same_image_at_any_thread_count, 0, 2);
     tcase_add_test(tc, regeneration_renders_the_same_samples);
     tcase_add_loop_test(tc, every_kernel_passes_the_noise_test, 0, KERNELS);
     tcase_add_test(tc, float_without_the_offset_leaks_light);

@@ -19,7 +19,7 @@ typedef double real;
 typedef struct {
     const world *w;
     image *img;
-    int spp;
+    int spp, method; /* path.h's PT_* */
     unsigned int seed;
     atomic_long bad;
 } job;
@@ -30,16 +30,18 @@ static void render_row(void *p, int row)
     long bad = 0;
     for (int col = 0; col < j->img->width; col++) {
         unsigned char *out = j->img->rgb + 3 * ((size_t)row * j->img->width + col);
-        bad += !render_pixel(j->w, PT_RECURSIVE_SPLIT, col, row, j->spp, j->seed, out, NULL);
+        bad += !render_pixel(j->w, j->method, col, row, j->spp, j->seed, out, NULL);
     }
     atomic_fetch_add(&j->bad, bad);
 }
 
-long cpu_render(const scene *sc, image *img, int spp, unsigned int seed, int threads, const char *label, int quiet)
+long cpu_render(int kernel, const scene *sc, image *img, int spp, unsigned int seed, int threads, const char *label,
+                int quiet)
 {
     static world w; /* static: the world is a few kB, kept off the stack */
     w = make_world(sc, img->width, img->height, EPS_F64, OFFSET_F64);
-    job j = {.w = &w, .img = img, .spp = spp, .seed = seed};
+    job j = {.w = &w, .img = img, .spp = spp, .method = kernel == ON_CPU_LOOP ? PT_LOOP : PT_RECURSIVE_SPLIT,
+             .seed = seed};
     atomic_init(&j.bad, 0);
     progress bar;
     progress_begin(&bar, label, img->height, quiet);

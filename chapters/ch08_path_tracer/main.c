@@ -138,7 +138,7 @@ static int write_linear(const run *r, const char *path)
 /* Measures one stage and adds its rows: Msamples/s, and MSE with a reference. */
 static void measure_row(report *rep, run *r, const stage *s, int repeat, const char *gpu_name)
 {
-    int cpu = s->kernel == ON_CPU, shape = s->shape == SHAPE_SWEPT ? best_shape(r, s->kernel) : 0;
+    int cpu = on_cpu(s->kernel), shape = s->shape == SHAPE_SWEPT ? best_shape(r, s->kernel) : 0;
     kernel_info k;
     run_begin_stage(r, s->info.name, s->kernel, block_shapes[shape][0], block_shapes[shape][1], &k);
     measure_result m;
@@ -215,7 +215,7 @@ int main(int argc, char **argv)
         const stage *s = &stages[i];
         if (!cli_stage_selected(&opt, i))
             continue;
-        if (s->kernel != ON_CPU && !gpu) {
+        if (!on_cpu(s->kernel) && !gpu) {
             skipped++;
             continue;
         }

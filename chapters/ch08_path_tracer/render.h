@@ -23,7 +23,10 @@ enum {
     KERNEL_LIGHT_F32,         /* and a shadow ray to the light at every diffuse surface */
     KERNEL_COUNT
 };
-enum { ON_CPU = -1 }; /* a stage on the CPU: no kernel */
+/* A stage on the CPU (no kernel): smallpt's recursion, or gpu-loop's loop with
+ * roulette at glass (the GPU's best estimator, for a like-for-like ratio). */
+enum { ON_CPU = -1, ON_CPU_LOOP = -2 };
+static inline int on_cpu(int kernel) { return kernel < 0; }
 
 
 /* Smallest hit distance and how far off a surface a new ray starts: smallpt's
@@ -44,10 +47,12 @@ static inline double noise_bound(double mse_a_b, double reference_noise)
 }
 
 /* ---------------------------------------------------------------- CPU (cpu.c, cpu_f32.c) */
-/* Renders with `threads` POSIX threads taking rows on demand (smallpt's
- * recursive radiance, double). Progress on stderr unless quiet. Returns the
- * number of pixels with a NaN or infinite sample. */
-long cpu_render(const scene *sc, image *img, int spp, unsigned int seed, int threads, const char *label, int quiet);
+/* Renders with `threads` POSIX threads taking rows on demand, in double:
+ * smallpt's recursive radiance (ON_CPU) or the loop (ON_CPU_LOOP). Progress on
+ * stderr unless quiet. Returns the number of pixels with a NaN or infinite
+ * sample. */
+long cpu_render(int kernel, const scene *sc, image *img, int spp, unsigned int seed, int threads, const char *label,
+                int quiet);
 
 /* One pixel as GPU kernel `kernel` computes it, by the same functions
  * (path.h) compiled for the CPU; KERNEL_RECURSIVE_F64 is cpu_render's own

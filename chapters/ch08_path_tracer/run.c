@@ -135,7 +135,7 @@ void run_begin_stage(run *r, const char *name, int kernel, int bx, int by, kerne
 void poison(void *context)
 {
     run *r = context;
-    if (r->kernel == ON_CPU)
+    if (on_cpu(r->kernel))
         return;
     CUDA_CHECK(cudaMemset(r->d_bad, 0, sizeof(int)));
     CUDA_CHECK(cudaMemset(r->d_rgb, 0xEE, image_bytes(&r->a)));
@@ -146,10 +146,10 @@ void poison(void *context)
 void render(void *context)
 {
     run *r = context;
-    if (r->kernel == ON_CPU) {
+    if (on_cpu(r->kernel)) {
         char label[96];
         snprintf(label, sizeof label, "%s x%d, render %d of 2", r->name, r->threads, r->checks + 1);
-        r->bad += cpu_render(&r->sc, r->checks ? &r->b : &r->a, r->spp, r->run_seed, r->threads, label, r->quiet);
+        r->bad += cpu_render(r->kernel, &r->sc, r->checks ? &r->b : &r->a, r->spp, r->run_seed, r->threads, label, r->quiet);
         return;
     }
     gpu_render(r->kernel, r->d_rgb, r->d_linear, r->d_bad, r->width, r->height, r->spp, r->run_seed, r->bx, r->by,
@@ -164,7 +164,7 @@ static int check_pair(run *r, double spot_b, char *note, size_t len)
 {
     int ok = r->bad == 0;
     note[0] = '\0';
-    if (r->kernel != ON_CPU) {
+    if (!on_cpu(r->kernel)) {
         double limit = SPOT_FRACTION * mse(&r->a, &r->b) / 2 + 1;
         ok &= r->spot_a <= limit && spot_b <= limit;
         snprintf(note, len, "vs CPU MSE %.2g, %.2g (limit %.3g)", r->spot_a, spot_b, limit);
@@ -187,7 +187,7 @@ int check(void *context, char *note, size_t len)
     run *r = context;
     image *img = r->checks ? &r->b : &r->a;
     double spot = 0;
-    if (r->kernel != ON_CPU) {
+    if (!on_cpu(r->kernel)) {
         int bad = 0;
         CUDA_CHECK(cudaDeviceSynchronize());
         CUDA_CHECK(cudaMemcpy(img->rgb, r->d_rgb, image_bytes(img), cudaMemcpyDeviceToHost));
@@ -197,7 +197,7 @@ int check(void *context, char *note, size_t len)
     }
     if (r->checks++ == 0) { /* A: the pair is judged when B is there */
         r->spot_a = spot;
-        if (r->d_linear && r->kernel != ON_CPU) {
+        if (r->d_linear && !on_cpu(r->kernel)) {
             CUDA_CHECK(cudaMemcpy(r->linear, r->d_linear, 3 * (size_t)r->width * r->height * sizeof(float),
                                   cudaMemcpyDeviceToHost));
             r->have_linear = 1;

@@ -18,13 +18,16 @@ enum { SHAPE_FIXED, SHAPE_SWEPT };
 
 typedef struct {
     stage_info info;
-    int kernel; /* render.h's KERNEL_*, or ON_CPU */
+    int kernel; /* render.h's KERNEL_*, or ON_CPU, ON_CPU_LOOP */
     int shape;  /* 16x16, or the fastest of block_shapes measured */
 } stage;
 
 static const stage stages[] = {
     {{"cpu-threads", "smallpt's recursive path tracer in C (double), POSIX threads taking rows on demand",
-      .where = STAGE_CPU}, ON_CPU, SHAPE_FIXED},
+      .where = STAGE_CPU, .all_cores = 1}, ON_CPU, SHAPE_FIXED},
+    {{"cpu-threads-loop", "recursion to a loop carrying gathered light and throughput, roulette at glass: gpu-loop's "
+                          "estimator on the CPU (the like-for-like side of the GPU's best)", .where = STAGE_CPU,
+      .tags = "work=roulette", .all_cores = 1}, ON_CPU_LOOP, SHAPE_FIXED},
     {{"gpu-recursive", "the same recursive code on the GPU, one thread per pixel: a stack in local memory",
       .where = STAGE_GPU, .kernel = "render_kernel<(int)0>"}, KERNEL_RECURSIVE_F64, SHAPE_FIXED},
     {{"gpu-loop", "recursion to a loop carrying gathered light and throughput: no stack", .where = STAGE_GPU,
