@@ -284,7 +284,8 @@ help:
 	@echo "  make bench          every chapter on its standard workload; your CSV to mine/results/$(MACHINE).csv,"
 	@echo "                      stage and difference images to mine/images/$(MACHINE)/ (CHAPTERS=\"ch02 ch03\": a subset);"
 	@echo "                      COURSE_DATA=1 (maintainers): into the course's data/ instead, which make book reads"
-	@echo "  make book           regenerate the tables in book.md and README.md, charts and images, from data/ (builds the programs: their rows tag each stage's work)"
+	@echo "  make book           regenerate the tables in book.md and README.md, charts and images, from data/ (stages' work tags: data/results/*/chNN-stages.tsv)"
+	@echo "  make html           the book as a site in $(BUILD)/html/: a page per chapter, contents, charts, images (needs pandoc)"
 	@echo "  make sanitize       CPU code and tests under ASan + UBSan, TSan, Valgrind;"
 	@echo "                      with a GPU, every GPU stage under compute-sanitizer"
 	@echo "  make profile CH=ch05 STAGE=fast-math   Nsight Compute on one stage, saved in data/profiles/<machine>/"
@@ -508,6 +509,11 @@ cpu-scaling: $(BUILD)/cpu_scaling
 
 book: $(BOOK_INPUTS) $(BUILD)/ppm2png $(CHAPTERS)
 	@PPM2PNG=$(BUILD)/ppm2png tools/book.sh
+
+# The book as a site (pandoc): a page per chapter, the contents, charts and images.
+.PHONY: html
+html:
+	@tools/html.sh $(BUILD)/html
 
 # ---------------------------------------------------------------- sanitizers
 # CPU: common/, the CPU chapters (chNN_SAN_SRC), their tests, the C exercises'

@@ -3,7 +3,8 @@
 # records the rows in ROOT/results/<gpu>_<cpu>.csv (one file per machine). Rows
 # of chapters not run this time are kept, so `make bench CHAPTERS="ch03"`
 # updates one chapter. Each chapter's printed table goes to
-# ROOT/results/<machine>/<chapter>.txt, each raytracer stage's image to
+# ROOT/results/<machine>/<chapter>.txt (its --list-stages, which make book reads
+# the stages' work= tags from, to <chapter>-stages.tsv), each raytracer stage's image to
 # ROOT/images/<machine>/<chapter>-<stage>.png (.ppm without libpng; `make book`
 # converts it), and the difference images a chapter registers (chNN_DIFFS,
 # |a - b| x 16) beside them, their numbers in ROOT/results/<machine>/image_diffs.txt.
@@ -101,6 +102,9 @@ bench_chapter() {
     new=$scratch/$ch/rows.csv logdir=$scratch/$ch/logs imgdir=$scratch/$ch/images diffs=$scratch/$ch/image_diffs.txt
     mkdir -p "$logdir" "$imgdir" || return 1
     : > "$diffs"
+    # the stages as this build has them, kept beside its rows: make book reads
+    # their work= tags from here, not from whatever build the book is made with
+    "./$ch" --list-stages > "$logdir/$ch-stages.tsv" || { echo "bench: ./$ch --list-stages failed"; return 1; }
     ray=${ch}_RAYTRACER
     [ "${!ray}" = yes ] && out=(--images "$imgdir" --out "$scratch/$ch.ppm")
     small=${ch}_SMALL

@@ -7,6 +7,9 @@
 #   <!-- generated:NAME --> ... <!-- end generated:NAME -->  build/book/NAME.md (e.g. profile_summary;
 #                                                          toc: the contents, from book.md's headings)
 # and draws the charts into data/plots (gnuplot, SVG) when gnuplot is installed.
+# The book links every chart that is in data/plots, drawn now or committed:
+# the same committed data make the same book.md and README.md on any machine
+# (tests/tools/book_without_tools.sh: without gnuplot and clang).
 # Nothing between the markers is typed by hand: this script overwrites it.
 # Which chapters exist, which are raytracers and which chart each wants come
 # from the chapter registry; every number comes from the CSV files, where a
@@ -18,17 +21,35 @@ gen=build/book
 mkdir -p "$gen" data/plots
 csvs=(data/results/*.csv)
 
-# What work each stage does: its row's tag work=LABEL (common/stage.h), asked
-# of the programs (make book builds them first), one line "chapter stage label"
-# per tagged stage. A speedup compares rows of one work only; untagged rows do
-# the chapter's first stage's work. A chapter whose program is not here (ch11
-# without MPI) has no tagged stage, or is said to be missing.
-: > "$gen/work.txt"
-for ch in $CHAPTERS; do
-    [ -x "./$ch" ] || { echo "book: ./$ch is not built: its stages' work= tags unknown (make book builds it)" >&2; continue; }
-    "./$ch" --list-stages | awk -F'\t' -v ch="$ch" 'match($5, /(^| )work=[^ ]+/) {
-        label = substr($5, RSTART, RLENGTH); sub(/^ ?work=/, "", label); print ch, $1, label }' >> "$gen/work.txt" ||
-        { echo "book: ./$ch --list-stages failed" >&2; exit 1; }
+# What work each stage does: its row's tag work=LABEL (common/stage.h), one
+# line "chapter stage label" per tagged stage in $gen/work_<machine>.txt. A
+# speedup compares rows of one work only; untagged rows do the chapter's first
+# stage's work. The tags are read from the stage lists make bench keeps beside
+# each machine's rows (data/results/<machine>/chNN-stages.tsv: the program's
+# --list-stages at that run), never from the programs built here: a build may
+# lack stages the data has (ch09 without clang has no *-clang stages), and the
+# book must be the same from the same committed data on any machine. A chapter
+# benched before bench kept its list falls back to the program built here, and
+# says so.
+work_tags() { # MACHINE
+    local m=$1 ch list stages
+    for ch in $(awk -F, 'FNR > 1 {print $1}' "data/results/$m.csv" | sort -u); do
+        list=data/results/$m/$ch-stages.tsv stages=
+        if [ -f "$list" ]; then
+            stages=$(cat "$list") || return 1
+        elif [ -x "./$ch" ]; then
+            echo "book: no $list (make bench keeps it): $ch's work= tags taken from ./$ch as built here" >&2
+            stages=$("./$ch" --list-stages) || { echo "book: ./$ch --list-stages failed" >&2; return 1; }
+        else
+            echo "book: no $list (make bench keeps it) and ./$ch is not built: $ch's stages taken as untagged" >&2
+        fi
+        printf '%s\n' "$stages" | awk -F'\t' -v ch="$ch" 'match($5, /(^| )work=[^ ]+/) {
+            label = substr($5, RSTART, RLENGTH); sub(/^ ?work=/, "", label); print ch, $1, label }' || return 1
+    done
+}
+for f in "${csvs[@]}"; do
+    m=$(basename "$f" .csv)
+    work_tags "$m" > "$gen/work_$m.txt" || exit 1
 done
 
 fmt_awk='
@@ -46,13 +67,159 @@ function ftime(ms) {
 function fval(v) { return v >= 100 ? sprintf("%.0f", v) : v >= 10 ? sprintf("%.1f", v) : sprintf("%.3g", v) }
 '
 
+# line_chart OUT CHAPTER TAG EXTRA AWK TITLE XLABEL YLABEL LOGSCALE KEY: one line
+# per stage of CHAPTER in $f, its points printed by AWK (c = chapter, s = stage);
+# EXTRA is one more gnuplot plot item (or empty).
+line_chart() {
+    local out=$1 ch=$2 tag=$3 extra=$4 prog=$5 title=$6 xlabel=$7 ylabel=$8 logscale=$9 key=${10} plot="" st
+    for st in $(awk -F, -v c="$ch" '$1 == c && !seen[$2]++ {print $2}' "$f"); do
+        awk -F, -v c="$ch" -v s="$st" -v w="${wl:-}" "$prog" "$f" | sort -n > "$gen/${tag}_$st.dat"
+        [ -s "$gen/${tag}_$st.dat" ] || continue
+        plot="$plot${plot:+, }\"$gen/${tag}_$st.dat\" using 1:2 with linespoints lw 2 title \"$st\""
+    done
+    [ -n "$plot" ] || return 0 # no stage of this kind on this machine
+    [ -n "$extra" ] && plot="$plot, $extra"
+    gnuplot <<GP
+set terminal svg size 800,450 font "sans,11" background rgb "white"
+set output "$out"
+set title "$title"
+set xlabel "$xlabel"
+set ylabel "$ylabel"
+set logscale $logscale
+set grid
+set key $key
+plot $plot
+GP
+}
+
+# bar_chart OUT TITLE YLABEL SETTINGS PLOT: one bar per stage, names slanted below.
+bar_chart() {
+    gnuplot <<GP
+set terminal svg size 900,450 font "sans,11" background rgb "white"
+set output "$1"
+set title "$2"
+set ylabel "$3"
+set style fill solid 0.8
+set boxwidth 0.7
+set xtics rotate by -40 left
+set grid ytics
+$4
+plot $5
+GP
+}
+
+# reference_lines CHAPTER UNIT: gnuplot plot items, one dashed line per
+# reference row (check n/a) of CHAPTER in UNIT in $f, at its value, named.
+reference_lines() {
+    awk -F, -v c="$1" -v u="$2" '$1 == c && $8 == "n/a" && $7 == u && !seen[$2]++ {
+        printf ", %s with lines dt 2 lw 2 title \"%s (%s)\"", $6, $2, $3 }' "$f"
+}
+
+# chart CHAPTER: the chart the chapter registers (chNN_CHART), for $f.
+chart() {
+    local ch=$1 kind title ylabel out unit
+    kind=${ch}_CHART title=${ch}_CHART_TITLE ylabel=${ch}_CHART_YLABEL
+    out=data/plots/${ch}_$m.svg
+    unit=$(awk -F, -v c="$ch" '$1 == c && $8 != "n/a" {print $7; exit}' "$f")
+    # the chart shows the standard workload: the first row's (spread runs at a smaller one stay in the table)
+    wl=$(awk -F, -v c="$ch" '$1 == c && $8 != "n/a" {print $3; exit}' "$f")
+    case ${!kind} in
+    bar | bar-log)
+        local value='$5 / 1000' settings="unset key"
+        [ "${!kind}" = bar-log ] && value='$6' settings="set logscale y; set key left top"
+        awk -F, -v c="$ch" -v w="$wl" "\$1 == c && \$3 == w && \$8 != \"n/a\" {print \$2, $value}" "$f" > "$gen/${ch}_$m.dat"
+        bar_chart "$out" "${!title}" "${!ylabel}" "$settings" \
+            "\"$gen/${ch}_$m.dat\" using 0:2:xtic(1) with boxes lc rgb \"#4477aa\" title \"stage\"$(reference_lines "$ch" "$unit")" ;;
+    lines-threads)
+        line_chart "$out" "$ch" "${ch}_$m" "" '$1 == c && $2 == s && $3 == w && $8 != "n/a" {print $4, $6}' \
+            "${!title}" threads "${!ylabel}" "x 2" "left top" ;;
+    lines-quality)
+        line_chart "$out" "$ch" "${ch}_$m" "52 with lines dt 2 lw 2 title \"MSE 52 (the report's bar)\"" \
+            '$1 == c && $2 == s && $7 == "MSE" && $3 ~ /^1024x768x/ {print $5 / 1000, $6}' \
+            "${!title}" "kernel time, s (log scale)" "${!ylabel}" "xy" "right top" ;;
+    lines-n)
+        local refs
+        refs=$(reference_lines "$ch" "$unit")
+        line_chart "$out" "$ch" "${ch}_$m" "${refs#, }" \
+            '$1 == c && $2 == s && s !~ /^cpu-/ && $8 != "n/a" {split($3, part, "[= ]"); print part[2], $6}' \
+            "${!title}" "bodies n" "${!ylabel}" "xy" "right bottom" ;;
+    esac
+}
+
+# Charts (gnuplot, SVG), one per machine that has the data, drawn before the
+# tables: the book links each chart that is in data/plots, drawn now or
+# committed, so a machine without gnuplot writes the same book.
+charts="charts redrawn"
+if command -v gnuplot >/dev/null; then
+    for f in "${csvs[@]}"; do
+        m=$(basename "$f" .csv)
+        for ch in $CHAPTERS; do
+            kind=${ch}_CHART
+            [ -n "${!kind}" ] && grep -q "^$ch," "$f" && chart "$ch"
+        done
+        # The through-line: the fastest stage of each raytracer chapter at the
+        # standard workload, one series per clock (CPU wall time, GPU kernel
+        # time, and the whole process of the fastest GPU stage), never mixed.
+        awk -F, -v ray=" $(for c in $CHAPTERS; do v=${c}_RAYTRACER; [ "${!v}" = yes ] && printf '%s ' "$c"; done)" '
+            index(ray, " " $1 " ") && $3 == "512x512x64spp" && $7 == "Msamples/s" && $2 != "bounding-box" && $8 == "ok" {
+                clock = $4 == 0 ? "kernel" : "wall"
+                if (!(($1, clock) in best) || $5 < best[$1, clock]) { best[$1, clock] = $5; name[$1, clock] = $2 } }
+            END { for (k in best) { split(k, p, SUBSEP); print p[1] "-" p[2], best[k] / 1000, p[1] "\\n" name[k] } }' \
+            "$f" | sort > "$gen/through_$m.dat"
+        if [ -s "$gen/through_$m.dat" ]; then
+            awk -F, '$2 == "process-fastest-stage-only" {print $1 "-process", $5 / 1000, $1 "\\nwhole-process"}' "$f" >> "$gen/through_$m.dat"
+            plot="" offset=0
+            for series in "wall:#228833:CPU: wall time of the render" "kernel:#4477aa:GPU: kernel time (events)" \
+                "process:#cc6677:GPU: whole process, start-up included"; do
+                IFS=: read -r clock colour label <<<"$series"
+                awk -v c="-$clock" '$1 ~ c "$"' "$gen/through_$m.dat" > "$gen/through_${clock}_$m.dat"
+                [ -s "$gen/through_${clock}_$m.dat" ] || continue
+                plot="$plot${plot:+, }\"$gen/through_${clock}_$m.dat\" using (\$0 + $offset):2:xtic(3) with boxes lc rgb \"$colour\" title \"$label\""
+                offset=$((offset + $(wc -l < "$gen/through_${clock}_$m.dat")))
+            done
+            gnuplot <<GP
+set terminal svg size 900,450 font "sans,11" background rgb "white"
+set output "data/plots/through_line_$m.svg"
+set title "The card, 512x512 at 64 spp: fastest stage of each chapter, by clock"
+set bmargin 6
+set ylabel "seconds (log scale)"
+set logscale y
+set style fill solid 0.8
+set boxwidth 0.6
+set grid ytics
+set key top right
+plot $plot
+GP
+        fi
+    done
+else
+    charts="charts NOT redrawn: gnuplot is not installed (apt-get install gnuplot-nox)"
+fi
+
+# chart_link CHAPTER MACHINE: the chapter's chart on that machine, if it is in
+# data/plots (drawn above, or committed), as a Markdown image. (Its words come
+# from the arguments only: a chapter the registry lacks here, ch11 without an
+# MPI, gets the same line.)
+chart_link() {
+    local svg=data/plots/${1}_$2.svg
+    if [ -f "$svg" ]; then printf '![%s chart, %s](%s)\n\n' "$1" "$2" "$svg"; fi
+}
+# The through-line charts, one per machine: build/book/through_line.md.
+: > "$gen/through_line.md"
+for f in "${csvs[@]}"; do
+    m=$(basename "$f" .csv)
+    if [ -f "data/plots/through_line_$m.svg" ]; then
+        printf '*On `%s` (`%s`):*\n\n![through-line, %s](data/plots/through_line_%s.svg)\n\n' "$m" "$f" "$m" "$m" >> "$gen/through_line.md"
+    fi
+done
+
 # One table per chapter per CSV file.
 for ch in $(awk -F, 'FNR > 1 {print $1}' "${csvs[@]}" /dev/null | sort -u); do
     out=$gen/results_$ch.md
     : > "$out"
     for f in "${csvs[@]}"; do
         grep -q "^$ch," "$f" || continue
-        awk -F, -v ch="$ch" -v file="$f" -v worklist="$gen/work.txt" "$fmt_awk"'
+        awk -F, -v ch="$ch" -v file="$f" -v worklist="$gen/work_$(basename "$f" .csv).txt" "$fmt_awk"'
         BEGIN { load_work(worklist) }
         FNR > 1 && $1 == ch && $7 != "MSE" && $7 != "relMSE" {
             n++; stage[n] = $2; wl[n] = $3; thr[n] = $4; ms[n] = $5; val[n] = $6; unit[n] = $7; chk[n] = $8
@@ -78,6 +245,9 @@ for ch in $(awk -F, 'FNR > 1 {print $1}' "${csvs[@]}" /dev/null | sort -u); do
                 printf "\n*\"of LABEL\": that row does other work than the first stage (its row is tagged work=LABEL: another precision or estimator, or less work), so its speedup is against the first row of its own work; across works compare the rates.*\n"
             printf "\n"
         }' "$f" >> "$out" || { echo "book: making the $ch table from $f failed" >&2; exit 1; }
+        # the chart under its machine's table (ch08's under its quality table)
+        kind=${ch}_CHART
+        [ "${!kind:-}" = lines-quality ] || chart_link "$ch" "$(basename "$f" .csv)" >> "$out"
     done
 done
 
@@ -114,13 +284,15 @@ for ch in $(awk -F, 'FNR > 1 && $7 == "MSE" {print $1}' "${csvs[@]}" /dev/null |
             }
             printf "\n"
         }' "$f" >> "$out" || { echo "book: making the $ch quality table from $f failed" >&2; exit 1; }
+        kind=${ch}_CHART
+        [ "${!kind:-}" != lines-quality ] || chart_link "$ch" "$(basename "$f" .csv)" >> "$out"
     done
 done
 
 # The summary for the README: per machine and chapter, the first and the fastest stage.
 : > "$gen/results_summary.md"
 for f in "${csvs[@]}"; do
-    awk -F, -v file="$f" -v worklist="$gen/work.txt" "$fmt_awk"'
+    awk -F, -v file="$f" -v worklist="$gen/work_$(basename "$f" .csv).txt" "$fmt_awk"'
     BEGIN { load_work(worklist) }
     # first pass: the GPUs (the device of every row with threads 0), so a row
     # on several GPUs (threads = the GPU count) is not taken for a CPU row
@@ -241,86 +413,7 @@ for ch in $CHAPTERS; do
     fi
 done
 
-# line_chart OUT CHAPTER TAG EXTRA AWK TITLE XLABEL YLABEL LOGSCALE KEY: one line
-# per stage of CHAPTER in $f, its points printed by AWK (c = chapter, s = stage);
-# EXTRA is one more gnuplot plot item (or empty).
-line_chart() {
-    local out=$1 ch=$2 tag=$3 extra=$4 prog=$5 title=$6 xlabel=$7 ylabel=$8 logscale=$9 key=${10} plot="" st
-    for st in $(awk -F, -v c="$ch" '$1 == c && !seen[$2]++ {print $2}' "$f"); do
-        awk -F, -v c="$ch" -v s="$st" -v w="${wl:-}" "$prog" "$f" | sort -n > "$gen/${tag}_$st.dat"
-        [ -s "$gen/${tag}_$st.dat" ] || continue
-        plot="$plot${plot:+, }\"$gen/${tag}_$st.dat\" using 1:2 with linespoints lw 2 title \"$st\""
-    done
-    [ -n "$plot" ] || return 0 # no stage of this kind on this machine
-    [ -n "$extra" ] && plot="$plot, $extra"
-    gnuplot <<GP
-set terminal svg size 800,450 font "sans,11" background rgb "white"
-set output "$out"
-set title "$title"
-set xlabel "$xlabel"
-set ylabel "$ylabel"
-set logscale $logscale
-set grid
-set key $key
-plot $plot
-GP
-}
-
-# bar_chart OUT TITLE YLABEL SETTINGS PLOT: one bar per stage, names slanted below.
-bar_chart() {
-    gnuplot <<GP
-set terminal svg size 900,450 font "sans,11" background rgb "white"
-set output "$1"
-set title "$2"
-set ylabel "$3"
-set style fill solid 0.8
-set boxwidth 0.7
-set xtics rotate by -40 left
-set grid ytics
-$4
-plot $5
-GP
-}
-
-# reference_lines CHAPTER UNIT: gnuplot plot items, one dashed line per
-# reference row (check n/a) of CHAPTER in UNIT in $f, at its value, named.
-reference_lines() {
-    awk -F, -v c="$1" -v u="$2" '$1 == c && $8 == "n/a" && $7 == u && !seen[$2]++ {
-        printf ", %s with lines dt 2 lw 2 title \"%s (%s)\"", $6, $2, $3 }' "$f"
-}
-
-# chart CHAPTER: the chart the chapter registers (chNN_CHART), for $f.
-chart() {
-    local ch=$1 kind title ylabel out unit
-    kind=${ch}_CHART title=${ch}_CHART_TITLE ylabel=${ch}_CHART_YLABEL
-    out=data/plots/${ch}_$m.svg
-    unit=$(awk -F, -v c="$ch" '$1 == c && $8 != "n/a" {print $7; exit}' "$f")
-    # the chart shows the standard workload: the first row's (spread runs at a smaller one stay in the table)
-    wl=$(awk -F, -v c="$ch" '$1 == c && $8 != "n/a" {print $3; exit}' "$f")
-    case ${!kind} in
-    bar | bar-log)
-        local value='$5 / 1000' settings="unset key"
-        [ "${!kind}" = bar-log ] && value='$6' settings="set logscale y; set key left top"
-        awk -F, -v c="$ch" -v w="$wl" "\$1 == c && \$3 == w && \$8 != \"n/a\" {print \$2, $value}" "$f" > "$gen/${ch}_$m.dat"
-        bar_chart "$out" "${!title}" "${!ylabel}" "$settings" \
-            "\"$gen/${ch}_$m.dat\" using 0:2:xtic(1) with boxes lc rgb \"#4477aa\" title \"stage\"$(reference_lines "$ch" "$unit")" ;;
-    lines-threads)
-        line_chart "$out" "$ch" "${ch}_$m" "" '$1 == c && $2 == s && $3 == w && $8 != "n/a" {print $4, $6}' \
-            "${!title}" threads "${!ylabel}" "x 2" "left top" ;;
-    lines-quality)
-        line_chart "$out" "$ch" "${ch}_$m" "52 with lines dt 2 lw 2 title \"MSE 52 (the report's bar)\"" \
-            '$1 == c && $2 == s && $7 == "MSE" && $3 ~ /^1024x768x/ {print $5 / 1000, $6}' \
-            "${!title}" "kernel time, s (log scale)" "${!ylabel}" "xy" "right top" ;;
-    lines-n)
-        local refs
-        refs=$(reference_lines "$ch" "$unit")
-        line_chart "$out" "$ch" "${ch}_$m" "${refs#, }" \
-            '$1 == c && $2 == s && s !~ /^cpu-/ && $8 != "n/a" {split($3, part, "[= ]"); print part[2], $6}' \
-            "${!title}" "bodies n" "${!ylabel}" "xy" "right bottom" ;;
-    esac
-}
-
-# Charts (gnuplot, SVG), one per machine that has the data.
+# The profiles' tables and the rooflines, the models checked, the host records.
 tools/profile_summary.sh > "$gen/profile_summary.md"
 tools/decomposition.sh > "$gen/decomposition.md"
 tools/counted_flops.sh > "$gen/counted_flops.md"
@@ -333,53 +426,6 @@ for f in data/results/*/host.txt; do
     cat "$f" >> "$gen/host_record.md"
     printf '```\n\n' >> "$gen/host_record.md"
 done
-charts="charts redrawn"
-if command -v gnuplot >/dev/null; then
-    for f in "${csvs[@]}"; do
-        m=$(basename "$f" .csv)
-        for ch in $CHAPTERS; do
-            kind=${ch}_CHART
-            [ -n "${!kind}" ] && grep -q "^$ch," "$f" && chart "$ch"
-        done
-        # The through-line: the fastest stage of each raytracer chapter at the
-        # standard workload, one series per clock (CPU wall time, GPU kernel
-        # time, and the whole process of the fastest GPU stage), never mixed.
-        awk -F, -v ray=" $(for c in $CHAPTERS; do v=${c}_RAYTRACER; [ "${!v}" = yes ] && printf '%s ' "$c"; done)" '
-            index(ray, " " $1 " ") && $3 == "512x512x64spp" && $7 == "Msamples/s" && $2 != "bounding-box" && $8 == "ok" {
-                clock = $4 == 0 ? "kernel" : "wall"
-                if (!(($1, clock) in best) || $5 < best[$1, clock]) { best[$1, clock] = $5; name[$1, clock] = $2 } }
-            END { for (k in best) { split(k, p, SUBSEP); print p[1] "-" p[2], best[k] / 1000, p[1] "\\n" name[k] } }' \
-            "$f" | sort > "$gen/through_$m.dat"
-        if [ -s "$gen/through_$m.dat" ]; then
-            awk -F, '$2 == "process-fastest-stage-only" {print $1 "-process", $5 / 1000, $1 "\\nwhole-process"}' "$f" >> "$gen/through_$m.dat"
-            plot="" offset=0
-            for series in "wall:#228833:CPU: wall time of the render" "kernel:#4477aa:GPU: kernel time (events)" \
-                "process:#cc6677:GPU: whole process, start-up included"; do
-                IFS=: read -r clock colour label <<<"$series"
-                awk -v c="-$clock" '$1 ~ c "$"' "$gen/through_$m.dat" > "$gen/through_${clock}_$m.dat"
-                [ -s "$gen/through_${clock}_$m.dat" ] || continue
-                plot="$plot${plot:+, }\"$gen/through_${clock}_$m.dat\" using (\$0 + $offset):2:xtic(3) with boxes lc rgb \"$colour\" title \"$label\""
-                offset=$((offset + $(wc -l < "$gen/through_${clock}_$m.dat")))
-            done
-            gnuplot <<GP
-set terminal svg size 900,450 font "sans,11" background rgb "white"
-set output "data/plots/through_line_$m.svg"
-set title "The card, 512x512 at 64 spp: fastest stage of each chapter, by clock"
-set bmargin 6
-set ylabel "seconds (log scale)"
-set logscale y
-set style fill solid 0.8
-set boxwidth 0.6
-set grid ytics
-set key top right
-plot $plot
-GP
-        fi
-    done
-else
-    charts="charts NOT redrawn: gnuplot is not installed (apt-get install gnuplot-nox)"
-fi
-
 # The book's table of contents: a link to each chapter (##) and section (###),
 # outside code fences, with the anchors Markdown renderers give headings
 # (lower case, punctuation dropped, spaces as dashes, -1, -2 ... on repeats).

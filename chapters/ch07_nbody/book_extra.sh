@@ -38,7 +38,7 @@ GP
     {
         echo "*The output stages' timeline on \`$m\` (\`$tl\`, from \`make bench\`):*"
         echo
-        echo "![ch07 output timeline]($svg)"
-        echo
+        # (linked only where the chart is: drawn here, or committed)
+        if [ -f "$svg" ]; then printf '![ch07 output timeline](%s)\n\n' "$svg"; fi
     } >> "$gen/timeline_ch07.md"
 done
