@@ -124,6 +124,13 @@ static void print_help(const cli_spec *spec)
     if (spec->notes)
         printf("\n%s\n", spec->notes);
     printf("\nLong options may be shortened to any unambiguous prefix (--wid 64 is --width 64).\n");
+    printf("\noutputs: every file a run writes is checked before any work: one that exists must be a regular\n"
+           "file you may write, in a folder you may write, and no two outputs may be one file (exit 2).\n"
+           "A file is written whole to a temporary file beside it, then renamed over it: it keeps its\n"
+           "permission bits but is a new file (its other hard links keep the old contents). A symbolic\n"
+           "link is written through to its file and stays a link; a dangling one is refused. CSV rows\n"
+           "are appended in place, under a lock: a wait for another process's lock is said on stderr\n"
+           "and gives up after 60 s (exit 1; CSV_LOCK_TIMEOUT_S=S sets the limit).\n");
     printf("\nexit status: 0 all stages ok; 1 a check failed or a run-time error (out of memory,\n"
            "             an output that could not be written); 2 bad command line (nothing run,\n"
            "             nothing written)%s\n",
@@ -160,11 +167,14 @@ const char *cli_stage_work(const char *stage, char *buf, size_t size)
     return buf;
 }
 
+static void claim_output(const cli_spec *spec, const void *source, const char *label, const char *path);
+
 void cli_require_writable(const cli_spec *spec, const char *option, const char *path)
 {
     const char *why = cli_check_writable(path);
     if (why)
         cli_usage_error(spec, "%s '%s' %s", option, path, why);
+    claim_output(spec, path, option, path);
 }
 
 void *cli_alloc(size_t bytes, const char *what)
@@ -176,6 +186,9 @@ void *cli_alloc(size_t bytes, const char *what)
     }
     return p;
 }
+
+static int omit_usage_line;
+void cli_omit_usage_line(void) { omit_usage_line = 1; }
 
 void cli_usage_error(const cli_spec *spec, const char *fmt, ...)
 {
@@ -195,7 +208,8 @@ void cli_usage_error(const cli_spec *spec, const char *fmt, ...)
     free(message);
     if (work_begun)
         exit(CLI_EXIT_LATE);
-    print_usage_line(spec, stderr);
+    if (!omit_usage_line)
+        print_usage_line(spec, stderr);
     exit(CLI_EXIT_USAGE);
 }
 
@@ -241,40 +255,173 @@ const char *cli_parse_double(const char *text, double min, double max, double *o
 
 const char *cli_check_writable(const char *path)
 {
-    static char reason[256];
+    static char reason[PATH_MAX + 512];
     if (!path || !*path)
         return "is an empty path";
-    struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-        return S_ISDIR(st.st_mode) ? "is a folder" : "is not a regular file (a FIFO or a device would block or be replaced)";
     if (strlen(path) >= PATH_MAX) {
         snprintf(reason, sizeof reason, "cannot be written: the path is longer than %d bytes", PATH_MAX - 1);
         return reason;
     }
+    /* A symbolic link is written through (image.h): every check below is of
+     * the file it points to, and a refusal says which file that is. */
+    char target[PATH_MAX], via[PATH_MAX + 64] = "";
+    const char *why = output_target(path, target, sizeof target);
+    if (why)
+        return why;
+    if (strcmp(target, path) != 0)
+        snprintf(via, sizeof via, "(a symbolic link to '%.*s') ", PATH_MAX / 2, target);
+    struct stat st;
+    if (stat(target, &st) == 0) {
+        if (!S_ISREG(st.st_mode))
+            why = S_ISDIR(st.st_mode) ? "is a folder"
+                                      : "is not a regular file (a FIFO or a device would block or be replaced)";
+        else if (access(target, W_OK) != 0)
+            why = strerror(errno); /* a read-only file is not replaced, even though its folder would allow it */
+        if (why) {
+            snprintf(reason, sizeof reason, "%s%s%s", via, S_ISREG(st.st_mode) ? "cannot be written: " : "", why);
+            return reason;
+        }
+    }
     char dir[PATH_MAX];
-    const char *slash = strrchr(path, '/');
+    const char *slash = strrchr(target, '/');
     if (!slash)
         snprintf(dir, sizeof dir, ".");
-    else if (slash == path)
+    else if (slash == target)
         snprintf(dir, sizeof dir, "/");
     else
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - target), target);
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        snprintf(reason, sizeof reason, "cannot be written: folder '%.200s' does not exist", dir);
+        snprintf(reason, sizeof reason, "%scannot be written: folder '%.200s' does not exist", via, dir);
         return reason;
     }
-    if (access(dir, W_OK | X_OK) != 0) {
-        snprintf(reason, sizeof reason, "cannot be written: folder '%.200s': %s", dir, strerror(errno));
+    if (access(dir, W_OK | X_OK) != 0) { /* the temporary file is made there and renamed */
+        snprintf(reason, sizeof reason, "%scannot be written: folder '%.200s': %s", via, dir, strerror(errno));
         return reason;
     }
     long name_max = pathconf(dir, _PC_NAME_MAX);
-    size_t name_len = strlen(slash ? slash + 1 : path);
+    size_t name_len = strlen(slash ? slash + 1 : target);
     if (name_max > 0 && name_len > (size_t)name_max) {
-        snprintf(reason, sizeof reason, "cannot be written: its name is %zu bytes, over the folder's limit of %ld",
-                 name_len, name_max);
+        snprintf(reason, sizeof reason, "%scannot be written: its name is %zu bytes, over the folder's limit of %ld",
+                 via, name_len, name_max);
         return reason;
     }
     return NULL;
+}
+
+/* Every output path a run will write, so that no two are one file (an image
+ * written over the CSV rows, a stage's image over --out). A file is known by
+ * its device and inode where it exists (hard links too), and by its canonical
+ * path: realpath of the file, or of its folder and its name for a file still
+ * to be made (the folder exists: cli_check_writable saw to it). */
+typedef struct {
+    const void *source; /* the argument's own text: one argument checked twice is one output */
+    char *label, *path, *key;
+    int exists;
+    dev_t dev;
+    ino_t ino;
+} output_claim;
+static output_claim *claims;
+static size_t claim_count, claim_room;
+
+static void forget_claims(void)
+{
+    for (size_t i = 0; i < claim_count; i++) {
+        free(claims[i].label);
+        free(claims[i].path);
+        free(claims[i].key);
+    }
+    claim_count = 0;
+}
+
+static char *copy_text(const char *text)
+{
+    char *copy = cli_alloc(strlen(text) + 1, "an output's name");
+    strcpy(copy, text);
+    return copy;
+}
+
+/* The canonical path of an output that passed cli_check_writable, malloc'd;
+ * *exists and *st say whether the file is there. */
+static char *canonical_output(const char *path, int *exists, struct stat *st)
+{
+    char target[PATH_MAX], resolved[PATH_MAX], dir[PATH_MAX];
+    if (output_target(path, target, sizeof target) != NULL)
+        snprintf(target, sizeof target, "%s", path);
+    *exists = stat(target, st) == 0;
+    if (*exists && realpath(target, resolved))
+        return copy_text(resolved);
+    const char *slash = strrchr(target, '/'), *name = slash ? slash + 1 : target;
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == target)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - target), target);
+    if (!realpath(dir, resolved))
+        return copy_text(target); /* cannot be: the folder was checked; the name as given then */
+    char *key = cli_alloc(strlen(resolved) + strlen(name) + 2, "an output's name");
+    sprintf(key, "%s/%s", strcmp(resolved, "/") == 0 ? "" : resolved, name);
+    return key;
+}
+
+/* Records output `path` (given as `label`; source: the argument's text, or
+ * NULL for a name made here); refuses it (exit 2) if an output recorded
+ * before is the same file. An option given again replaces its earlier value,
+ * as numbers do: the earlier one is no output. */
+static void claim_output(const cli_spec *spec, const void *source, const char *label, const char *path)
+{
+    for (size_t i = 0; source && i < claim_count; i++)
+        if (claims[i].source == source)
+            return;
+    for (size_t i = 0; source && i < claim_count; i++)
+        if (strcmp(claims[i].label, label) == 0) {
+            free(claims[i].label);
+            free(claims[i].path);
+            free(claims[i].key);
+            claims[i] = claims[--claim_count];
+            break;
+        }
+    output_claim c = {.source = source};
+    struct stat st;
+    c.key = canonical_output(path, &c.exists, &st);
+    c.dev = st.st_dev, c.ino = st.st_ino;
+    for (size_t i = 0; i < claim_count; i++) {
+        const output_claim *o = &claims[i];
+        if (strcmp(o->key, c.key) == 0 || (o->exists && c.exists && o->dev == c.dev && o->ino == c.ino)) {
+            free(c.key);
+            cli_usage_error(spec, "%s '%s' and %s '%s' are the same file: one output would overwrite the other",
+                            o->label, o->path, label, path);
+        }
+    }
+    if (claim_count == claim_room) {
+        claim_room = claim_room ? 2 * claim_room : 16;
+        output_claim *more = cli_alloc(claim_room * sizeof *claims, "the list of outputs");
+        if (claim_count)
+            memcpy(more, claims, claim_count * sizeof *claims);
+        free(claims);
+        claims = more;
+    }
+    c.label = copy_text(label);
+    c.path = copy_text(path);
+    claims[claim_count++] = c;
+}
+
+/* --images DIR: each stage that runs writes DIR/<program>-<stage>.<ext>;
+ * each such file is an output like any other. */
+static void claim_stage_images(const cli_spec *spec, const cli_options *opt)
+{
+    for (size_t i = 0; opt->images && i < spec->stage_count; i++) {
+        if (!cli_stage_selected(opt, i))
+            continue;
+        char path[PATH_MAX + 64], label[96];
+        const char *stage = cli_stage_name(spec, i), *why;
+        if (image_stage_path(path, sizeof path, opt->images, spec->program, stage) != 0)
+            cli_usage_error(spec, "--images '%s': the path of stage %s's image is too long", opt->images, stage);
+        if ((why = cli_check_writable(path)) != NULL)
+            cli_usage_error(spec, "--images '%s': stage %s's image '%s' %s", opt->images, stage, path, why);
+        snprintf(label, sizeof label, "--images' image of stage %s", stage);
+        claim_output(spec, NULL, label, path);
+    }
 }
 
 const char *cli_check_folder(const char *path)
@@ -347,6 +494,7 @@ static void take_value(const cli_spec *spec, cli_options *opt, const option_row 
             cli_usage_error(spec, "--%s '%s' %s", r->name, value, why);
         if (r->bit == CLI_CSV && (why = report_check_csv(value)) != NULL)
             cli_usage_error(spec, "--csv '%s' %s", value, why);
+        claim_output(spec, value, r->bit == CLI_OUT ? "--out" : "--csv", value);
         if (r->bit == CLI_OUT) {
             size_t n = strlen(value);
             int png = n >= 4 && strcmp(value + n - 4, ".png") == 0;
@@ -432,6 +580,7 @@ void cli_parse(const cli_spec *spec, cli_options *opt, int argc, char **argv)
     program_name = spec->program;
     parsed_spec = spec;
     work_begun = 0;
+    forget_claims();
     struct option *longopts = cli_alloc(count * sizeof *longopts, "the option list");
     for (size_t i = 0; i < OPTION_COUNT; i++)
         if (spec->accepts & option_rows[i].bit)
@@ -480,4 +629,5 @@ void cli_parse(const cli_spec *spec, cli_options *opt, int argc, char **argv)
         cli_usage_error(spec, "unexpected argument '%s'", argv[optind]);
     free(longopts);
     resolve_stage(spec, opt);
+    claim_stage_images(spec, opt);
 }

@@ -103,15 +103,23 @@ void cli_parse(const cli_spec *spec, cli_options *opt, int argc, char **argv);
 const char *cli_parse_long(const char *text, long long min, long long max, long long *out);
 const char *cli_parse_double(const char *text, double min, double max, double *out);
 
-/* NULL if path can be created as a file (its folder exists and is writable and
- * path is not a folder), else a reason. Creates nothing. */
+/* NULL if path may be written as an output (image.h says how): its folder
+ * exists and this process may create files there, and an existing file is a
+ * regular file it may write (access W_OK); a symbolic link is judged by the
+ * file it points to, and a dangling one is refused. Else a reason. Creates
+ * nothing. */
 const char *cli_check_writable(const char *path);
 
 /* NULL if path is a folder this process may create files in, else a reason. */
 const char *cli_check_folder(const char *path);
 
-/* --out's default: NULL if `path` can be written (checked like --out), else
- * one line, the usage and exit 2. Call it right after cli_parse. */
+/* An output the chapter writes (--out's default, ch08's --linear-out, ch11's
+ * --state-out ...): returns if `path` can be written (cli_check_writable) and
+ * is no other output of this run, else one line naming `option`, the usage
+ * and exit 2. cli_parse has already checked --out, --csv and each --images
+ * file the selected stages write, so a clash with them is found here too.
+ * Two outputs are one file when they resolve to one path, or are one inode
+ * (hard links). Call it right after cli_parse, for every output. */
 void cli_require_writable(const cli_spec *spec, const char *option, const char *path);
 
 /* malloc that never returns NULL: "program: out of memory (N bytes for what)",
@@ -136,6 +144,12 @@ int cli_stage_selected(const cli_options *opt, size_t i);
 /* Prints "program: error: message" to stderr, then the usage line, and exits 2.
  * After cli_begin_work it is a bug instead: see there. */
 void cli_usage_error(const cli_spec *spec, const char *fmt, ...);
+
+/* From now on cli_usage_error prints its error line but not the usage line
+ * (still exit 2). For ch11's ranks other than 0: each rank says what is wrong
+ * (a rank cannot know whether a rank 0 is there to say it), the usage comes
+ * once, from rank 0. */
+void cli_omit_usage_line(void);
 
 /* The end of checking input and the start of work. Every program calls it
  * once, after its last refusal of bad input (options, the files it reads,

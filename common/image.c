@@ -1,5 +1,6 @@
 /* image.c - see image.h. */
 #define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "image.h"
 
 #include <errno.h>
@@ -73,9 +74,55 @@ int image_write(const image *img, const char *path, char *err, size_t errlen)
 }
 
 /* The temporary file being written, for the signal handler: its name is
- * saved before the file exists and `pending` is set once it does. */
+ * saved before the file exists and `pending` is set once it does. The file
+ * it will replace: pending_target (output_target's answer). */
 static char pending_name[PATH_MAX + 32];
+static char pending_target[PATH_MAX];
 static volatile sig_atomic_t pending;
+
+const char *output_target(const char *path, char *target, size_t size)
+{
+    static char reason[PATH_MAX + 160];
+    struct stat st;
+    if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode)) {
+        if ((size_t)snprintf(target, size, "%s", path) >= size)
+            return "cannot be written: the path is too long";
+        return NULL;
+    }
+    char resolved[PATH_MAX];
+    if (!realpath(path, resolved)) { /* a dangling link: following it would create a file elsewhere */
+        int saved = errno;
+        char points[PATH_MAX];
+        ssize_t n = readlink(path, points, sizeof points - 1);
+        points[n > 0 ? n : 0] = '\0';
+        snprintf(reason, sizeof reason, "is a symbolic link to '%.*s', which cannot be written through: %s",
+                 PATH_MAX / 2, points, strerror(saved));
+        return reason;
+    }
+    if ((size_t)snprintf(target, size, "%s", resolved) >= size)
+        return "cannot be written: the path is too long";
+    return NULL;
+}
+
+int image_stage_path(char *buf, size_t size, const char *dir, const char *program, const char *stage)
+{
+    int n = snprintf(buf, size, "%s/%s-%s.%s", dir, program, stage, image_png_supported() ? "png" : "ppm");
+    return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
+/* NULL if the existing file at target (stat in st) may be replaced: a
+ * regular file this process may write. Else why not. */
+static const char *replace_problem(const char *target, const struct stat *st)
+{
+    if (!S_ISREG(st->st_mode))
+        return S_ISDIR(st->st_mode) ? "is a folder: not replaced" : "is not a regular file: not replaced";
+    static char reason[160];
+    if (access(target, W_OK) != 0) {
+        snprintf(reason, sizeof reason, "cannot be written: %s", strerror(errno));
+        return reason;
+    }
+    return NULL;
+}
 
 /* The signals whose default action ends the process: each would leave the
  * temporary file behind. */
@@ -128,13 +175,42 @@ static void hold_signals(int hold, sigset_t *saved)
         sigprocmask(SIG_SETMASK, saved, NULL);
 }
 
-/* Creates the temporary file beside path (mkstemp, short name), with the
- * permissions a new file would get; the caller renames it when done. */
+/* The new file takes the old one's permission bits, and its owner and group
+ * where this process may give them (root may; a member of the group may give
+ * the group); a new file gets what open() would give it. */
+static int take_mode(int fd, int exists, const struct stat *old)
+{
+    if (!exists) {
+        mode_t mask = umask(0);
+        umask(mask);
+        return fchmod(fd, 0666 & ~mask);
+    }
+    if (fchown(fd, old->st_uid, old->st_gid) != 0 && fchown(fd, (uid_t)-1, old->st_gid) != 0) {
+        /* not ours to give: the new file is this user's, as any file they create */
+    }
+    return fchmod(fd, old->st_mode & 0777); /* after fchown, which may clear bits */
+}
+
+/* Creates the temporary file beside the file path names (output_target: a
+ * symbolic link's file), with that file's permissions or a new file's; the
+ * caller renames it over pending_target when done. Refuses (no temporary
+ * file) what may not be replaced: see image.h. */
 static FILE *open_temp(const char *path, char *err, size_t errlen)
 {
-    const char *slash = strrchr(path, '/');
-    int dirlen = slash ? (int)(slash - path) + 1 : 0;
-    if (snprintf(pending_name, sizeof pending_name, "%.*s.img-XXXXXX", dirlen, path) >= (int)sizeof pending_name) {
+    const char *why = output_target(path, pending_target, sizeof pending_target);
+    if (why) {
+        fail(err, errlen, "%s %s", path, why);
+        return NULL;
+    }
+    struct stat old;
+    int exists = stat(pending_target, &old) == 0;
+    if (exists && (why = replace_problem(pending_target, &old)) != NULL) {
+        fail(err, errlen, "%s %s", path, why);
+        return NULL;
+    }
+    const char *target = pending_target, *slash = strrchr(target, '/');
+    int dirlen = slash ? (int)(slash - target) + 1 : 0;
+    if (snprintf(pending_name, sizeof pending_name, "%.*s.img-XXXXXX", dirlen, target) >= (int)sizeof pending_name) {
         fail(err, errlen, "%s: the folder's name is too long", path);
         return NULL;
     }
@@ -149,9 +225,7 @@ static FILE *open_temp(const char *path, char *err, size_t errlen)
         fail(err, errlen, "%s: cannot create a file in its folder: %s", path, strerror(mkstemp_errno));
         return NULL;
     }
-    mode_t mask = umask(0);
-    umask(mask);
-    FILE *f = fchmod(fd, 0666 & ~mask) == 0 ? fdopen(fd, "wb") : NULL;
+    FILE *f = take_mode(fd, exists, &old) == 0 ? fdopen(fd, "wb") : NULL;
     if (!f) {
         fail(err, errlen, "%s: %s", path, strerror(errno));
         close(fd);
@@ -176,7 +250,13 @@ static int finish_temp(FILE *f, int ok, const char *path, char *err, size_t errl
     }
     sigset_t held;
     hold_signals(1, &held);
-    if (ok && rename(pending_name, path) != 0) {
+    struct stat now; /* once more at the last moment: never rename over a device or a folder */
+    const char *late = NULL;
+    if (ok && lstat(pending_target, &now) == 0 && !S_ISREG(now.st_mode)) {
+        ok = 0;
+        late = "it is no longer a regular file: not replaced";
+    }
+    if (ok && rename(pending_name, pending_target) != 0) {
         ok = 0;
         saved = errno;
     }
@@ -185,7 +265,7 @@ static int finish_temp(FILE *f, int ok, const char *path, char *err, size_t errl
     pending = 0;
     hold_signals(0, &held);
     if (!ok)
-        return fail(err, errlen, "%s: write failed: %s", path, strerror(saved));
+        return fail(err, errlen, "%s: write failed: %s", path, late ? late : strerror(saved));
     return 0;
 }
 
@@ -447,8 +527,7 @@ int image_read(image *img, const char *path, char *err, size_t errlen)
 int image_write_stage(const image *img, const char *dir, const char *program, const char *stage)
 {
     char path[PATH_MAX + 64], err[IMAGE_ERROR_SIZE];
-    int n = snprintf(path, sizeof path, "%s/%s-%s.%s", dir, program, stage, image_png_supported() ? "png" : "ppm");
-    if (n < 0 || (size_t)n >= sizeof path) {
+    if (image_stage_path(path, sizeof path, dir, program, stage) != 0) {
         fprintf(stderr, "%s: --images %s: path too long\n", program, dir);
         return -1;
     }

@@ -8,6 +8,15 @@
  * existing file as it was. SIGINT and SIGTERM during a write remove the
  * temporary file before the process dies. PNG support is compiled in when
  * libpng was found (HAVE_PNG); without it, writing a .png fails clearly.
+ *
+ * What may be replaced (output_target): only a regular file this process may
+ * write (access W_OK), in a folder it may write (the rename needs it); never
+ * a device, a FIFO or a folder. A symbolic link is written through: the file
+ * it points to is replaced and the link stays (a dangling link is refused,
+ * not followed into a file it would create). The replacing file takes the old
+ * one's permission bits (and its owner and group where this process may set
+ * them); it is a new inode, so other hard links to the old file keep the old
+ * contents: the price of never leaving a half-written file under the name.
  */
 #ifndef COMMON_IMAGE_H
 #define COMMON_IMAGE_H
@@ -43,6 +52,15 @@ int image_write(const image *img, const char *path, char *err, size_t errlen);
 int image_write_ppm(const image *img, const char *path, char *err, size_t errlen);
 int image_write_png(const image *img, const char *path, char *err, size_t errlen);
 int image_png_supported(void);
+
+/* The file that writing `path` replaces or creates: path itself, or for a
+ * symbolic link the file it resolves to (realpath), in target. NULL, or why
+ * not ("is a symbolic link to a missing file ..."). Creates nothing. */
+const char *output_target(const char *path, char *target, size_t size);
+
+/* --images' name for a stage's image: "<dir>/<program>-<stage>.png" (.ppm
+ * without libpng). Returns 0, or -1 if it does not fit in size. */
+int image_stage_path(char *buf, size_t size, const char *dir, const char *program, const char *stage);
 
 /* Any other output written the way images are: file_write_begin opens a
  * temporary file beside path (removed if a signal ends the program);

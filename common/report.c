@@ -61,6 +61,29 @@ static const char *header_problem(int fd)
     return NULL;
 }
 
+/* NULL if every byte of the file is text a CSV row may hold (printable
+ * ASCII, tab, CR, LF, or any byte of a UTF-8 character), else where the first
+ * other byte is: a header followed by NUL bytes (a file preallocated, or cut
+ * by a crash) is not the course's CSV, and rows appended after it would be
+ * read by nobody. */
+static const char *text_problem(int fd)
+{
+    static char reason[128];
+    unsigned char buf[65536];
+    off_t at = 0;
+    ssize_t n;
+    while ((n = pread(fd, buf, sizeof buf, at)) > 0) {
+        for (ssize_t i = 0; i < n; i++)
+            if ((buf[i] < 0x20 && buf[i] != '\t' && buf[i] != '\n' && buf[i] != '\r') || buf[i] == 0x7f) {
+                snprintf(reason, sizeof reason, "is not a text file: byte %lld is 0x%02x (a CSV holds text only)",
+                         (long long)(at + i), buf[i]);
+                return reason;
+            }
+        at += n;
+    }
+    return n < 0 ? "cannot be read" : NULL;
+}
+
 const char *report_check_csv(const char *path)
 {
     struct stat st;
@@ -73,8 +96,56 @@ const char *report_check_csv(const char *path)
     if (!f)
         return "cannot be read";
     why = header_problem(fileno(f));
+    if (!why)
+        why = text_problem(fileno(f));
     fclose(f);
     return why;
+}
+
+/* How long append_csv waits for another process's lock on the CSV: 60 s, or
+ * CSV_LOCK_TIMEOUT_S (whole seconds, 0 to 86400; the tests use 1). */
+#define CSV_LOCK_TIMEOUT_DEFAULT 60
+static long lock_timeout_s(const char *program)
+{
+    const char *text = getenv("CSV_LOCK_TIMEOUT_S");
+    long long v = CSV_LOCK_TIMEOUT_DEFAULT;
+    if (text && cli_parse_long(text, 0, 86400, &v) != NULL) {
+        fprintf(stderr, "%s: CSV_LOCK_TIMEOUT_S='%s' is not a whole number of seconds from 0 to 86400: using %d\n",
+                program, text, CSV_LOCK_TIMEOUT_DEFAULT);
+        v = CSV_LOCK_TIMEOUT_DEFAULT;
+    }
+    return (long)v;
+}
+
+/* Takes the exclusive lock on the CSV; 0, or -1 with errno, or with *why
+ * set when another process held it past the time limit. A wait is said on
+ * stderr once, at its start: a run that seems to hang says what it waits on. */
+static int lock_csv(int fd, const report *r, const char **why)
+{
+    static char reason[160];
+    double start = now_seconds();
+    long limit = -1;
+    for (;;) {
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+            return 0;
+        if (errno == EINTR)
+            continue;
+        if (errno != EWOULDBLOCK)
+            return -1;
+        if (limit < 0) {
+            limit = lock_timeout_s(r->chapter);
+            fprintf(stderr, "%s: waiting for the lock on %s held by another process (giving up after %ld s)\n",
+                    r->chapter, r->csv_path, limit);
+        }
+        if (now_seconds() - start >= (double)limit) {
+            snprintf(reason, sizeof reason, "another process held its lock for more than %ld s (CSV_LOCK_TIMEOUT_S "
+                     "sets the limit): the row was not written", limit);
+            *why = reason;
+            return -1;
+        }
+        struct timespec pause = {0, 20 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
 }
 
 /* Writes all of text (O_APPEND: each write lands at the end). 0, or -1 with
@@ -107,8 +178,9 @@ static void append_csv(const report *r, const char *line)
     int fd = open(r->csv_path, O_RDWR | O_APPEND | O_CREAT | O_NONBLOCK, 0644);
     const char *why = NULL;
     struct stat st;
-    if (fd < 0 || flock(fd, LOCK_EX) != 0 || fstat(fd, &st) != 0) { /* the length once the file is ours */
-        why = strerror(errno);
+    if (fd < 0 || lock_csv(fd, r, &why) != 0 || fstat(fd, &st) != 0) { /* the length once the file is ours */
+        if (!why)
+            why = strerror(errno);
     } else if (!S_ISREG(st.st_mode)) {
         why = "not a regular file";
     } else {

@@ -67,7 +67,10 @@ void report_init(report *r, const char *chapter, const char *workload, const cha
 
 /* Records one stage run, appends its CSV row (if a CSV path was given) and
  * returns the row so a caller can add a note. A CSV row that cannot be written
- * whole is a run-time error: one line on stderr, exit 1. */
+ * whole is a run-time error: one line on stderr, exit 1. The row is appended
+ * under an exclusive lock (flock); while another process holds it, a line on
+ * stderr says so, and after 60 s (CSV_LOCK_TIMEOUT_S, whole seconds) the wait
+ * ends: the row is not written, exit 1. */
 report_row *report_add(report *r, report_entry e);
 
 /* Appends printf-style text to row's note (cut at the note's size): the
@@ -75,7 +78,8 @@ report_row *report_add(report *r, report_entry e);
 void report_note(report_row *row, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* NULL if path may take the course's CSV rows (missing, empty, or starting
- * with REPORT_CSV_HEADER), else the reason. cli_parse calls it for --csv, so a
+ * with REPORT_CSV_HEADER and text throughout: no NUL or other control byte
+ * but tab, CR and LF), else the reason. cli_parse calls it for --csv, so a
  * foreign file is refused (exit 2) before any work and left untouched. */
 const char *report_check_csv(const char *path);
 

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #ifndef PROGRAM_DIR
@@ -30,7 +31,7 @@
 #endif
 
 #define MAX_ARGS 8
-#define MAX_VECTORS 2048
+#define MAX_VECTORS 4096
 
 typedef struct {
     const char *program;
@@ -51,14 +52,25 @@ typedef struct {
     char numeric[16][24];   /* numeric options it accepts (from --help) */
     char text[16][24];      /* options taking text */
     char file[16][24];      /* of those, the ones taking a FILE (read or written) */
+    char first_stage[48];   /* the first of its --help's stages */
+    int images;             /* takes --images DIR */
 } program_info;
 
 static program_info programs[] = {
-#define CHAPTER(name, gpu, raytracer, small, bad) {name, gpu, raytracer, small, bad, {{0}}, {{0}}, {{0}}},
+#define CHAPTER(name, gpu, raytracer, small, bad) {name, gpu, raytracer, small, bad, {{0}}, {{0}}, {{0}}, "", 0},
 #include "registry.h"
 #undef CHAPTER
 };
 #define PROGRAM_COUNT (sizeof programs / sizeof programs[0])
+
+/* The index of program `name` in the registry, or -1 (ch11 without an MPI). */
+static int program_index(const char *name)
+{
+    for (size_t p = 0; p < PROGRAM_COUNT; p++)
+        if (strcmp(programs[p].name, name) == 0)
+            return (int)p;
+    return -1;
+}
 
 /* Reads the usage line of `program --help`: "[--name ARG]" is numeric when ARG
  * is one of N R K S D, text otherwise (FILE, DIR, NAME). */
@@ -67,8 +79,14 @@ static void learn_options(program_info *p)
     char cmd[600], line[2048];
     snprintf(cmd, sizeof cmd, "cd %s && ./%s --help", harness_q(PROGRAM_DIR), p->name);
     FILE *f = popen(cmd, "r");
-    int n = 0, t = 0, k = 0;
-    while (f && fgets(line, sizeof line, f))
+    int n = 0, t = 0, k = 0, in_stages = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        if (in_stages && !p->first_stage[0] && sscanf(line, " %47s", p->first_stage) != 1)
+            in_stages = 0;
+        if (strncmp(line, "stages", 6) == 0)
+            in_stages = 1;
+        if (strstr(line, "[--images DIR]"))
+            p->images = 1;
         if (strncmp(line, "usage: ", 7) == 0)
             for (char *q = strstr(line, "[--"); q; q = strstr(q + 1, "[--")) {
                 char name[24], arg[16];
@@ -81,6 +99,7 @@ static void learn_options(program_info *p)
                 if (strcmp(arg, "FILE") == 0 && k < 15)
                     snprintf(p->file[k++], sizeof p->file[0], "%s", name);
             }
+    }
     if (f)
         pclose(f);
 }
@@ -274,6 +293,111 @@ static void add_file_vectors(const program_info *p)
     }
 }
 
+/* 1 if the program's FILE option `name` (without dashes) is written, not read. */
+static int is_output(const program_info *p, const char *name)
+{
+    for (size_t i = 0; i < INPUT_OPTION_COUNT; i++)
+        if (strcmp(input_options[i].program, p->name) == 0 && strcmp(input_options[i].option + 2, name) == 0)
+            return 0;
+    return 1;
+}
+
+/* What --images writes here: png with libpng, else ppm (image_stage_path);
+ * learnt in main() from a program's refusal of --out x.png without libpng. */
+static const char *image_ext = "png";
+
+/* Fixtures of the output checks (made in main(), beside the FIFO): a symbolic
+ * link into a missing folder, one to a device, a CSV that is the header and
+ * then NUL bytes, an empty folder for --images, and one where each program's
+ * first stage image would go but a folder is in the way. */
+static char dangling_link[160], device_link[160], nul_csv[160], images_dir[160], blocked_images_dir[160];
+
+static void make_output_fixtures(void)
+{
+    const char *dir = harness_scratch("test_cli_fifo");
+    snprintf(dangling_link, sizeof dangling_link, "%s/dangling.ppm", dir);
+    snprintf(device_link, sizeof device_link, "%s/device.ppm", dir);
+    snprintf(nul_csv, sizeof nul_csv, "%s/nul.csv", dir);
+    snprintf(images_dir, sizeof images_dir, "%s/images", dir);
+    snprintf(blocked_images_dir, sizeof blocked_images_dir, "%s/blocked-images", dir);
+    char target[200];
+    snprintf(target, sizeof target, "%s/no-such-folder/x.ppm", dir);
+    FILE *f = fopen(nul_csv, "wb");
+    static const char zeros[64];
+    if (symlink(target, dangling_link) != 0 || symlink("/dev/null", device_link) != 0 || !f ||
+        fprintf(f, "%s\n", REPORT_CSV_HEADER) < 0 || fwrite(zeros, 1, sizeof zeros, f) != sizeof zeros ||
+        fclose(f) != 0 || mkdir(images_dir, 0755) != 0 || mkdir(blocked_images_dir, 0755) != 0) {
+        perror("test_cli_programs: the output fixtures");
+        exit(1);
+    }
+    for (size_t p = 0; p < PROGRAM_COUNT; p++) {
+        char path[400];
+        snprintf(path, sizeof path, "%s/%s-%s.%s", blocked_images_dir, programs[p].name, programs[p].first_stage,
+                 image_ext);
+        if (programs[p].images && mkdir(path, 0755) != 0) {
+            perror(path);
+            exit(1);
+        }
+    }
+}
+
+/* Every output of every program (item 3, 4 and 11 of issue 44): a symbolic
+ * link into a missing folder is refused, not followed into a file it would
+ * create; a link to a device is refused like the device; two outputs naming
+ * one file are refused (each pair of the program's FILE outputs, the default
+ * chNN.ppm against --csv, an --images file against --csv); a CSV that is the
+ * header and NUL bytes is refused; an --images file with a folder in the way
+ * is refused. All before any work: exit 2, nothing written. */
+static void add_output_vectors(const program_info *p)
+{
+    for (int o = 0; p->file[o][0]; o++) {
+        if (!is_output(p, p->file[o]))
+            continue;
+        char opt[32], other[32];
+        snprintf(opt, sizeof opt, "--%s", p->file[o]);
+        bad_vector *v = add_vector(p->name, "symbolic link");
+        push(v, opt);
+        push(v, dangling_link);
+        v = add_vector(p->name, "not a regular file");
+        push(v, opt);
+        push(v, device_link);
+        for (int q = o + 1; p->file[q][0]; q++) {
+            if (!is_output(p, p->file[q]))
+                continue;
+            snprintf(other, sizeof other, "--%s", p->file[q]);
+            v = add_vector(p->name, "same file");
+            push(v, opt);
+            push(v, "same.ppm");
+            push(v, other);
+            push(v, "./same.ppm");
+        }
+    }
+    if (!takes_text(p, "--csv"))
+        return;
+    bad_vector *v = add_vector(p->name, "not a text file");
+    push(v, "--csv");
+    push(v, nul_csv);
+    if (takes_text(p, "--out")) {
+        char name[64];
+        snprintf(name, sizeof name, "%s.ppm", p->name);
+        v = add_vector(p->name, "same file"); /* the default output */
+        push(v, "--csv");
+        push(v, name);
+    }
+    if (p->images) {
+        char path[400];
+        snprintf(path, sizeof path, "%s/%s-%s.%s", images_dir, p->name, p->first_stage, image_ext);
+        v = add_vector(p->name, "same file");
+        push(v, "--images");
+        push(v, images_dir);
+        push(v, "--csv");
+        push(v, path);
+        v = add_vector(p->name, "is a folder");
+        push(v, "--images");
+        push(v, blocked_images_dir);
+    }
+}
+
 static void build_vectors(void)
 {
     test_rng rng = {4242};
@@ -356,6 +480,7 @@ static void build_vectors(void)
             push(v, "3");
         }
         add_file_vectors(&programs[p]);
+        add_output_vectors(&programs[p]);
         char bad[1024];
         if (strlen(programs[p].bad) >= sizeof bad) {
             fprintf(stderr, "test_cli_programs: %s's _BAD list is longer than %zu bytes\n", prog, sizeof bad - 1);
@@ -691,6 +816,141 @@ START_TEST(file_size_limit_on_the_image_is_a_write_error)
 }
 END_TEST
 
+/* As an ordinary user (issue 44, items 3 and 11): no output replaces a file
+ * the user may not write. For every program and each output option, a
+ * root-owned file of mode 0444 in a folder the user may write (a rename would
+ * replace it) and a file the user may write in a folder they may not (the
+ * rename needs the folder), and for --images a 0444 stage image: each is
+ * refused before any work (exit 2, "chNN: error: " first), the file as it
+ * was. The files hold the course's CSV header, so --csv's header check
+ * passes and only the permissions can refuse them. Root passes every W_OK check, so the programs run as nobody (setpriv,
+ * or su); main() skips this, saying why, where neither works. */
+static char as_user_def[200]; /* a shell function as_user: runs its arguments as nobody */
+
+START_TEST(outputs_respect_permissions)
+{
+    const program_info *p = &programs[_i];
+    char script[4000], opts[400] = "";
+    for (int o = 0; p->file[o][0]; o++)
+        if (is_output(p, p->file[o]))
+            snprintf(opts + strlen(opts), sizeof opts - strlen(opts), " --%s", p->file[o]);
+    snprintf(script, sizeof script,
+             "%s; keep='%s'; chmod 777 . && echo \"$keep\" > ro.ppm && chmod 444 ro.ppm && mkdir fixed && "
+             "echo \"$keep\" > fixed/w.ppm && chmod 666 fixed/w.ppm && chmod 555 fixed && mkdir images && "
+             "chmod 777 images && echo \"$keep\" > images/%s-%s.%s && chmod 444 images/%s-%s.%s || exit 1; "
+             "was=$(stat -c %%a%%U ro.ppm fixed/w.ppm); "
+             "try() { as_user \"$P\"/%s %s --quiet \"$@\" > out 2> err; rc=$?; "
+             "[ $rc -eq 2 ] || { echo \"%s $*: exit $rc, not 2\"; cat err; exit 1; }; "
+             "head -n 1 err | grep -q '^%s: error: ' || { echo \"%s $*:\"; cat err; exit 1; }; }; "
+             "for o in %s; do for t in ro.ppm fixed/w.ppm; do try $o $t; "
+             "[ \"$(cat $t)\" = \"$keep\" ] && [ \"$(stat -c %%a%%U ro.ppm fixed/w.ppm)\" = \"$was\" ] || "
+             "{ echo \"$o $t was replaced\"; exit 1; }; "
+             "done; done; [ %d = 0 ] || try --images images; "
+             "[ \"$(cat images/*)\" = \"$keep\" ] || { echo '--images: the stage image was replaced'; exit 1; }",
+             as_user_def, REPORT_CSV_HEADER, p->name, p->first_stage, image_ext, p->name, p->first_stage, image_ext, p->name, p->small,
+             p->name, p->name, p->name, opts, p->images);
+    ck_assert_msg(in_temp_folder(script) == 0, "%s: an output the user may not write (the script says which)", p->name);
+}
+END_TEST
+
+/* A symbolic link given as an output is written through to its file and
+ * stays a link; the replaced file keeps its permission bits (a new file has
+ * the umask's); a CSV through a link is appended to the link's file; and
+ * --help says what happens to links and hard links. */
+START_TEST(outputs_write_through_links_and_keep_modes)
+{
+    char script[2400];
+    snprintf(script, sizeof script,
+             "run() { \"$P\"/ch01 %s --quiet \"$@\" > /dev/null 2> err || { echo \"ch01 $*:\"; cat err; exit 1; }; }; "
+             "printf old > real.ppm && chmod 640 real.ppm && ln -s real.ppm link.ppm && run --out link.ppm; "
+             "[ -L link.ppm ] || { echo 'the link was replaced by a file'; exit 2; }; "
+             "[ \"$(head -c 2 real.ppm)\" = P6 ] || { echo 'the file of the link was not written'; exit 3; }; "
+             "[ \"$(stat -c %%a real.ppm)\" = 640 ] || { echo \"mode $(stat -c %%a real.ppm), not 640\"; exit 4; }; "
+             "printf old > plain.ppm && chmod 600 plain.ppm && run --out plain.ppm; "
+             "[ \"$(stat -c %%a plain.ppm)\" = 600 ] || { echo \"plain: mode $(stat -c %%a plain.ppm), not 600\"; exit 5; }; "
+             "printf '%%s\\n' '%s' > real.csv && ln -s real.csv link.csv && run --csv link.csv --out x.ppm; "
+             "[ -L link.csv ] && [ $(wc -l < real.csv) -gt 1 ] || { echo 'the CSV link was not appended through'; exit 6; }; "
+             "[ -z \"$(ls -A | grep '^\\.img-')\" ] || { echo 'a temporary file was left'; exit 7; }; "
+             "\"$P\"/ch01 --help | grep -q 'hard links' || { echo '--help does not say what happens to hard links'; exit 8; }",
+             programs[program_index("ch01")].small, REPORT_CSV_HEADER);
+    ck_assert_msg(in_temp_folder(script) == 0, "ch01: an output through a symbolic link (the script says what)");
+}
+END_TEST
+
+/* A CSV locked by another process: the wait is said on stderr, and ends after
+ * CSV_LOCK_TIMEOUT_S (here 1 s) with exit 1, a reason, no row and no image.
+ * (It waited silently for ever; `timeout` ends it here instead.) */
+START_TEST(csv_lock_wait_is_said_and_ends)
+{
+    char dir[] = "/tmp/test_cli_lock.XXXXXX", path[200], cmd[1600];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/r.csv", dir);
+    int fd = open(path, O_RDWR | O_CREAT, 0644);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(flock(fd, LOCK_EX), 0);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && CSV_LOCK_TIMEOUT_S=1 timeout 20 %s/ch01 %s --quiet --csv r.csv --out x.ppm > /dev/null 2> err; "
+             "rc=$?; grep -q 'waiting for the lock on r.csv held by another process' err || { cat err; exit 9; }; "
+             "grep -q 'r.csv: another process held its lock for more than 1 s' err || { cat err; exit 8; }; "
+             "[ ! -e x.ppm ] && [ ! -s r.csv ] || exit 7; exit $rc",
+             harness_q(dir), harness_q(PROGRAM_DIR), programs[program_index("ch01")].small);
+    int rc = harness_shell("%s", cmd);
+    close(fd);
+    harness_shell("rm -rf %s", harness_q(dir));
+    ck_assert_msg(rc == 1, "ch01 with its CSV locked by another process: status %d, not 1", rc);
+}
+END_TEST
+
+/* ch11 under a rank number other than 0 (as an outer mpirun leaves in the
+ * environment) says its usage error (it said nothing: only rank 0 spoke), and
+ * leaves the usage line to rank 0. */
+START_TEST(ch11_usage_error_on_every_rank)
+{
+    const char *script =
+        "OMPI_COMM_WORLD_RANK=1 \"$P\"/ch11 --bogus > out 2> err; rc=$?; [ $rc -eq 2 ] || exit 9; "
+        "[ \"$(head -n 1 err)\" = \"ch11: error: unknown option '--bogus'\" ] || { cat err; exit 8; }; "
+        "! grep -q '^usage:' err || { echo 'rank 1 printed the usage'; exit 7; }; "
+        "OMPI_COMM_WORLD_RANK=0 \"$P\"/ch11 --bogus > out 2> err; [ $? -eq 2 ] && grep -q '^usage:' err || exit 6";
+    ck_assert_msg(in_temp_folder(script) == 0, "ch11 --bogus on rank 1 (the script's exit says what)");
+}
+END_TEST
+
+/* How a test gets mounts of its own, unseen by the rest of the machine: a
+ * private mount namespace (root), or one inside a user namespace; "" if
+ * neither can be made here (main() skips those tests, saying why). */
+static const char *mount_ns = "";
+
+/* A --state-out that cannot be written (a full disk: a 4 KiB tmpfs, mounted
+ * in a private namespace; a file size limit would stop MPI_Init first) says
+ * why, with the path, not only "not written"; exit 1, nothing left there. */
+START_TEST(ch11_state_out_failure_says_why)
+{
+    char script[1000];
+    snprintf(script, sizeof script,
+             "mkdir small && %s sh -c 'mount -t tmpfs -o size=4k none small && \"$0\"/ch11 --n 64 --steps 1 "
+             "--repeat 1 --quiet --state-out small/s.txt > /dev/null 2> err; echo $? > rc; ls -A small > left' \"$P\"; "
+             "grep -q 'small/s.txt.*No space left on device' err || { cat err; exit 9; }; [ ! -s left ] || "
+             "{ cat left; exit 8; }; exit $(cat rc)", mount_ns);
+    ck_assert_int_eq(in_temp_folder(script), 1);
+}
+END_TEST
+
+/* ch08 in a moved checkout (its default scene, an absolute path fixed at
+ * build time, is gone: here an empty folder is mounted over data/scenes in
+ * a private mount namespace) names the default scene and how to choose one,
+ * and does not blame --scene, which was not given. */
+START_TEST(ch08_missing_default_scene_is_not_blamed_on_scene)
+{
+    char script[1000];
+    snprintf(script, sizeof script,
+             "mkdir empty && %s sh -c 'mount --bind \"$1\" \"$2/data/scenes\" && exec \"$2\"/ch08 --width 4 "
+             "--height 4 --spp 4 --quiet' sh \"$PWD/empty\" \"$P\" > /dev/null 2> err; rc=$?; head -n 1 err > first; "
+             "grep -q '^ch08: error: the default scene (no --scene given): ' first && grep -q -- '--scene FILE' first || "
+             "{ cat err; exit 9; }; exit $rc", mount_ns);
+    ck_assert_int_eq(in_temp_folder(script), 2);
+}
+END_TEST
+
 /* make grade and make hint take EX as data: shell or make code in it is never
  * run, a name that is not an exercise is refused (exit 2, the list named),
  * surrounding blanks are fine for both, and hint takes one name. */
@@ -844,12 +1104,47 @@ START_TEST(image_diff_scales_and_clips)
 }
 END_TEST
 
+/* How the permission test becomes an ordinary user: as one already, nothing;
+ * as root, setpriv, else su, to nobody, who must reach the programs. NULL with
+ * the reason in `why` if neither works. */
+static const char *choose_as_user(char *why, size_t size)
+{
+    if (geteuid() != 0)
+        return "as_user() { \"$@\"; }";
+    const char *q = harness_q(PROGRAM_DIR);
+    if (harness_shell("setpriv --reuid=65534 --regid=65534 --clear-groups test -x %s/ch01 2> /dev/null", q) == 0)
+        return "as_user() { setpriv --reuid=65534 --regid=65534 --clear-groups \"$@\"; }";
+    if (harness_shell("su nobody -s /bin/sh -c 'test -x \"$0\"/ch01' %s 2> /dev/null", q) == 0)
+        return "as_user() { su nobody -s /bin/sh -c '\"$0\" \"$@\"' \"$@\"; }";
+    snprintf(why, size, "running as root, and neither setpriv nor su can run %s/ch01 as nobody", PROGRAM_DIR);
+    return NULL;
+}
+
+/* mount_ns's value: the first of unshare -m, unshare -rm that can mount a
+ * tmpfs in a scratch folder here, or "". */
+static const char *choose_mount_ns(void)
+{
+    static const char *const ways[] = {"unshare -m", "unshare -rm"};
+    char dir[200];
+    snprintf(dir, sizeof dir, "%s/mount-probe", harness_scratch("test_cli_fifo"));
+    if (mkdir(dir, 0755) != 0)
+        return "";
+    for (size_t i = 0; i < sizeof ways / sizeof ways[0]; i++)
+        if (harness_shell("%s sh -c 'mount -t tmpfs -o size=4k none \"$0\"' %s 2> /dev/null", ways[i],
+                          harness_q(dir)) == 0)
+            return ways[i];
+    return "";
+}
+
 int main(void)
 {
     make_odd_paths();
     make_input_files();
     for (size_t p = 0; p < PROGRAM_COUNT; p++)
         learn_options(&programs[p]);
+    if (harness_shell("cd /tmp && %s/ch01 --out probe.png --bogus 2>&1 | grep -q libpng", harness_q(PROGRAM_DIR)) == 0)
+        image_ext = "ppm"; /* built without libpng: --images writes PPM */
+    make_output_fixtures();
     find_runnable();
     build_vectors();
     if (getenv("LIST_VECTORS")) { /* for debugging: print the table */
@@ -896,6 +1191,39 @@ int main(void)
     else
         skipped++; /* with a GPU the stage runs: make check's GPU runs cover it */
     tcase_add_test(tc, image_diff_scales_and_clips);
+    /* the outputs' own checks (issue 44): a case of their own (CK_RUN_CASE=outputs) */
+    TCase *outs = tcase_create("outputs");
+    tcase_set_timeout(outs, 60);
+    char why[300];
+    const char *as_user = choose_as_user(why, sizeof why);
+    if (as_user) {
+        snprintf(as_user_def, sizeof as_user_def, "%s", as_user);
+        tcase_add_loop_test(outs, outputs_respect_permissions, 0, PROGRAM_COUNT);
+    } else {
+        printf("%s: %zu permission test runs skipped\n", why, PROGRAM_COUNT);
+        skipped += (int)PROGRAM_COUNT;
+    }
+    tcase_add_test(outs, outputs_write_through_links_and_keep_modes);
+    tcase_add_test(outs, csv_lock_wait_is_said_and_ends);
+    mount_ns = choose_mount_ns();
+    if (!mount_ns[0])
+        printf("no private mount namespace here (unshare -m, or -rm, cannot mount a tmpfs): the tests that need "
+               "their own mounts (ch08's moved checkout, ch11's full disk) are skipped\n");
+    if (program_index("ch11") >= 0) {
+        tcase_add_test(outs, ch11_usage_error_on_every_rank);
+        if (mount_ns[0])
+            tcase_add_test(outs, ch11_state_out_failure_says_why);
+        else
+            skipped++;
+    } else {
+        printf("ch11 is not built (no MPI): its 2 output tests skipped\n");
+        skipped += 2;
+    }
+    if (mount_ns[0])
+        tcase_add_test(outs, ch08_missing_default_scene_is_not_blamed_on_scene);
+    else
+        skipped++;
+    suite_add_tcase(s, outs);
     tcase_add_loop_test(tc, ch03_check_holds_at_small_sizes, 0, sizeof ch03_small_runs / sizeof ch03_small_runs[0]);
     suite_add_tcase(s, tc);
     return harness_run(s, "bad-input", skipped);

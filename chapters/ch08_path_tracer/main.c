@@ -43,7 +43,8 @@
 static const int block_shapes[][2] = {{16, 16}, {32, 16}, {32, 8}, {32, 4}, {64, 4}, {16, 8}, {8, 8}};
 #define SHAPE_COUNT (sizeof block_shapes / sizeof block_shapes[0])
 
-static const char *scene_path = DEFAULT_SCENE;
+static const char default_scene[] = DEFAULT_SCENE; /* the checkout's, an absolute path fixed at build time */
+static const char *scene_path = default_scene;
 static long first_seed = 1;
 static const char *noise_test = "yes"; /* no: make ch08-reference, which renders the reference itself */
 static const char *linear_out, *linear_reference; /* PFM files of linear radiance (make bench's quality ladder) */
@@ -179,8 +180,12 @@ int main(int argc, char **argv)
     run r = {.width = (int)opt.width, .height = (int)opt.height, .spp = (int)opt.spp, .threads = (int)opt.threads,
              .quiet = opt.quiet, .seed = (unsigned int)first_seed};
     char err[SCENE_ERROR_SIZE], why[256] = "";
-    if (run_load_scene(&r, scene_path, DEFAULT_SCENE, err, sizeof err) != 0)
+    if (run_load_scene(&r, scene_path, DEFAULT_SCENE, err, sizeof err) != 0) {
+        if (scene_path == default_scene) /* not the user's file: say whose it is and how to choose another */
+            cli_usage_error(&spec, "the default scene (no --scene given): %s (its path was fixed when ch08 was built: "
+                            "rebuild with make ch08 where the checkout is now, or give --scene FILE)", err);
         cli_usage_error(&spec, "--scene: %s", err);
+    }
     if (linear_reference && /* read before any device work: a bad file's error is the first line */
         linear_read_pfm(linear_reference, &r.linear_reference, r.width, r.height, err, sizeof err) != 0)
         cli_usage_error(&spec, "--linear-reference: %s", err);

@@ -21,7 +21,6 @@
 #include "../../common/measure.h"
 #include "../../common/report.h"
 
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,23 +53,19 @@ static const cli_spec spec = {
 };
 
 /* The command line and every check of it, before cli_begin_work (MPI_Init
- * is work). Ranks other than 0 (as mpirun numbers them) keep quiet meanwhile,
- * so bad input prints one error, not one per rank; every rank still exits 2. */
-static void check_input_quietly_off_rank_0(cli_options *opt, int argc, char **argv, long long *inject_rank,
-                                           int *inject_kind)
+ * is work). Every rank refuses bad input with its error line and exit 2: a
+ * rank cannot know, before MPI_Init, whether a rank 0 shares its command line
+ * and will say it (a rank number inherited from an outer mpirun, a launcher
+ * that gives ranks different arguments), so none keeps quiet. Ranks other
+ * than 0 (as mpirun numbers them) leave out the usage line: mpirun -np 4 with
+ * a typo shows four error lines and one usage. */
+static void check_input(cli_options *opt, int argc, char **argv, long long *inject_rank, int *inject_kind)
 {
     const char *r = getenv("OMPI_COMM_WORLD_RANK");
     if (!r)
         r = getenv("PMI_RANK");
-    int saved = -1;
-    if (r && strcmp(r, "0") != 0) {
-        saved = dup(STDERR_FILENO);
-        int null = open("/dev/null", O_WRONLY);
-        if (null >= 0) {
-            dup2(null, STDERR_FILENO);
-            close(null);
-        }
-    }
+    if (r && strcmp(r, "0") != 0)
+        cli_omit_usage_line();
     cli_parse(&spec, opt, argc, argv);
     if (opt->n > (1 << 24))
         cli_usage_error(&spec, "--n %lld is too large: an all-pairs step grows as n^2 (at most 16777216)", opt->n);
@@ -84,10 +79,6 @@ static void check_input_quietly_off_rank_0(cli_options *opt, int argc, char **ar
                        : at && at - inject == 5 && !strncmp(inject, "stall", 5) ? 2 : 0;
         if (!*inject_kind || cli_parse_long(at + 1, 0, 65535, inject_rank))
             cli_usage_error(&spec, "--inject '%s': give fail@R or stall@R, R a rank", inject);
-    }
-    if (saved >= 0) {
-        dup2(saved, STDERR_FILENO);
-        close(saved);
     }
 }
 
@@ -132,8 +123,10 @@ static int write_phases(int all_ok)
     for (size_t i = 0; f && i < STAGE_COUNT; i++)
         fputs(phase_rows[i], f);
     if (!f || file_write_end(f, all_ok && !ferror(f), phases_path, err, sizeof err) != 0) {
-        fprintf(stderr, "ch11: --phases %s not written%s%s\n", phases_path, all_ok ? ": " : " (a check failed)",
-                all_ok ? (f ? "" : err) : "");
+        if (all_ok) /* err: the path and why (image.c's message) */
+            fprintf(stderr, "ch11: --phases not written: %s\n", err);
+        else
+            fprintf(stderr, "ch11: --phases %s not written (a check failed)\n", phases_path);
         return 0;
     }
     return 1;
@@ -144,7 +137,7 @@ int main(int argc, char **argv)
     cli_options opt = {.n = 1 << 17, .steps = 2, .repeat = 3};
     long long inject_rank = -1;
     int inject_kind = 0;
-    check_input_quietly_off_rank_0(&opt, argc, argv, &inject_rank, &inject_kind);
+    check_input(&opt, argc, argv, &inject_rank, &inject_kind);
     cli_begin_work(&spec);
     MPI_CHECK(MPI_Init(&argc, &argv));
     MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)); /* errors reach MPI_CHECK's file:line */

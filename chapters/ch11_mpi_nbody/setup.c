@@ -86,7 +86,7 @@ int write_state(ranks_problem *p, const char *state_path)
         for (int i = 0; f && i < p->n; i++)
             fprintf(f, "%.9g %.9g %.9g %.9g %.9g %.9g\n", b[i].x, b[i].y, b[i].z, v[i].x, v[i].y, v[i].z);
         if (!f || file_write_end(f, !ferror(f), state_path, err, sizeof err) != 0) {
-            fprintf(stderr, "ch11: --state-out %s: %s\n", state_path, f ? "not written" : err);
+            fprintf(stderr, "ch11: --state-out not written: %s\n", err); /* err: the path and why */
             ok = 0;
         }
     }
