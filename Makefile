@@ -260,6 +260,10 @@ help:
 	@echo "                      (ends: N passed, N failed, N skipped)"
 	@echo "  make check-exercises  every exercise stub as handed out (exercises/STUBS) fails its test, every solution passes, every"
 	@echo "                      wrong answer in tests/wrong/ fails; then the graders under an odd path (tests/odd_path.sh)$(NOT_IN_RELEASE)"
+	@echo "  make stubs-manifest  maintainers, after changing a stub: rewrite exercises/STUBS (each stub's git blob id"
+	@echo "                      and path: what check-exercises and reset read), then commit both$(NOT_IN_RELEASE)"
+	@echo "  make student-release DEST=path  a copy for students in a git repository of its own: no solutions/,"
+	@echo "                      no tests/wrong/, no last hints; it builds, grades its stubs and passes make check$(NOT_IN_RELEASE)"
 	@echo "  make check-gpu      on a GPU machine: make check with the GPU suites, compute-sanitizer over every"
 	@echo "                      GPU stage, a one-repetition smoke of make bench; one summary line"
 	@echo "  make check-add-stage  add one row to a chapter in a scratch copy: program, tests, bench, book show it"
@@ -267,10 +271,6 @@ help:
 	@echo "  make hint EX=ch03   the next hint for an exercise (three, from where to look to nearly the code)"
 	@echo "  make reset EX=ch03  put an exercise back to its stub, even after you committed; your files are moved"
 	@echo "                      first to saved/<folder>-<date>-<time>/ (make clean leaves saved/ alone)"
-	@echo "  make stubs-manifest  maintainers, after changing a stub: rewrite exercises/STUBS (each stub's git blob id"
-	@echo "                      and path: what check-exercises and reset read), then commit both$(NOT_IN_RELEASE)"
-	@echo "  make student-release DEST=path  a copy for students in a git repository of its own: no solutions/,"
-	@echo "                      no tests/wrong/, no last hints; it builds, grades its stubs and passes make check$(NOT_IN_RELEASE)"
 	@echo "  make bench          every chapter on its standard workload; CSV to data/results/$(MACHINE).csv,"
 	@echo "                      stage and difference images to data/images/$(MACHINE)/ (CHAPTERS=\"ch02 ch03\": a subset)"
 	@echo "  make book           regenerate the tables in book.md and README.md, charts and images, from data/ (builds the programs: their rows tag each stage's work)"
@@ -452,16 +452,6 @@ check-exercises: check-deps $(SOLUTION_TESTS)
 	@tests/odd_path.sh
 endif
 
-# The student's commands: EX=ch03 grades one exercise (EX="ch03 ch05" two).
-# EX reaches the scripts as its literal text, quoted (never as make or shell
-# code), and they check each name against the registry's list before anything else.
-EX_TEXT := $(call sh_quote,$(value EX))
-grade: check-deps
-	@BUILD=$(BUILD) tools/grade.sh $(EX_TEXT) $(EXERCISES)
-
-hint:
-	@tools/hint.sh $(EX_TEXT) $(EXERCISES)
-
 # The stubs as handed out are listed by content in exercises/STUBS (git blob
 # id, path): check-exercises and reset read them from there, whatever a
 # student has committed since. A maintainer who changes a stub runs make
@@ -481,6 +471,16 @@ student-release:
 endif
 reset:
 	@tools/reset_exercise.sh $(EX_TEXT) $(foreach e,$(EXERCISES),$(e):$(call ex_dir,$(e)))
+
+# The student's commands: EX=ch03 grades one exercise (EX="ch03 ch05" two).
+# EX reaches the scripts as its literal text, quoted (never as make or shell
+# code), and they check each name against the registry's list before anything else.
+EX_TEXT := $(call sh_quote,$(value EX))
+grade: check-deps
+	@BUILD=$(BUILD) tools/grade.sh $(EX_TEXT) $(EXERCISES)
+
+hint:
+	@tools/hint.sh $(EX_TEXT) $(EXERCISES)
 
 # ---------------------------------------------------------------- bench, book
 bench: all $(BUILD)/image_diff host-record
