@@ -4,8 +4,8 @@
 # answers: solutions/; tests/wrong/ (a wrong answer is a patch against the
 # solution, and its context lines are the solution's); the last hint of each
 # exercise (tests/hints: "nearly the code"), replaced by a line that says so;
-# and what needs those: tests/odd_path.sh, the maintainers' tools
-# (committed_stubs.sh, this script and its test) and CI (.ci/). The Makefile
+# and what needs those: tests/odd_path.sh, this script and its test, and CI
+# (.ci/). The Makefile
 # sees there is no solutions/ (STUDENT_RELEASE): make check tests no exercise
 # against solutions, and check-exercises, stubs-manifest and student-release
 # say they are not in a student release. exercises/ holds the stubs as handed
@@ -32,7 +32,7 @@ tools/stubs_manifest.sh check > /dev/null 2>&1 ||
 left_out() {
     case $1 in
     solutions/* | tests/wrong/* | .ci/* | exercises/*) return 0 ;; # exercises/: from the manifest, below
-    tests/odd_path.sh | tools/committed_stubs.sh | tools/student_release.sh | tests/tools/student_release_*) return 0 ;;
+    tests/odd_path.sh | tools/student_release.sh | tests/tools/student_release_*) return 0 ;;
     esac
     return 1
 }
@@ -100,4 +100,4 @@ format=$(git rev-parse --show-object-format 2> /dev/null || echo sha1)
 mv "$work" "$dest" || { echo "$me: could not rename $work to $dest" >&2; exit 1; }
 trap - EXIT
 echo "$me: $dest: the course for students, one commit ($(git -C "$dest" rev-parse --short HEAD)), from $source_commit$(git diff --quiet HEAD || echo ' with uncommitted changes')"
-echo "$me: left out: solutions/ ($(git ls-files solutions | wc -l) files), tests/wrong/ ($(git ls-files tests/wrong | wc -l) wrong answers), the last hint of $hints exercises, tests/odd_path.sh, the maintainers' tools and .ci/"
+echo "$me: left out: solutions/ ($(git ls-files solutions | wc -l) files), tests/wrong/ ($(git ls-files tests/wrong | wc -l) wrong answers), the last hint of $hints exercises, tests/odd_path.sh, tools/student_release.sh and .ci/"

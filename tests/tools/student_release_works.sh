@@ -6,8 +6,8 @@
 # which the release must keep); the last hint of each exercise absent, the
 # others there; the stubs are the manifest's, committed in the release's one
 # commit (the manifest's ids resolve); make -n check works and names no
-# solution; make check-exercises says it is not in a student release; and
-# make grade EX=ch01 builds and FAILs the stub. Only ch01's exercise test is
+# solution; the manifest's own tests pass there; make check-exercises says it
+# is not in a student release; and make grade EX=ch01 builds and FAILs the stub. Only ch01's exercise test is
 # built (with libcommon): the release's full make check is the maintainers'
 # to run (CONTRIBUTING.md).
 set -u
@@ -72,6 +72,9 @@ done
 cd "$rel" || exit 1
 make -n check > "$scratch/n.log" 2>&1 || fail "make -n check fails in the release: $(tail -n 5 "$scratch/n.log")"
 grep -q 'solutions/' "$scratch/n.log" && fail "make -n check in the release names solutions/: $(grep -m 3 'solutions/' "$scratch/n.log")"
+for t in tests/tools/stub_manifest_*.sh; do # the manifest's own tests, as the release's make check runs them
+    bash "$t" "$rel" > "$scratch/t.log" 2>&1 || fail "in the release, $t fails: $(tail -n 3 "$scratch/t.log")"
+done
 make -s check-exercises > "$scratch/ce.log" 2>&1 && fail "make check-exercises succeeded in the release"
 grep -q 'not in a student release' "$scratch/ce.log" || fail "make check-exercises does not say why: $(cat "$scratch/ce.log")"
 nice make -s grade EX=ch01 > "$scratch/grade.log" 2>&1 && fail "make grade EX=ch01 passed the stub"
