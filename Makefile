@@ -272,8 +272,12 @@ help:
 	@echo "  make all            build every chapter"
 	@echo "  make check          build everything, run every test suite, the exercises against solutions/"
 	@echo "                      (ends: N passed, N failed, N skipped)"
-	@echo "  make check-exercises  every committed exercise stub fails its test, every solution passes, every"
-	@echo "                      wrong answer in tests/wrong/ fails; then the graders under an odd path (tests/odd_path.sh)"
+	@echo "  make check-exercises  every exercise stub as handed out (exercises/STUBS) fails its test, every solution passes, every"
+	@echo "                      wrong answer in tests/wrong/ fails; then the graders under an odd path (tests/odd_path.sh)$(NOT_IN_RELEASE)"
+	@echo "  make stubs-manifest  maintainers, after changing a stub: rewrite exercises/STUBS (each stub's git blob id"
+	@echo "                      and path: what check-exercises and reset read), then commit both$(NOT_IN_RELEASE)"
+	@echo "  make student-release DEST=path  a copy for students in a git repository of its own: no solutions/,"
+	@echo "                      no tests/wrong/, no last hints; it builds, grades its stubs and passes make check$(NOT_IN_RELEASE)"
 	@echo "  make check-gpu      on a GPU machine: make check with the GPU suites, compute-sanitizer over every"
 	@echo "                      GPU stage, a one-repetition smoke of make bench; one summary line"
 	@echo "  make check-add-stage  add one row to a chapter in a scratch copy: program, tests, bench, book show it"
@@ -281,6 +285,8 @@ help:
 	@echo "                      GRADE_OUT=result.csv STUDENT=id: also a result file to hand in)"
 	@echo "  make collect-grades DIR=folder   a class's result files: one table, pass counts, a chart (build/grades/)"
 	@echo "  make hint EX=ch03   the next hint for an exercise (three, from where to look to nearly the code)"
+	@echo "  make reset EX=ch03  put an exercise back to its stub, even after you committed; your files are moved"
+	@echo "                      first to saved/<folder>-<date>-<time>/ (make clean leaves saved/ alone)"
 	@echo "  make bench          every chapter on its standard workload; your CSV to mine/results/$(MACHINE).csv,"
 	@echo "                      stage and difference images to mine/images/$(MACHINE)/ (CHAPTERS=\"ch02 ch03\": a subset);"
 	@echo "                      COURSE_DATA=1 (maintainers): into the course's data/ instead, which make book reads"
@@ -358,9 +364,15 @@ GPU_TESTS := $(BUILD)/tests/test_cuda_util
 $(foreach c,$(CHAPTERS),$(eval $(call CHAPTER_TEST_RULES,$(c))))
 
 # Exercises: each test is built against one folder holding the exercise:
-# solutions/ (make check), exercises/ (make grade), or the committed stubs
-# (make check-exercises). C exercises link the folder's .c files (if any);
-# CUDA ones are header-only.
+# solutions/ (make check), exercises/ (make grade), or the stubs as handed out
+# (make check-exercises: read from the manifest exercises/STUBS by blob id, so
+# a student's commits do not matter). C exercises link the folder's .c files
+# (if any); CUDA ones are header-only.
+# A student release (make student-release) has no solutions/: there make
+# check tests no exercise, and check-exercises says it is not in a release.
+STUDENT_RELEASE := $(if $(wildcard solutions/*/*),,yes)
+NOT_IN_RELEASE := $(if $(STUDENT_RELEASE), (not in a student release))
+STUB_PATHS := $(if $(wildcard exercises/STUBS),$(file <exercises/STUBS))
 # The test also learns where the exercise's folder is (EX_DIR), so it can
 # compile it again itself (gcc -S, nvcc -ptx) and grade the machine code.
 # (EXERCISE_RULES refers to it as $$(call ex_defs,...): see path_def.)
@@ -369,9 +381,9 @@ ex_defs = $(call $(or $(4),path_def),EX_DIR,$(abspath $(3)/$(call ex_dir,$(1))))
           $(call $(or $(4),path_def),PROJECT_DIR,$(CURDIR)) $(call $(or $(4),path_def),NVCC,$(NVCC)) \
           $(call $(or $(4),path_def),CC_NAME,$(CC)) -DCUDA_ARCH='"$(CUDA_ARCH)"'
 # The .c files an exercise's test links, in folder $(2): the names the
-# solution has (every folder of the exercise has the same files; a folder made
+# manifest lists (every folder of the exercise has the same files; a folder made
 # during the build is not yet in make's directory cache, so no wildcard there).
-ex_c_files = $(addprefix $(2)/$(call ex_dir,$(1))/,$(filter-out $(notdir $(ex_$(1)_NOT_LINKED)),$(notdir $(wildcard solutions/$(call ex_dir,$(1))/*.c))))
+ex_c_files = $(addprefix $(2)/$(call ex_dir,$(1))/,$(filter-out $(notdir $(ex_$(1)_NOT_LINKED)),$(notdir $(filter exercises/$(call ex_dir,$(1))/%.c,$(STUB_PATHS)))))
 define EXERCISE_RULES
 $(BUILD)/tests/ex_$(1)_$(2): tests/test_ex_$(1).$(if $(filter cuda,$(call ex_lang,$(1))),cu,c) tests/harness.h $(wildcard $(3)/$(call ex_dir,$(1))/*) $(LIBCOMMON) $(CUDA_CONFIG) | $(BUILD)/tests/.dir
 ifeq ($(call ex_lang,$(1)),cuda)
@@ -384,7 +396,7 @@ STUBS := $(BUILD)/committed-stubs
 $(foreach e,$(EXERCISES),$(eval $(call EXERCISE_RULES,$(e),solution,solutions)))
 $(foreach e,$(EXERCISES),$(eval $(call EXERCISE_RULES,$(e),exercise,exercises)))
 $(foreach e,$(EXERCISES),$(eval $(call EXERCISE_RULES,$(e),stub,$(STUBS))))
-SOLUTION_TESTS := $(foreach e,$(EXERCISES),$(BUILD)/tests/ex_$(e)_solution)
+SOLUTION_TESTS := $(if $(STUDENT_RELEASE),,$(foreach e,$(EXERCISES),$(BUILD)/tests/ex_$(e)_solution))
 EXERCISE_TESTS := $(foreach e,$(EXERCISES),$(BUILD)/tests/ex_$(e)_exercise)
 STUB_TESTS := $(foreach e,$(EXERCISES),$(BUILD)/tests/ex_$(e)_stub)
 
@@ -407,7 +419,7 @@ $(call EXERCISE_RULES,$(call wrong_ex,$(1)),wrong_$(call wrong_case,$(1)),$(call
 endef
 $(foreach w,$(WRONG_CASES),$(eval $(call WRONG_RULES,$(w))))
 WRONG_TESTS := $(foreach w,$(WRONG_CASES),$(BUILD)/tests/ex_$(call wrong_ex,$(w))_wrong_$(call wrong_case,$(w)))
-GPU_SOLUTION_TESTS := $(foreach e,$(EXERCISES),$(if $(filter cuda,$(call ex_lang,$(e))),$(BUILD)/tests/ex_$(e)_solution))
+GPU_SOLUTION_TESTS := $(if $(STUDENT_RELEASE),,$(foreach e,$(EXERCISES),$(if $(filter cuda,$(call ex_lang,$(e))),$(BUILD)/tests/ex_$(e)_solution)))
 
 # check-deps may install what a chapter needs (ch11: an MPI), so the rest
 # runs in a second make that reads the registry again.
@@ -443,11 +455,15 @@ check-deps:
 	  $(APT_GET) update -qq && $(APT_GET) install -y -qq $(CHECK_DEPS_APT) >/dev/null || \
 	  echo "could not install $(strip $(CHECK_DEPS_APT)): $(UNAVAILABLE) will be skipped"; fi
 
-# Every exercise stub as committed (git, not the working copy: a student's
-# answers do not matter here) must fail its test, and so must every committed
-# wrong answer (tests/wrong/); every solution must pass. Then the graders in
-# a copy of the checkout under a path with a space, a quote and a $
-# (tests/odd_path.sh).
+# Every exercise stub as handed out (exercises/STUBS, by blob id: not the
+# working copy nor the last commit, where a student's answers live) must fail
+# its test, and so must every committed wrong answer (tests/wrong/); every
+# solution must pass. Then the graders in a copy of the checkout under a path
+# with a space, a quote and a $ (tests/odd_path.sh).
+ifneq ($(STUDENT_RELEASE),)
+check-exercises:
+	@echo "check-exercises: not in a student release (it proves the solutions pass, and solutions/ is left out); make grade grades your answers" >&2; exit 2
+else
 check-exercises: check-deps $(SOLUTION_TESTS)
 	@tools/committed_stubs.sh $(STUBS) $(foreach e,$(EXERCISES),exercises/$(call ex_dir,$(e)))
 	@$(MAKE) --no-print-directory $(STUB_TESTS) $(WRONG_TESTS) >/dev/null
@@ -455,6 +471,27 @@ check-exercises: check-deps $(SOLUTION_TESTS)
 	  --must-fail $(STUB_TESTS) $(WRONG_TESTS)
 	@echo "The graders under a path with a space, a quote and a dollar sign (tests/odd_path.sh):"
 	@tests/odd_path.sh
+endif
+
+# The stubs as handed out are listed by content in exercises/STUBS (git blob
+# id, path): check-exercises and reset read them from there, whatever a
+# student has committed since. A maintainer who changes a stub runs make
+# stubs-manifest and commits both (CI fails while they differ). reset moves
+# the student's files to saved/ first; student-release writes a copy without
+# solutions/, tests/wrong/ or the last hints, in a git repository of its own.
+.PHONY: stubs-manifest reset student-release
+unexport DEST
+ifneq ($(STUDENT_RELEASE),)
+stubs-manifest student-release:
+	@echo "$@: not in a student release (it needs solutions/, which a student release leaves out)" >&2; exit 2
+else
+stubs-manifest:
+	@tools/stubs_manifest.sh write
+student-release:
+	@tools/student_release.sh $(call sh_quote,$(value DEST))
+endif
+reset:
+	@tools/reset_exercise.sh $(EX_TEXT) $(foreach e,$(EXERCISES),$(e):$(call ex_dir,$(e)))
 
 # The student's commands: EX=ch03 grades one exercise (EX="ch03 ch05" two);
 # GRADE_OUT=FILE STUDENT=ID also writes the result as CSV, to hand in
@@ -528,7 +565,7 @@ SAN_CHAPTERS := $(foreach c,$(CHAPTERS),$(if $($(c)_SAN_SRC),$(c)))
 # too; the others (a GPU chapter's CPU half, without its CUDA main) only through their tests.
 SAN_PROGRAMS := $(foreach c,$(SAN_CHAPTERS),$(if $(filter %/main.c,$($(c)_SAN_SRC)),$(c)))
 SAN_TESTS := $(SAN)/test_common $(foreach c,$(SAN_CHAPTERS),$(if $(wildcard tests/test_$(c).c),$(SAN)/test_$(c))) \
-             $(foreach e,$(EXERCISES),$(if $(filter c,$(call ex_lang,$(e))),$(SAN)/ex_$(e)))
+             $(if $(STUDENT_RELEASE),,$(foreach e,$(EXERCISES),$(if $(filter c,$(call ex_lang,$(e))),$(SAN)/ex_$(e))))
 SAN_TOOLS := $(SAN)/image_diff $(SAN)/ppm2png
 SAN_BUILD = $(CC) $(CFLAGS_COMMON) $(1) $(REFERENCE_DEF) $(PNG_CFLAGS)
 define SAN_RULES

@@ -1,18 +1,17 @@
 #!/usr/bin/env bash
-# committed_stubs.sh DEST FOLDER...: copies each exercise folder as it is
-# committed (git HEAD, not the working copy, where a student's answers live)
-# into DEST/<folder name>, for make check-exercises.
+# committed_stubs.sh DEST FOLDER...: the stubs of each exercise folder as
+# handed out, read by blob id from the manifest exercises/STUBS
+# (tools/stubs_manifest.sh) into DEST/<folder name>, for make check-exercises.
+# Not the working copy nor the last commit: a student's answers live there,
+# committed or not, and the stubs' blobs stay in git's objects whatever is
+# committed since.
 set -u
 dest=$1
 shift
-git rev-parse --verify -q HEAD >/dev/null || { echo "check-exercises: not a git checkout with a commit: the committed stubs cannot be read" >&2; exit 2; }
 rm -rf "$dest"
 for folder in "$@"; do
-    name=$(basename "$folder")
-    mkdir -p "$dest/$name"
-    files=$(git ls-tree --name-only HEAD "$folder/") || exit 2
-    [ -n "$files" ] || { echo "check-exercises: $folder is not committed" >&2; exit 2; }
-    for f in $files; do
-        git show "HEAD:$f" > "$dest/$name/$(basename "$f")" || exit 2
-    done
+    "$(dirname "$0")/stubs_manifest.sh" extract "$folder" "$dest/$(basename "$folder")" || {
+        echo "check-exercises: cannot lay out the stubs of $folder" >&2
+        exit 2
+    }
 done

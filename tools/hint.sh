@@ -24,7 +24,9 @@ given=$(cat "$state/$ex" 2>/dev/null || echo 0)
 [[ $given =~ ^[0-9]{1,3}$ ]] || given=0 # a number we wrote, or start over: never evaluated as code
 total=$(awk '/^---$/ {n++} END {print n + 1}' "$file")
 if [ "$given" -ge "$total" ]; then
-    echo "hint: all $total hints for $ex given. The model answer is in solutions/${!dvar}/ (rm -r build/hints to see the hints again)."
+    answer="The model answer is in solutions/${!dvar}/"
+    [ -d solutions ] || answer="The model answer is not in a student release: ask your teacher"
+    echo "hint: all $total hints for $ex given. $answer (rm -r build/hints to see the hints again)."
     exit 0
 fi
 next=$((given + 1))

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# make student-release DEST=... into a scratch folder, then in the release:
+# no solutions/ or tests/wrong/; no distinctive line of any solution anywhere
+# (a line of 20 characters or more, blanks squeezed, that is in the solution
+# but not in its stub as the manifest has it, nor in chapters/ or common/,
+# which the release must keep); the last hint of each exercise absent, the
+# others there; the stubs are the manifest's, committed in the release's one
+# commit (the manifest's ids resolve); make -n check works and names no
+# solution; the manifest's own tests pass there; make check-exercises says it
+# is not in a student release; and make grade EX=ch01 builds and FAILs the stub. Only ch01's exercise test is
+# built (with libcommon): the release's full make check is the maintainers'
+# to run (CONTRIBUTING.md).
+set -u
+if [ "${1:-}" = --can-run ]; then
+    git rev-parse --verify -q HEAD > /dev/null || { echo "not a git checkout with a commit: a release is made from its tracked files"; exit 77; }
+    [ -d solutions ] || { echo "no solutions/ here (a student release): nothing to make a release of"; exit 77; }
+    exit 0
+fi
+. "$(dirname "$0")/lib.bash"
+root=$(cd "$1" && pwd) || exit 1
+scratch=$(mktemp -d) || exit 1
+trap 'rm -rf "$scratch"' EXIT
+export MAKEFLAGS= CLANG_CUDA= # not the flags of a make this runs under; no clang probe
+rel=$scratch/release
+norm() { tr -s ' \t' ' ' | sed 's/^ //; s/ $//'; }
+
+(cd "$root" && make -s student-release DEST="$rel") > "$scratch/make.log" 2>&1 || fail "make student-release failed: $(tail -n 5 "$scratch/make.log")"
+[ ! -e "$rel/solutions" ] || fail "the release has solutions/"
+[ ! -e "$rel/tests/wrong" ] || fail "the release has tests/wrong/"
+
+# The release is one commit holding everything, the manifest's stubs among it.
+[ "$(git -C "$rel" rev-list --count HEAD)" = 1 ] || fail "the release's repository has not exactly one commit"
+[ -z "$(git -C "$rel" status --porcelain)" ] || fail "files of the release are not committed: $(git -C "$rel" status --porcelain | head -n 5)"
+stubs=0
+while read -r id path; do
+    case $id in '#'* | '') continue ;; esac
+    [ "$(git -C "$rel" cat-file -t "$id" 2> /dev/null)" = blob ] || fail "the manifest's $id ($path) is not a blob in the release"
+    cmp -s <(git -C "$root" cat-file blob "$id") "$rel/$path" || fail "the release's $path is not the manifest's stub"
+    stubs=$((stubs + 1))
+done < "$root/exercises/STUBS"
+[ "$stubs" -gt 0 ] || fail "the manifest lists no stub"
+
+# Every text line of the release, and the lines of the course's programs.
+grep -rIh --exclude-dir=.git '' "$rel" | norm | sort -u > "$scratch/release.lines"
+(cd "$root" && git grep -h -I -e '' -- chapters common) | norm | sort -u > "$scratch/programs.lines"
+looked=0
+for sol in $(cd "$root" && git ls-files solutions); do
+    stub=exercises/${sol#solutions/}
+    id=$(awk -v p="$stub" '$2 == p {print $1}' "$root/exercises/STUBS")
+    git -C "$root" cat-file blob "$id" 2> /dev/null | norm | sort -u > "$scratch/stub.lines"
+    norm < "$root/$sol" | awk 'length >= 20' | sort -u | comm -23 - "$scratch/stub.lines" |
+        comm -23 - "$scratch/programs.lines" > "$scratch/distinctive"
+    looked=$((looked + $(wc -l < "$scratch/distinctive")))
+    found=$(comm -12 "$scratch/distinctive" "$scratch/release.lines")
+    [ -z "$found" ] || fail "the release holds lines of $sol: $found"
+done
+[ "$looked" -gt 0 ] || fail "no solution has a line of its own to look for"
+
+# The last hint: none of its lines anywhere; the first hint still there.
+hints=0
+for h in "$root"/tests/hints/*.txt; do
+    last=$(grep -c '^---$' "$h")
+    [ "$last" -gt 0 ] || continue
+    awk -v k="$last" '/^---$/ {n++; next} n == k' "$h" | norm | awk 'length >= 20' | sort -u > "$scratch/last"
+    found=$(comm -12 "$scratch/last" "$scratch/release.lines")
+    [ -z "$found" ] || fail "the release holds the last hint of tests/hints/${h##*/}: $found"
+    grep -qxF "$(head -n 1 "$h")" "$rel/tests/hints/${h##*/}" || fail "the release's tests/hints/${h##*/} lost its first hint"
+    hints=$((hints + 1))
+done
+[ "$hints" -gt 0 ] || fail "no hint file with more than one hint to check"
+
+cd "$rel" || exit 1
+make -n check > "$scratch/n.log" 2>&1 || fail "make -n check fails in the release: $(tail -n 5 "$scratch/n.log")"
+grep -q 'solutions/' "$scratch/n.log" && fail "make -n check in the release names solutions/: $(grep -m 3 'solutions/' "$scratch/n.log")"
+for t in tests/tools/stub_manifest_*.sh; do # the manifest's own tests, as the release's make check runs them
+    bash "$t" "$rel" > "$scratch/t.log" 2>&1 || fail "in the release, $t fails: $(tail -n 3 "$scratch/t.log")"
+done
+make -s check-exercises > "$scratch/ce.log" 2>&1 && fail "make check-exercises succeeded in the release"
+grep -q 'not in a student release' "$scratch/ce.log" || fail "make check-exercises does not say why: $(cat "$scratch/ce.log")"
+nice make -s grade EX=ch01 > "$scratch/grade.log" 2>&1 && fail "make grade EX=ch01 passed the stub"
+grep -q 'does not compile' "$scratch/grade.log" && fail "the ch01 stub does not compile in the release: $(tail -n 15 "$scratch/grade.log")"
+grep -q '^FAIL  ch01' "$scratch/grade.log" && grep -q '^0 passed, 1 failed, of 1$' "$scratch/grade.log" ||
+    fail "make grade EX=ch01 did not FAIL the stub: $(tail -n 10 "$scratch/grade.log")"
+echo "release: $stubs stubs, no solution ($looked distinctive lines looked for), $hints last hints withheld; make -n check works, grade FAILs the ch01 stub"
