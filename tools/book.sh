@@ -15,6 +15,7 @@
 # from the chapter registry; every number comes from the CSV files, where a
 # ceiling or a start-up time is a row of its own with check "n/a".
 set -u
+export LC_ALL=C # the same book on every machine: globs and sorts in byte order, whatever the locale
 shopt -s nullglob
 eval "$(make -s print-registry)" || { echo "book: cannot read the chapter registry" >&2; exit 2; }
 gen=build/book

@@ -18,6 +18,7 @@
 # cannot be written.
 # Usage: collect_grades.sh DIR   (the environment: GRADES_OUT)
 set -u
+export LC_ALL=C # one order everywhere: which of two files for a student comes first, and the rows
 dir=${1:-}
 out=${GRADES_OUT:-build/grades}
 header=student,commit,machine,gpu,date,exercise,verdict,messages

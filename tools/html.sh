@@ -20,6 +20,7 @@
 #                               (and an anchor there), every chart in data/plots is
 #                               shown; each one that is not is printed, exit 1
 set -u
+export LC_ALL=C # the same book on every machine: globs and sorts in byte order, whatever the locale
 shopt -s nullglob
 
 # check_site DIR: prints "html: PAGE: LINK: what is wrong" for each src or href
@@ -238,16 +239,20 @@ if [ -f README.md ]; then
 else
     cp "$tmp/contents.html" "$tmp/index.html" || exit 1
 fi
+# Rendering a page may list more .md files (TEACHING.md links CONTRIBUTING.md):
+# again, until a pass finds none new.
 done_md=" book.md README.md "
-while read -r md; do
-    case $done_md in *" $md "*) continue ;; esac
-    done_md="$done_md$md "
-    [ -f "$md" ] || continue # a link to nothing: the check names it
-    rewrite "$md" "" > "$work/src/more.md" || exit 1
-    render "$work/src/more.md" "$tmp/${md%.md}.html" "$md" "$md"
-done < <(sort -u "$work/more.txt")
-# (A .md page linked only from one of those pages is not followed further:
-# the links check names it.)
+while :; do
+    new=0
+    while read -r md; do
+        case $done_md in *" $md "*) continue ;; esac
+        done_md="$done_md$md " new=1
+        [ -f "$md" ] || continue # a link to nothing: the check names it
+        rewrite "$md" "" > "$work/src/more.md" || exit 1
+        render "$work/src/more.md" "$tmp/${md%.md}.html" "$md" "$md"
+    done < <(sort -u "$work/more.txt")
+    [ "$new" = 1 ] || break
+done
 
 # 4. The files the pages show or link to (charts, images, anything else in
 #    the repository), copied to the same relative path.

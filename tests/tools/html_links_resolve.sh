@@ -30,10 +30,15 @@ grep -q 'apt-get install pandoc' "$scratch/nopandoc.log" || fail "without pandoc
 (cd "$root" && bash tools/html.sh "$site") > "$scratch/html.log" 2>&1 ||
     { cat "$scratch/html.log"; fail "make html failed (its output above)"; }
 sections=$(awk '/^```/ { f = !f } !f && /^## / && $0 != "## Contents"' "$root/book.md" | wc -l)
-pages=$(ls "$site"/*.html | grep -v -c -e '/index.html$' -e '/contents.html$')
+pages=0 # the book's section pages: not the front page, the contents, nor a page of another .md file (TEACHING.md)
+for page in "$site"/*.html; do
+    name=$(basename "$page" .html)
+    [ "$name" = index ] || [ "$name" = contents ] || [ -f "$root/$name.md" ] || pages=$((pages + 1))
+done
 [ "$pages" -eq "$sections" ] || fail "$pages chapter pages for the $sections sections of book.md"
 for page in "$site"/*.html; do
     case $page in */index.html | */contents.html) continue ;; esac
+    [ -f "$root/$(basename "$page" .html).md" ] && continue # a page of another .md file: not in the book's contents
     grep -q "href=\"${page##*/}#" "$site/contents.html" || fail "the contents page does not link ${page##*/}"
 done
 grep -q 'class="sourceCode' "$site"/*.html > /dev/null || fail "no highlighted code block in the site"
