@@ -54,8 +54,11 @@ for dir in data/profiles/*/; do
         /^ *# SMs / { sms = val($0); gsub(",", "", sms) }
         /sm__cycles_elapsed.avg / { cycles = val($0); gsub(",", "", cycles) }
         /per_inst_executed.ratio/ { ratio = val($0) }
+        # A sum as ncu writes a count, 34,951,252,739: printed with %s it
+        # would be in the number format of the awk at hand: mawk writes 3.49513e+10.
+        function commas(n,   s) { s = sprintf("%.0f", n); while (s ~ /[0-9][0-9][0-9][0-9]/) sub(/[0-9][0-9][0-9](,|$)/, ",&", s); return s }
         END { printf "| %s | %s | %s | %s%% / %s%% | %s%% | %s%% | %s%% | %s + %s | %s | %s | %s | %s | %s of 32 |\n", name, dur, regs,
-              theo, ach, sm, dram, l1, ld, st, or_dash(inst), fp64,
+              theo, ach, sm, dram, l1, ld, st, or_dash(inst), commas(fp64),
               (sms > 0 && cycles > 0) ? sprintf("%.2f", fp64 / (sms * cycles)) : "-", ffma, ratio }'
 
     # Shared-memory bank conflicts, for the kernels that have any.
