@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# make book is a function of the committed data: on a machine without gnuplot
-# and without clang it writes the same book.md and README.md as the committed
+# make book is a function of the committed data: on a machine without gnuplot,
+# clang or an MPI (ch11 then unregistered) it writes the same book.md and README.md as the committed
 # ones (which make book wrote where both were installed), and leaves the charts
 # alone. In a scratch copy, with a PATH that has every program of this one but
 # gnuplot and clang, and the chapter programs as a build without clang would
@@ -14,17 +14,17 @@ scratch_copy "$1"
 cp -R "$1/book.md" "$1/README.md" "$1/data" "$repo/" || exit 1
 cd "$repo" || exit 1
 
-# The stand-in PATH: a link to the first of each name on PATH, but gnuplot and clang.
+# The stand-in PATH: a link to the first of each name on PATH, but gnuplot, clang and mpicc.
 bin=$scratch/bin
 mkdir -p "$bin" || exit 1
 IFS=: read -ra dirs <<< "$PATH"
 for d in "${dirs[@]}"; do
     [ -d "$d" ] || continue
     # (one ln a folder: the names not hidden and not taken by an earlier folder)
-    (cd "$d" && find . -maxdepth 1 ! -type d -perm -u+x | sed 's|^\./||' | grep -v -e '^gnuplot' -e '^clang' | sort) > "$scratch/names"
+    (cd "$d" && find . -maxdepth 1 ! -type d -perm -u+x | sed 's|^\./||' | grep -v -e '^gnuplot' -e '^clang' -e '^mpicc' | sort) > "$scratch/names"
     (cd "$bin" && ls | sort) | comm -23 "$scratch/names" - | sed "s|^|$d/|" | xargs -r -d '\n' ln -s -t "$bin" || exit 1
 done
-PATH=$bin command -v gnuplot clang clang-22 clang++-22 > /dev/null && fail "the stand-in PATH still has gnuplot or clang"
+PATH=$bin command -v gnuplot clang clang-22 clang++-22 mpicc > /dev/null && fail "the stand-in PATH still has gnuplot, clang or mpicc"
 
 # Chapter programs as built here without clang: --list-stages is the committed
 # list less the *-clang rows (what ch02's and ch09's builds without clang list).
