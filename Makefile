@@ -133,7 +133,7 @@ CUDA_CFLAGS := -I$(CUDA_HOME)/include
 # nvcc links the CUDA chapters (it knows where libcudart is); host C goes through gcc.
 NVCC_LDLIBS := $(PNG_LIBS) -lm -lpthread
 
-COMMON_SRC := common/timer.c common/image.c common/cli.c common/report.c common/measure.c common/team.c common/cpu_ceiling.c
+COMMON_SRC := common/timer.c common/image.c common/cli.c common/report.c common/measure.c common/team.c common/cpu_ceiling.c common/gpu_state.c
 COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
 LIBCOMMON := $(BUILD)/libcommon.a
 CUOBJDUMP := $(or $(shell command -v cuobjdump 2>/dev/null),$(wildcard $(CUDA_HOME)/bin/cuobjdump))
@@ -177,7 +177,11 @@ CUDA_CONFIG := $(NVCC_CONFIG) $(if $(filter clang,$(CUDA_COMPILER)),$(CLANG_CONF
 #   chNN_TEST_OBJ, chNN_TEST_FLAGS, chNN_TEST_LIBS, chNN_SAN_TEST_SRC   what tests/test_chNN.{c,cu} links
 #   chNN_TEST_DEPS             what else a suite's build depends on (e.g. $(CLANG_CONFIG), a test-only copy of a header)
 #   chNN_DIFFS                 difference images for the book: "A B NAME;..."
-#   chNN_BENCH_EXTRA           a script bench.sh runs after the chapter (extra runs, images)
+#   chNN_BENCH_ARGS            arguments of make bench's run of the chapter (a smaller workload than the
+#                              default, more repeats), where the default would not fit its time
+#   chNN_BENCH_EXTRA           a script bench.sh runs after the chapter (short extra runs, images)
+#   chNN_STUDY                 a script make studies runs: a long study (full-size renders, MSE ladders,
+#                              scaling curves), its rows in the same CSV under a run id of its own
 #   chNN_BOOK_EXTRA            a script book.sh sources: the chapter's own generated sections
 #   chNN_PROFILE_ARGS          what make profile adds to the stage's command line (each stage's
 #                              kernel is its row's: ./chNN --list-stages)
@@ -220,7 +224,7 @@ endif
 export CHAPTERS
 
 REGISTRY_FIELDS := DIR TITLE SUMMARY GPU RAYTRACER SMALL BAD SANITIZE VALGRIND SAN_ARGS TSAN_STAGES DIFFS \
-                   BENCH_EXTRA BOOK_EXTRA PROFILE_ARGS CHART CHART_TITLE CHART_YLABEL \
+                   BENCH_ARGS BENCH_EXTRA STUDY BOOK_EXTRA PROFILE_ARGS CHART CHART_TITLE CHART_YLABEL \
                    RENAMED EXERCISES
 EXERCISE_FIELDS := WHAT ON DIR
 EXERCISES := $(foreach c,$(CHAPTERS),$($(c)_EXERCISES))
@@ -293,9 +297,13 @@ help:
 	@echo "  make hint EX=ch03   the next hint for an exercise (three, from where to look to nearly the code)"
 	@echo "  make reset EX=ch03  put an exercise back to its stub, even after you committed; your files are moved"
 	@echo "                      first to saved/<folder>-<date>-<time>/ (make clean leaves saved/ alone)"
-	@echo "  make bench          every chapter on its standard workload; your CSV to mine/results/$(MACHINE).csv,"
-	@echo "                      stage and difference images to mine/images/$(MACHINE)/ (CHAPTERS=\"ch02 ch03\": a subset);"
+	@echo "  make bench          every chapter and stage once, in minutes (the CPU chapters at a smaller workload:"
+	@echo "                      chNN_BENCH_ARGS); your CSV to mine/results/$(MACHINE).csv, each row with its commit, run"
+	@echo "                      and machine ids and the GPU's clock, power and temperature; stage and difference images to"
+	@echo "                      mine/images/$(MACHINE)/ (CHAPTERS=\"ch02 ch03\": a subset);"
 	@echo "                      COURSE_DATA=1 (maintainers): into the course's data/ instead, which make book reads"
+	@echo "  make studies        the long studies (full-size renders, ch08's MSE ladders, ch11's scaling), in parts with"
+	@echo "                      CHAPTERS=..., into the same CSV under a run id of their own"
 	@echo "  make book           regenerate the tables in book.md and README.md, charts and images, from data/ (stages' work tags: data/results/*/chNN-stages.tsv)"
 	@echo "  make evidence       (maintainers, before make book) remake the compiler evidence the book includes: $(BOOK_INPUTS)"
 	@echo "  make html           the book as a site in $(BUILD)/html/: a page per chapter, contents, charts, images (needs pandoc)"
@@ -533,6 +541,10 @@ unexport COURSE_DATA
 BENCH_DATA := $(if $(value COURSE_DATA),data,mine)
 bench: all $(BUILD)/image_diff host-record
 	@COURSE_DATA=$(if $(value COURSE_DATA),1) IMAGE_DIFF=$(BUILD)/image_diff IMAGE_EXT=$(if $(PNG_FOUND),png,ppm) tools/bench.sh
+# The long studies (chNN_STUDY): full-size renders, MSE ladders, scaling curves; CHAPTERS=... runs some.
+.PHONY: studies
+studies: all $(BUILD)/image_diff
+	@STUDY=1 COURSE_DATA=$(if $(value COURSE_DATA),1) IMAGE_DIFF=$(BUILD)/image_diff IMAGE_EXT=$(if $(PNG_FOUND),png,ppm) tools/bench.sh
 
 $(BUILD)/ppm2png $(BUILD)/image_diff $(BUILD)/cpu_scaling $(BUILD)/host_record: $(BUILD)/%: tools/%.c $(LIBCOMMON)
 	$(CC) $(ALL_CFLAGS) $(PNG_CFLAGS) $< $(LIBCOMMON) -o $@ $(PNG_LIBS) $(LDLIBS_BASE)

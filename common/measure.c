@@ -1,6 +1,7 @@
 /* measure.c - see measure.h. */
 #include "measure.h"
 #include "cli.h"
+#include "gpu_state.h"
 
 #include <string.h>
 
@@ -42,6 +43,7 @@ static void join_check(measure_result *out, int ok, const char *note, const char
 void measure_stage(const measure_plan *p, measure_result *out)
 {
     cli_require_work_begun("a stage was measured");
+    gpu_state_mark_start(); /* the results row records the GPU's clock, power and temperature from here */
     measure_timer_fn *timer = p->timer ? p->timer : measure_wall_ms;
     int repeat = p->repeat < 1 ? 1 : p->repeat > REPEAT_MAX ? REPEAT_MAX : p->repeat;
     double times[REPEAT_MAX];

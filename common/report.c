@@ -24,6 +24,8 @@ void report_init(report *r, const char *chapter, const char *workload, const cha
     snprintf(r->workload, sizeof r->workload, "%s", workload);
     r->csv_path = csv_path;
     r->quiet = quiet;
+    if (csv_path)
+        r->last = gpu_state_now();
 }
 
 /* Copies src into dst, turning characters that would break a CSV row into spaces. */
@@ -206,6 +208,40 @@ static void append_csv(const report *r, const char *line)
     }
 }
 
+/* One provenance field from the environment make bench sets, "-" without. */
+static void env_field(char *dst, size_t n, const char *name)
+{
+    const char *v = getenv(name);
+    csv_clean(dst, n, v && *v ? v : "-");
+}
+
+static void state_fields(char *dst, size_t n, gpu_state a, gpu_state b)
+{
+    if (a.ok && b.ok)
+        snprintf(dst, n, "%u,%u,%.1f,%.1f,%u,%u", a.sm_mhz, b.sm_mhz, a.power_w, b.power_w, a.temp_c, b.temp_c);
+    else
+        snprintf(dst, n, "-,-,-,-,-,-");
+}
+
+/* The row's last nine columns (report.h): commit, run, machine, and for a
+ * GPU row the GPU's state at the stage's start (marked by measure_stage, else
+ * the state at the previous row) and now. */
+static void provenance(report *r, int gpu_row, char *dst, size_t n)
+{
+    char commit[64], run[64], machine[64], state[96];
+    gpu_state start, end = gpu_state_now();
+    if (!gpu_state_take_start(&start))
+        start = r->last;
+    r->last = end;
+    if (!gpu_row)
+        start.ok = 0;
+    env_field(commit, sizeof commit, "BENCH_COMMIT");
+    env_field(run, sizeof run, "BENCH_RUN_ID");
+    env_field(machine, sizeof machine, "BENCH_MACHINE_ID");
+    state_fields(state, sizeof state, start, end);
+    snprintf(dst, n, "%s,%s,%s,%s", commit, run, machine, state);
+}
+
 report_row *report_add(report *r, report_entry e)
 {
     static report_row overflow;
@@ -222,14 +258,15 @@ report_row *report_add(report *r, report_entry e)
     row->hi_ms = e.hi_ms;
     snprintf(row->note, sizeof row->note, "%s", e.note ? e.note : "");
     if (r->csv_path) {
-        char dev[128], date[32], line[512];
+        char dev[128], date[32], where[320], line[1024];
         csv_clean(dev, sizeof dev, e.device);
         time_t now = time(NULL);
         struct tm tm;
         gmtime_r(&now, &tm);
         strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
-        snprintf(line, sizeof line, "%s,%s,%s,%d,%.6g,%.6g,%s,%s,%s,%s\n", r->chapter, row->stage, r->workload,
-                 row->threads, row->ms, row->value, row->unit, check_word(row->ok), dev, date);
+        provenance(r, e.threads == REPORT_ON_GPU, where, sizeof where);
+        snprintf(line, sizeof line, "%s,%s,%s,%d,%.6g,%.6g,%s,%s,%s,%s,%s\n", r->chapter, row->stage, r->workload,
+                 row->threads, row->ms, row->value, row->unit, check_word(row->ok), dev, date, where);
         append_csv(r, line);
     }
     return row;

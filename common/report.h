@@ -2,12 +2,18 @@
  * collects, and a progress line for long runs.
  *
  * CSV header (exactly; tools/book.sh and the book read it):
- *   chapter,stage,workload,threads,median_ms,value,unit,check,device,date
- * Commas or newlines inside a field are replaced by spaces.
+ *   chapter,stage,workload,threads,median_ms,value,unit,check,device,date,
+ *   commit,run_id,machine_id,sm_mhz_start,sm_mhz_end,power_w_start,power_w_end,temp_c_start,temp_c_end
+ * Commas or newlines inside a field are replaced by spaces. The last nine are
+ * the row's provenance: the commit, run and machine (from the environment
+ * make bench sets: BENCH_COMMIT, BENCH_RUN_ID, BENCH_MACHINE_ID; "-" when run
+ * by hand), and for a GPU row the GPU's SM clock, power and temperature at the
+ * stage's start and end (gpu_state.h; "-" for a CPU row or without NVML).
  */
 #ifndef COMMON_REPORT_H
 #define COMMON_REPORT_H
 
+#include "gpu_state.h"
 #include "image.h"
 
 #include <stdio.h>
@@ -16,7 +22,9 @@
 extern "C" {
 #endif
 
-#define REPORT_CSV_HEADER "chapter,stage,workload,threads,median_ms,value,unit,check,device,date"
+#define REPORT_CSV_HEADER                                                                                      \
+    "chapter,stage,workload,threads,median_ms,value,unit,check,device,date,commit,run_id,machine_id,sm_mhz_start," \
+    "sm_mhz_end,power_w_start,power_w_end,temp_c_start,temp_c_end"
 #define REPORT_MAX_ROWS 128
 
 /* The threads column of a GPU stage (the CSV format writes 0). */
@@ -61,6 +69,7 @@ typedef struct {
     int quiet;
     report_row rows[REPORT_MAX_ROWS];
     int count;
+    gpu_state last; /* the GPU's state when the last row was added: the next row's start, unless a stage marked one */
 } report;
 
 void report_init(report *r, const char *chapter, const char *workload, const char *csv_path, int quiet);

@@ -348,6 +348,60 @@ START_TEST(writable_path_check)
 END_TEST
 
 /* ------------------------------------------------------------------ report */
+/* The last nine columns: commit, run and machine from the environment make
+ * bench sets ("-" without it), the GPU state "-" for a CPU row, and for a GPU
+ * row where NVML gives no reading (no driver here; where there is one, six
+ * numbers). */
+static void row_of(const char *path, int threads, char *line, size_t size)
+{
+    unlink(path);
+    report r;
+    report_init(&r, "ch99", "1x1x1spp", path, 1);
+    report_add(&r, (report_entry){.stage = "s", .threads = threads, .ms = 1, .value = 1, .unit = "GB/s", .ok = REPORT_OK, .device = "d"});
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(fgets(line, (int)size, f));
+    ck_assert_ptr_nonnull(fgets(line, (int)size, f));
+    fclose(f);
+    line[strcspn(line, "\n")] = '\0';
+}
+
+START_TEST(csv_rows_carry_their_provenance)
+{
+    make_tmpdir();
+    char path[300], line[1024];
+    snprintf(path, sizeof path, "%s/p.csv", tmpdir);
+    unsetenv("BENCH_COMMIT");
+    unsetenv("BENCH_RUN_ID");
+    unsetenv("BENCH_MACHINE_ID");
+    row_of(path, 3, line, sizeof line);
+    const char *none = ",ok,d,";
+    const char *p = strstr(line, none);
+    ck_assert_msg(p != NULL, "%s", line);
+    p = strchr(p + strlen(none), ','); /* past the date */
+    ck_assert_msg(p && strcmp(p, ",-,-,-,-,-,-,-,-,-") == 0, "by hand, no provenance: %s", line);
+    setenv("BENCH_COMMIT", "abc1234-dirty", 1);
+    setenv("BENCH_RUN_ID", "20261126T0415Z-3f9a", 1);
+    setenv("BENCH_MACHINE_ID", "0badcafe,x", 1); /* a comma cannot split the row */
+    row_of(path, 3, line, sizeof line);
+    ck_assert_msg(strstr(line, ",abc1234-dirty,20261126T0415Z-3f9a,0badcafe x,-,-,-,-,-,-") != NULL, "%s", line);
+    row_of(path, REPORT_ON_GPU, line, sizeof line);
+    p = strstr(line, ",0badcafe x,");
+    ck_assert_msg(p != NULL, "%s", line);
+    if (gpu_state_now().ok) { /* a GPU and its driver here: six numbers */
+        unsigned mhz0, mhz1, t0, t1;
+        double w0, w1;
+        ck_assert_int_eq(sscanf(p + 12, "%u,%u,%lf,%lf,%u,%u", &mhz0, &mhz1, &w0, &w1, &t0, &t1), 6);
+        ck_assert(mhz0 > 0 && mhz1 > 0 && w0 > 0 && t1 > 0);
+    } else {
+        ck_assert_str_eq(p + 12, "-,-,-,-,-,-");
+    }
+    unsetenv("BENCH_COMMIT");
+    unsetenv("BENCH_RUN_ID");
+    unsetenv("BENCH_MACHINE_ID");
+}
+END_TEST
+
 START_TEST(csv_rows_have_the_design_format)
 {
     make_tmpdir();
@@ -360,7 +414,7 @@ START_TEST(csv_rows_have_the_design_format)
     report_add(&r, (report_entry){.stage = "third", .threads = 2, .ms = 10.0, .value = 3.0, .unit = "GB/s", .ok = REPORT_NO_CHECK, .device = "CPU"});
     ck_assert_int_eq(report_all_ok(&r), 0);
     FILE *f = fopen(path, "r");
-    char line[512];
+    char line[1024];
     ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
     ck_assert_str_eq(line, REPORT_CSV_HEADER "\n");
     const char *checks[] = {"ok", "FAIL", "n/a"};
@@ -369,7 +423,7 @@ START_TEST(csv_rows_have_the_design_format)
         int commas = 0;
         for (char *p = line; *p; p++)
             commas += *p == ',';
-        ck_assert_int_eq(commas, 9);
+        ck_assert_int_eq(commas, 18);
         ck_assert(strncmp(line, "ch99,", 5) == 0);
         char field[8][64];
         ck_assert_int_eq(sscanf(line, "%63[^,],%63[^,],%63[^,],%63[^,],%63[^,],%63[^,],%63[^,],%63[^,],", field[0],
@@ -963,6 +1017,7 @@ int main(void)
     tcase_add_test(tc, parser_accepts_good_numbers_inside_range);
     tcase_add_test(tc, writable_path_check);
     tcase_add_test(tc, csv_rows_have_the_design_format);
+    tcase_add_test(tc, csv_rows_carry_their_provenance);
     tcase_add_test(tc, cpu_name_is_known);
     tcase_add_test(tc, speedups_compare_one_work);
     tcase_add_test(tc, refusal_after_work_began_is_an_internal_error);

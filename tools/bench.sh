@@ -1,8 +1,21 @@
 #!/usr/bin/env bash
-# make bench: runs every chapter of the registry on its standard workload and
-# records the rows in ROOT/results/<gpu>_<cpu>.csv (one file per machine). Rows
-# of chapters not run this time are kept, so `make bench CHAPTERS="ch03"`
-# updates one chapter. Each chapter's printed table goes to
+# make bench: runs every chapter of the registry once, in one invocation, and
+# records the rows in ROOT/results/<gpu>_<cpu>.csv (one file per machine). A
+# chapter runs its standard workload, or the smaller one its registry entry
+# gives (chNN_BENCH_ARGS: the rows' workload column names it), so that the whole
+# bench of one commit fits a few minutes. Rows of chapters not run this time are
+# kept, so `make bench CHAPTERS="ch03"` updates one chapter.
+# make studies (STUDY=1): the long studies instead (chNN_STUDY scripts:
+# full-size renders, MSE ladders, scaling curves), which can run in parts
+# (CHAPTERS=...); their rows go into the same file under a run id of their own
+# ("study-..."), and replace only the earlier studies' rows of their chapters.
+# Provenance: every row carries the commit (-dirty when tracked files differ
+# from it), one run id for the whole invocation and this machine's id (the
+# programs read BENCH_COMMIT, BENCH_RUN_ID, BENCH_MACHINE_ID; report.h), and
+# each chapter's logs start with the same line ("# run ... commit ... machine
+# ... date ..."); ROOT/results/<machine>/run.txt says what the last run was
+# and how long each chapter took.
+# Each chapter's printed table goes to
 # ROOT/results/<machine>/<chapter>.txt (its --list-stages, which make book reads
 # the stages' work= tags from, to <chapter>-stages.tsv), each raytracer stage's image to
 # ROOT/images/<machine>/<chapter>-<stage>.png (.ppm without libpng; `make book`
@@ -36,6 +49,17 @@ machine=$MACHINE
 csv=$root/results/$machine.csv
 logdir_final=$root/results/$machine
 imgdir=$root/images/$machine
+study=${STUDY:-}
+# The provenance every row and log carries (report.h): this tree's commit,
+# one id for this invocation, this machine's.
+commit=$(git rev-parse --short=7 HEAD 2>/dev/null) || commit=unknown
+[ "$commit" = unknown ] || [ -z "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] || commit=$commit-dirty
+run_id=$(date -u +%Y%m%dT%H%MZ)-$(od -An -N2 -tx2 /dev/urandom | tr -d ' ')
+[ -z "$study" ] || run_id=study-$run_id
+machine_id=$(cat /etc/machine-id 2>/dev/null || hostname)
+machine_id=$(printf '%s' "$machine_id" | cksum | awk '{printf "%08x", $1}')
+export BENCH_COMMIT=$commit BENCH_RUN_ID=$run_id BENCH_MACHINE_ID=$machine_id
+stamp() { echo "# run $run_id commit $commit machine $machine_id date $(date -u +%Y-%m-%dT%H:%M:%SZ)"; }
 # BENCH_SMOKE=1 (make check-gpu): every chapter once at its small test size
 # (chNN_SMALL, --repeat 1), without the further runs and extras, into
 # build/bench-smoke/: the bench's path proven, the committed results untouched.
@@ -96,9 +120,20 @@ stage_runs() {
     done < <("./$1" --list-stages)
 }
 
+# study_chapter CH: its long study (chNN_STUDY) into $scratch/CH/, as bench_chapter.
+study_chapter() {
+    local ch=$1 status=0 script=${1}_STUDY
+    new=$scratch/$ch/rows.csv logdir=$scratch/$ch/logs imgdir=$scratch/$ch/images diffs=$scratch/$ch/image_diffs.txt
+    mkdir -p "$logdir" "$imgdir" || return 1
+    : > "$diffs"
+    # shellcheck disable=SC1090 # the chapter's own script, named by the registry
+    source "${!script}"
+    return $status
+}
+
 # bench_chapter CH: runs it into $scratch/CH/; returns non-zero if anything failed.
 bench_chapter() {
-    local ch=$1 status=0 rc size=() out=() small ray pairs list p a b name extra
+    local ch=$1 status=0 rc size=() out=() small args ray pairs list p a b name extra
     new=$scratch/$ch/rows.csv logdir=$scratch/$ch/logs imgdir=$scratch/$ch/images diffs=$scratch/$ch/image_diffs.txt
     mkdir -p "$logdir" "$imgdir" || return 1
     : > "$diffs"
@@ -107,9 +142,9 @@ bench_chapter() {
     "./$ch" --list-stages > "$logdir/$ch-stages.tsv" || { echo "bench: ./$ch --list-stages failed"; return 1; }
     ray=${ch}_RAYTRACER
     [ "${!ray}" = yes ] && out=(--images "$imgdir" --out "$scratch/$ch.ppm")
-    small=${ch}_SMALL
+    small=${ch}_SMALL args=${ch}_BENCH_ARGS
     # shellcheck disable=SC2206 # the registry's arguments are words
-    [ -n "$smoke" ] && size=(${!small} --repeat 1)
+    if [ -n "$smoke" ]; then size=(${!small} --repeat 1); else size=(${!args}); fi
     "./$ch" "${size[@]}" --csv "$new" --quiet "${out[@]}" > "$logdir/$ch.txt" 2> "$logdir/$ch.err"
     rc=$?
     cat "$logdir/$ch.txt" "$logdir/$ch.err"
@@ -132,19 +167,38 @@ bench_chapter() {
     return $status
 }
 
-echo "bench: $machine ($cores cores): $chapters"
-ok_chapters=
+what=bench
+if [ -n "$study" ]; then
+    what=studies
+    studied=
+    for ch in $chapters; do
+        script=${ch}_STUDY
+        [ -n "${!script:-}" ] && studied="$studied $ch"
+    done
+    chapters=${studied# }
+fi
+echo "$what: $machine ($cores cores), run $run_id, commit $commit: ${chapters:-no chapter has a study}"
+ok_chapters= csv_header=
+started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+timings=
 for ch in $chapters; do
     dir=${ch}_DIR
-    [ -n "${!dir:-}" ] || { echo "bench: $ch is not a chapter (make print-chapters)"; status=1; continue; }
-    [ -x "./$ch" ] || { echo "bench: ./$ch is not built (make $ch)"; status=1; continue; }
-    echo "bench: $ch ..."
-    if bench_chapter "$ch"; then
+    [ -n "${!dir:-}" ] || { echo "$what: $ch is not a chapter (make print-chapters)"; status=1; continue; }
+    [ -x "./$ch" ] || { echo "$what: ./$ch is not built (make $ch)"; status=1; continue; }
+    echo "$what: $ch ..."
+    t0=$SECONDS
+    runner=bench_chapter
+    [ -z "$study" ] || runner=study_chapter
+    if "$runner" "$ch"; then
         ok_chapters="$ok_chapters $ch"
-        [ ! -f "$new" ] || tail -n +2 "$new" >> "$accepted"
+        # the rows, less the header a program wrote (a script may have appended rows to a file without one)
+        [ ! -f "$new" ] || awk '!/^chapter,stage,/' "$new" >> "$accepted"
+        [ -n "$csv_header" ] || [ ! -s "$new" ] || csv_header=$(grep -m 1 '^chapter,stage,' "$new")
     else
-        echo "bench: $ch failed: its committed rows, logs and images are kept as they were"; status=1
+        echo "$what: $ch failed: its committed rows, logs and images are kept as they were"; status=1
     fi
+    timings="$timings${ch}_s: $((SECONDS - t0))"$'\n'
+    echo "$what: $ch took $((SECONDS - t0)) s (all so far: $SECONDS s)"
 done
 
 # Take in the chapters that succeeded: images, logs, difference lines, then
@@ -153,7 +207,13 @@ mkdir -p "$imgdir_final" "$logdir_final" || exit 1
 cp "$scratch/load.txt" "$logdir_final/"
 for ch in $ok_chapters; do
     for f in "$scratch/$ch/images"/*; do [ -e "$f" ] && mv -f "$f" "$imgdir_final/"; done
-    for f in "$scratch/$ch/logs"/*; do [ -e "$f" ] && mv -f "$f" "$logdir_final/"; done
+    for f in "$scratch/$ch/logs"/*; do
+        [ -e "$f" ] || continue
+        case $f in # the logs a reader sees (the book includes them) start with the run they come from
+        *.txt | *.err) { stamp; cat "$f"; } > "$f.stamped" && mv "$f.stamped" "$f" ;;
+        esac
+        mv -f "$f" "$logdir_final/"
+    done
     if [ -s "$scratch/$ch/image_diffs.txt" ]; then
         touch "$logdir_final/image_diffs.txt"
         awk -F'|' 'NR == FNR {drop[$1] = 1; next} !($1 in drop)' "$scratch/$ch/image_diffs.txt" \
@@ -162,15 +222,30 @@ for ch in $ok_chapters; do
         mv "$scratch/diffs.txt" "$logdir_final/image_diffs.txt"
     fi
 done
+# The header is the programs' own (report.h), as they wrote it this run; an
+# earlier file's rows of other chapters are kept as they are (older rows may
+# lack the provenance columns: make book says so). A study replaces only the
+# earlier studies' rows of its chapters, a bench only the rest.
+[ -n "$csv_header" ] || csv_header=$(head -n 1 "$csv" 2>/dev/null)
+[ -n "$csv_header" ] || csv_header=chapter,stage,workload,threads,median_ms,value,unit,check,device,date
 {
-    echo "chapter,stage,workload,threads,median_ms,value,unit,check,device,date"
+    echo "$csv_header"
     if [ -f "$csv" ]; then
-        awk -F, -v ran=" $ok_chapters " 'NR > 1 && index(ran, " " $1 " ") == 0' "$csv"
+        awk -F, -v ran=" $ok_chapters " -v study="$study" 'NR > 1 {
+            ours = index(ran, " " $1 " ") > 0
+            was_study = $12 ~ /^study-/
+            if (!ours || (study != "") != was_study) print }' "$csv"
     fi
     cat "$accepted"
 } > "$scratch/all.csv" && mv "$scratch/all.csv" "$csv"
+if [ -z "$smoke" ]; then
+    { echo "run_id: $run_id"; echo "what: $what"; echo "commit: $commit"; echo "machine: $machine"
+      echo "machine_id: $machine_id"; echo "started: $started"; echo "finished: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+      echo "wall_s: $SECONDS"; echo "chapters:$ok_chapters"; printf '%s' "$timings"; } > "$logdir_final/$what-run.txt.tmp" &&
+        mv "$logdir_final/$what-run.txt.tmp" "$logdir_final/$what-run.txt"
+fi
 rm -rf "$scratch"
-echo "bench: wrote $csv (new rows of:${ok_chapters:- no chapter})"
+echo "$what: wrote $csv (new rows of:${ok_chapters:- no chapter}) in $SECONDS s"
 [ "$root" != mine ] || [ -n "$smoke" ] ||
     echo "bench: your results are in $root/ (git-ignored); the course's data/, which make book reads, is untouched"
 exit $status

@@ -21,7 +21,8 @@ ch01: $(BUILD)/ch01/main.o $(BUILD)/ch01/card.o $(LIBCOMMON)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(PNG_LIBS) $(LDLIBS_BASE)
 ex_ch01_WHAT := the card's vector functions: add, scale, dot, cross, normalize, reflect
 ex_ch01_ON := CPU (values; no double-precision instruction in the assembly, from `cc -O0 -S`)
-ch01_BENCH_EXTRA := $(ch01_DIR)/bench_extra.sh
+ch01_BENCH_ARGS := --spp 2 --repeat 5
+ch01_STUDY := $(ch01_DIR)/study.sh
 ch01_BOOK_EXTRA := $(ch01_DIR)/book_extra.sh
 
 # The original C++ program against ch01's port at -O0 .. -O3, each alone (ORIGINAL=its path).

@@ -9,6 +9,8 @@ ch02_SMALL := --width 9 --height 7 --spp 1
 # ch02's -march=native builds may use AVX-512, which Valgrind cannot execute:
 # its portable builds run there (the code is the same card.c).
 ch02_VALGRIND := --stage gcc-O0 --width 5 --height 3 --spp 1;--stage gcc-O2 --width 5 --height 3 --spp 1;--stage gcc-O3 --width 5 --height 3 --spp 1
+ch02_BENCH_ARGS := --spp 2 --repeat 5
+ch02_STUDY := $(ch02_DIR)/study.sh
 ch02_BENCH_EXTRA := $(ch02_DIR)/bench_extra.sh
 ch02_BOOK_EXTRA := $(ch02_DIR)/book_extra.sh
 ch02_CHART := bar

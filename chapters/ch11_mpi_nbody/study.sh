@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ch11's part of `make bench` (run by tools/bench.sh after ./ch11, with its
+# ch11's long study (`make studies`, run by tools/bench.sh with its
 # helpers sourced): strong scaling (n fixed) and weak scaling (n / P fixed) at
 # P = 1 .. the GPUs here (one rank each), every stage, each step split into
 # wait, exchange and compute (./ch11 --phases); then, for the exchange

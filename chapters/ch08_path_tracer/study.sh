@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ch08's part of `make bench` (run by tools/bench.sh after ./ch08, with its
+# ch08's long study (`make studies`, run by tools/bench.sh with its
 # helpers sourced): quality per second. Each stage tagged mse-ladder
 # (stages.h) renders 1024x768 at a ladder of spp, each run a row "MSE"
 # (against the converged reference) with its kernel time. The ladder doubles
