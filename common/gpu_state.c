@@ -1,4 +1,4 @@
-/* gpu_state.c - see gpu_state.h. */
+/* gpu_snapshot.c - see gpu_state.h. */
 #include "gpu_state.h"
 
 #include <dlfcn.h>
@@ -22,7 +22,7 @@ static struct {
     nvml_temp_fn *temp;
 } nvml;
 
-static gpu_state marked;
+static gpu_snapshot marked;
 static int have_mark;
 
 /* dlsym's object pointer into a function pointer, as POSIX allows. */
@@ -62,9 +62,9 @@ static void load(void)
         nvml.device = NULL; /* the library stays loaded: NVML is not shut down mid-process */
 }
 
-gpu_state gpu_state_now(void)
+gpu_snapshot gpu_state_now(void)
 {
-    gpu_state s = {0};
+    gpu_snapshot s = {0};
     if (!nvml.tried)
         load();
     unsigned mw;
@@ -82,7 +82,7 @@ void gpu_state_mark_start(void)
     have_mark = 1;
 }
 
-int gpu_state_take_start(gpu_state *s)
+int gpu_state_take_start(gpu_snapshot *s)
 {
     int had = have_mark;
     *s = marked;

@@ -19,10 +19,10 @@ typedef struct {
     unsigned sm_mhz;  /* SM clock now */
     double power_w;   /* board power now */
     unsigned temp_c;  /* GPU temperature now */
-} gpu_state;
+} gpu_snapshot;
 
 /* One reading now (the first call loads NVML, once per process). */
-gpu_state gpu_state_now(void);
+gpu_snapshot gpu_state_now(void);
 
 /* The start of a stage: measure_stage marks it; the next results row takes
  * it as its start state (else the state at the previous row). */
@@ -30,7 +30,7 @@ void gpu_state_mark_start(void);
 
 /* 1 and the marked start state in *s (the mark cleared), or 0 when nothing
  * was marked since the last take. */
-int gpu_state_take_start(gpu_state *s);
+int gpu_state_take_start(gpu_snapshot *s);
 
 #ifdef __cplusplus
 }

@@ -215,7 +215,7 @@ static void env_field(char *dst, size_t n, const char *name)
     csv_clean(dst, n, v && *v ? v : "-");
 }
 
-static void state_fields(char *dst, size_t n, gpu_state a, gpu_state b)
+static void state_fields(char *dst, size_t n, gpu_snapshot a, gpu_snapshot b)
 {
     if (a.ok && b.ok)
         snprintf(dst, n, "%u,%u,%.1f,%.1f,%u,%u", a.sm_mhz, b.sm_mhz, a.power_w, b.power_w, a.temp_c, b.temp_c);
@@ -229,7 +229,7 @@ static void state_fields(char *dst, size_t n, gpu_state a, gpu_state b)
 static void provenance(report *r, int gpu_row, char *dst, size_t n)
 {
     char commit[64], run[64], machine[64], state[96];
-    gpu_state start, end = gpu_state_now();
+    gpu_snapshot start, end = gpu_state_now();
     if (!gpu_state_take_start(&start))
         start = r->last;
     r->last = end;

@@ -69,7 +69,7 @@ typedef struct {
     int quiet;
     report_row rows[REPORT_MAX_ROWS];
     int count;
-    gpu_state last; /* the GPU's state when the last row was added: the next row's start, unless a stage marked one */
+    gpu_snapshot last; /* the GPU's state when the last row was added: the next row's start, unless a stage marked one */
 } report;
 
 void report_init(report *r, const char *chapter, const char *workload, const char *csv_path, int quiet);
