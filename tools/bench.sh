@@ -56,8 +56,8 @@ commit=$(git rev-parse --short=7 HEAD 2>/dev/null) || commit=unknown
 [ "$commit" = unknown ] || [ -z "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] || commit=$commit-dirty
 run_id=$(date -u +%Y%m%dT%H%MZ)-$(od -An -N2 -tx2 /dev/urandom | tr -d ' ')
 [ -z "$study" ] || run_id=study-$run_id
-machine_id=$(cat /etc/machine-id 2>/dev/null || hostname)
-machine_id=$(printf '%s' "$machine_id" | cksum | awk '{printf "%08x", $1}')
+machine_id=$(cat /etc/machine-id 2>/dev/null || hostname) # the first 8 hex of its hash: no host name in the data
+machine_id=$(printf '%s' "$machine_id" | sha256sum | cut -c1-8)
 export BENCH_COMMIT=$commit BENCH_RUN_ID=$run_id BENCH_MACHINE_ID=$machine_id
 stamp() { echo "# run $run_id commit $commit machine $machine_id date $(date -u +%Y-%m-%dT%H:%M:%SZ)"; }
 # BENCH_SMOKE=1 (make check-gpu): every chapter once at its small test size
