@@ -133,7 +133,7 @@ CUDA_CFLAGS := -I$(CUDA_HOME)/include
 # nvcc links the CUDA chapters (it knows where libcudart is); host C goes through gcc.
 NVCC_LDLIBS := $(PNG_LIBS) -lm -lpthread
 
-COMMON_SRC := common/timer.c common/image.c common/cli.c common/report.c common/measure.c common/team.c common/cpu_ceiling.c common/gpu_state.c
+COMMON_SRC := common/timer.c common/image.c common/cli.c common/report.c common/measure.c common/team.c common/cpu_ceiling.c common/gpu_state.c common/stage.c
 COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
 LIBCOMMON := $(BUILD)/libcommon.a
 CUOBJDUMP := $(or $(shell command -v cuobjdump 2>/dev/null),$(wildcard $(CUDA_HOME)/bin/cuobjdump))

@@ -138,7 +138,7 @@ static void print_help(const cli_spec *spec)
 }
 
 static const char *program_name = "program";
-static const cli_spec *parsed_spec; /* the table cli_parse last read: cli_stage_work looks in it */
+static const cli_spec *parsed_spec; /* the spec cli_parse last read */
 static int work_begun;              /* cli_begin_work was called after the last cli_parse */
 
 void cli_begin_work(const cli_spec *spec)
@@ -154,17 +154,6 @@ void cli_require_work_begun(const char *what)
     fprintf(stderr, "%s: internal error: %s before cli_begin_work: bad input could be refused after work\n",
             program_name, what);
     exit(CLI_EXIT_LATE);
-}
-
-const char *cli_stage_work(const char *stage, char *buf, size_t size)
-{
-    int i = parsed_spec ? cli_stage_index(parsed_spec, stage) : -1;
-    const char *tags = i >= 0 ? cli_stage_info_at(parsed_spec, (size_t)i)->tags : NULL, *at = tags;
-    while (at && (at = strstr(at, "work=")) && at != tags && at[-1] != ' ')
-        at += 5; /* "work=" inside another word: not the tag */
-    size_t n = at ? strcspn(at + 5, " ") : 0;
-    snprintf(buf, size, "%.*s", (int)n, at ? at + 5 : "");
-    return buf;
 }
 
 static void claim_output(const cli_spec *spec, const void *source, const char *label, const char *path);
@@ -579,6 +568,7 @@ void cli_parse(const cli_spec *spec, cli_options *opt, int argc, char **argv)
     size_t k = 0, count = OPTION_COUNT + spec->option_count + 3;
     program_name = spec->program;
     parsed_spec = spec;
+    stage_table_use(spec->stages, spec->stage_count, spec->stage_size); /* the report's work tags */
     work_begun = 0;
     forget_claims();
     struct option *longopts = cli_alloc(count * sizeof *longopts, "the option list");

@@ -133,10 +133,6 @@ int cli_stage_index(const cli_spec *spec, const char *name);
 const stage_info *cli_stage_info_at(const cli_spec *spec, size_t i);
 const char *cli_stage_name(const cli_spec *spec, size_t i);
 
-/* The label of stage's work=LABEL tag (common/stage.h) in the stage table
- * cli_parse last read, into buf: "" for an untagged stage, or for a name that
- * is not a stage (a ceiling's row). report_print compares by it. */
-const char *cli_stage_work(const char *stage, char *buf, size_t size);
 
 /* 1 if stage i runs: --stage all, or it is the one asked for. */
 int cli_stage_selected(const cli_options *opt, size_t i);

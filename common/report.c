@@ -1,7 +1,7 @@
 /* report.c - see report.h. */
 #define _POSIX_C_SOURCE 200809L
 #include "report.h"
-#include "cli.h"
+#include "stage.h"
 #include "status.h"
 #include "image.h"
 #include "timer.h"
@@ -111,7 +111,12 @@ static long lock_timeout_s(const char *program)
 {
     const char *text = getenv("CSV_LOCK_TIMEOUT_S");
     long long v = CSV_LOCK_TIMEOUT_DEFAULT;
-    if (text && cli_parse_long(text, 0, 86400, &v) != NULL) {
+    char *end = NULL;
+    if (text) {
+        errno = 0;
+        v = strtoll(text, &end, 10);
+    }
+    if (text && (end == text || *end != '\0' || errno != 0 || v < 0 || v > 86400)) {
         fprintf(stderr, "%s: CSV_LOCK_TIMEOUT_S='%s' is not a whole number of seconds from 0 to 86400: using %d\n",
                 program, text, CSV_LOCK_TIMEOUT_DEFAULT);
         v = CSV_LOCK_TIMEOUT_DEFAULT;
@@ -290,10 +295,10 @@ static const report_row *speedup_base(const report *r, int i)
     char work[32], other[32];
     if (row->ok == REPORT_NO_CHECK || row->ms <= 0 || strcmp(row->unit, r->rows[0].unit) != 0)
         return NULL;
-    cli_stage_work(row->stage, work, sizeof work);
+    stage_work(row->stage, work, sizeof work);
     for (int j = 0; j <= i; j++)
         if (r->rows[j].ok != REPORT_NO_CHECK && strcmp(r->rows[j].unit, row->unit) == 0 &&
-            strcmp(cli_stage_work(r->rows[j].stage, other, sizeof other), work) == 0)
+            strcmp(stage_work(r->rows[j].stage, other, sizeof other), work) == 0)
             return &r->rows[j];
     return NULL;
 }
@@ -305,11 +310,11 @@ void report_print(const report *r, FILE *f)
             "speedup", "value", "unit", "check", "note");
     char first_work[32] = "", others[160] = "";
     if (r->count)
-        cli_stage_work(r->rows[0].stage, first_work, sizeof first_work);
+        stage_work(r->rows[0].stage, first_work, sizeof first_work);
     for (int i = 0; i < r->count; i++) {
         const report_row *row = &r->rows[i], *base = speedup_base(r, i);
         char work[32], speedup[16] = "-";
-        int other_work = strcmp(cli_stage_work(row->stage, work, sizeof work), first_work) != 0;
+        int other_work = strcmp(stage_work(row->stage, work, sizeof work), first_work) != 0;
         if (base) /* marked * where the work is not the first stage's */
             snprintf(speedup, sizeof speedup, "%.2fx%s", base->ms / row->ms, other_work ? "*" : "");
         if (base && other_work && !strstr(others, work) && strlen(others) + strlen(work) + 3 < sizeof others)

@@ -49,4 +49,26 @@ typedef struct stage_info {
     int all_cores STAGE_ZERO;      /* a CPU stage that runs on --threads threads (every core by default), not on one */
 } stage_info;
 
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The stage table in use (cli_parse sets it from the program's cli_spec):
+ * an array of count structs of row_size bytes, each starting with a
+ * stage_info. The report reads the work tags through it. */
+void stage_table_use(const void *rows, size_t count, size_t row_size);
+
+/* The row of the table in use called name, or NULL (a ceiling's row is no stage). */
+const stage_info *stage_find(const char *name);
+
+/* The label of that row's work=LABEL tag, into buf: "" for an untagged stage
+ * or a name that is not a stage. report_print compares rows by it. */
+const char *stage_work(const char *name, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
 #endif

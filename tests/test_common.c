@@ -844,11 +844,11 @@ START_TEST(speedups_compare_one_work)
     cli_options opt = {0};
     char *argv[] = {"worktest", NULL}, buf[32];
     cli_parse(&work_spec, &opt, 1, argv);
-    ck_assert_str_eq(cli_stage_work("float-a", buf, sizeof buf), "float");
-    ck_assert_str_eq(cli_stage_work("float-b", buf, sizeof buf), "float");
-    ck_assert_str_eq(cli_stage_work("faster", buf, sizeof buf), "");
-    ck_assert_str_eq(cli_stage_work("lookalike", buf, sizeof buf), "");
-    ck_assert_str_eq(cli_stage_work("no-such-stage", buf, sizeof buf), "");
+    ck_assert_str_eq(stage_work("float-a", buf, sizeof buf), "float");
+    ck_assert_str_eq(stage_work("float-b", buf, sizeof buf), "float");
+    ck_assert_str_eq(stage_work("faster", buf, sizeof buf), "");
+    ck_assert_str_eq(stage_work("lookalike", buf, sizeof buf), "");
+    ck_assert_str_eq(stage_work("no-such-stage", buf, sizeof buf), "");
     report rep;
     report_init(&rep, "worktest", "w", NULL, 1);
     const char *names[] = {"first", "faster", "float-a", "float-b", "lookalike", "float-b"};
