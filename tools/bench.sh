@@ -52,8 +52,7 @@ imgdir=$root/images/$machine
 study=${STUDY:-}
 # The provenance every row and log carries (report.h): this tree's commit,
 # one id for this invocation, this machine's.
-commit=$(git rev-parse --short=7 HEAD 2>/dev/null) || commit=unknown
-[ "$commit" = unknown ] || [ -z "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] || commit=$commit-dirty
+commit=$(tools/commit.sh)
 run_id=$(date -u +%Y%m%dT%H%MZ)-$(od -An -N2 -tx2 /dev/urandom | tr -d ' ')
 [ -z "$study" ] || run_id=study-$run_id
 machine_id=$(cat /etc/machine-id 2>/dev/null || hostname) # the first 8 hex of its hash: no host name in the data

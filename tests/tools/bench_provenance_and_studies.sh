@@ -7,6 +7,7 @@
 #   names it (with -dirty once a tracked file changes), an 8-hex machine id;
 #   each chapter's log starts with "# run <id> commit <c> ..."; bench-run.txt
 #   names the run and each chapter's seconds;
+# - COURSE_COMMIT names the commit of a copied tree (its -dirty mark still its own);
 # - a study (ch06 given a stand-in study script): its rows go in under a run
 #   id "study-...", the bench's rows of ch06 stay; a second bench replaces its
 #   own rows and keeps the study's.
@@ -64,4 +65,6 @@ CHAPTERS="ch06" COURSE_DATA=1 bash tools/bench.sh > bench2.log 2>&1 || fail "sec
 grep -q "^ch06,loop,.*,$want_commit-dirty," "$csv" || fail "a dirty tree's rows do not say -dirty: $(cat "$csv")"
 [ "$(grep -c '^ch06,loop' "$csv")" = 1 ] || fail "the second bench kept its old ch06 row: $(cat "$csv")"
 grep -q "^ch06,ladder,.*,study-" "$csv" || fail "the second bench dropped the study's row: $(cat "$csv")"
+COURSE_COMMIT=feedbee CHAPTERS="ch04" COURSE_DATA=1 bash tools/bench.sh > bench3.log 2>&1 || fail "third bench failed: $(tail -n 3 bench3.log)"
+grep -q "^ch04,loop,.*,feedbee-dirty," "$csv" || fail "COURSE_COMMIT (a copied tree's commit) was not taken: $(cat "$csv")"
 echo "bench rows carry one run id, the commit (and -dirty), the machine; logs start with their run; studies keep their own rows"
