@@ -9,8 +9,10 @@
 
 #include <immintrin.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int has(const char *feature)
 {
@@ -209,4 +211,19 @@ cpu_ceiling cpu_fma_ceiling(int threads, int repeat)
     double ms = best_ms(fma_share, &j, &j.iterations, threads, repeat);
     double flops = 2.0 * lanes * CHAINS * (double)j.iterations * threads;
     return (cpu_ceiling){flops / (ms * 1e6), ms, isa, threads};
+}
+
+cpu_ceiling cpu_fma_ceiling_row(report *rep, int threads, int repeat)
+{
+    cpu_ceiling c = cpu_fma_ceiling(threads, repeat);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int lanes = strcmp(c.isa, "avx512") == 0 ? 16 : strcmp(c.isa, "avx2") == 0 ? 8 : 1;
+    char note[200];
+    snprintf(note, sizeof note, "measured: %d independent FMA chains a thread at %s (%d fp32 lane%s), no memory, "
+             "%d thread%s on %ld logical CPUs; best of %d runs of at least %.0f ms (the time column)", CHAINS, c.isa,
+             lanes, lanes > 1 ? "s" : "", c.threads, c.threads > 1 ? "s" : "", cpus, repeat > 1 ? repeat : 1,
+             CPU_CEILING_MIN_MS);
+    report_add(rep, (report_entry){.stage = "ceiling-cpu-fma", .threads = c.threads, .ms = c.ms, .value = c.rate,
+                                   .unit = "GFLOP/s", .ok = REPORT_NO_CHECK, .device = host_cpu_name(), .note = note});
+    return c;
 }

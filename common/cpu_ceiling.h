@@ -8,6 +8,8 @@
 #ifndef COMMON_CPU_CEILING_H
 #define COMMON_CPU_CEILING_H
 
+#include "report.h"
+
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -29,6 +31,13 @@ cpu_ceiling cpu_read_ceiling(const void *buf, size_t bytes, int threads, int rep
 
 /* fp32 FMA chains, enough of them per thread to keep both FMA pipes busy. */
 cpu_ceiling cpu_fma_ceiling(int threads, int repeat);
+
+/* cpu_fma_ceiling on `threads` threads, added to rep as the row
+ * ceiling-cpu-fma: a reference (check n/a) in GFLOP/s, its time the best
+ * run's, its note the ISA, the lanes and the host's logical CPUs. For the
+ * chapters whose CPU stages count no flops (ch03, ch08, ch10): the host's
+ * limit stands beside them, with no share claimed. */
+cpu_ceiling cpu_fma_ceiling_row(report *rep, int threads, int repeat);
 
 /* The widest of those ISAs this CPU has, or a narrower one the environment
  * asks for (CPU_ISA=avx2 or CPU_ISA=scalar: to compare, and to test every path). */

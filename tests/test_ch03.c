@@ -12,6 +12,7 @@
 #include "threads.h"
 
 #include "cli.h"
+#include "cpu_ceiling.h"
 
 #include <math.h>
 #include <string.h>
@@ -139,6 +140,42 @@ START_TEST(pixel_seeds_differ)
 }
 END_TEST
 
+/* The program prints the host's FMA ceiling after its stages, on --threads
+ * threads, at the ISA this CPU has (the note says which, and the host's
+ * CPUs), as a reference row (check n/a), in its table and its CSV. */
+#ifndef PROGRAM_DIR /* make sanitize's build: run from the repository's root */
+#define PROGRAM_DIR "."
+#endif
+START_TEST(the_fma_ceiling_row_is_printed)
+{
+    const char *dir = harness_scratch("test_ch03");
+    ck_assert_int_eq(harness_shell("%s/ch03 --stage rng-local --width 9 --height 7 --spp 1 --threads 3 --quiet "
+                                   "--out %s/x.ppm --csv %s/r.csv > %s/table 2> %s/err",
+                                   harness_q(PROGRAM_DIR), harness_q(dir), harness_q(dir), harness_q(dir),
+                                   harness_q(dir)), 0);
+    char path[300], isa[64];
+    snprintf(path, sizeof path, "%s/table", dir);
+    char *table = harness_read_file(path), *row = table ? strstr(table, "\nceiling-cpu-fma ") : NULL;
+    ck_assert_msg(row != NULL, "no ceiling-cpu-fma row in:\n%s", table ? table : "(no output)");
+    int threads;
+    double ms, gflops;
+    ck_assert_int_eq(sscanf(row, "\nceiling-cpu-fma %d %lf - - %lf GFLOP/s n/a", &threads, &ms, &gflops), 3);
+    ck_assert_int_eq(threads, 3);
+    ck_assert_msg(ms >= CPU_CEILING_MIN_MS && gflops > 0, "%g ms, %g GFLOP/s", ms, gflops);
+    snprintf(isa, sizeof isa, " at %s (", cpu_widest_isa());
+    char *end = strchr(row + 1, '\n');
+    if (end)
+        *end = 0;
+    ck_assert_msg(strstr(row, isa) && strstr(row, " logical CPUs"), "the note names neither ISA nor CPUs: %s", row);
+    free(table);
+    snprintf(path, sizeof path, "%s/r.csv", dir);
+    char *csv = harness_read_file(path);
+    ck_assert_msg(csv && strstr(csv, "\nch03,ceiling-cpu-fma,9x7x1spp,3,") && strstr(csv, ",GFLOP/s,n/a,"),
+                  "no ceiling row in the CSV:\n%s", csv ? csv : "(none)");
+    free(csv);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("ch03");
@@ -151,6 +188,13 @@ int main(void)
     tcase_add_test(tc, divisor_typo_shrinks_the_range);
     tcase_add_test(tc, generator_is_uniform);
     tcase_add_test(tc, pixel_seeds_differ);
+    int skipped = 0;
+    if (harness_shell("%s/ch03 --list-stages > /dev/null 2>&1", harness_q(PROGRAM_DIR)) == 0) {
+        tcase_add_test(tc, the_fma_ceiling_row_is_printed);
+    } else {
+        printf("%s/ch03 cannot run (not built?): the ceiling row's test skipped\n", PROGRAM_DIR);
+        skipped++;
+    }
     suite_add_tcase(s, tc);
-    return harness_run(s, "ch03", 0);
+    return harness_run(s, "ch03", skipped);
 }

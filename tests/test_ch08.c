@@ -16,6 +16,7 @@
 #include "run.h"
 #include "scene.h"
 
+#include "cpu_ceiling.h"
 #include "image.h"
 #include "status.h"
 
@@ -825,6 +826,39 @@ START_TEST(glass_roulette_bias_is_within_one_percent)
 }
 END_TEST
 
+/* The program prints the host's FMA ceiling after its CPU stages, on their
+ * threads, at the ISA this CPU has (the note says which, and the host's
+ * CPUs), as a reference row (check n/a), in its table and its CSV. */
+START_TEST(the_fma_ceiling_row_is_printed)
+{
+    const char *dir = harness_scratch("test_ch08");
+    ck_assert_int_eq(harness_shell("%s/ch08 --stage cpu-threads-loop --width 9 --height 7 --spp 4 --threads 3 "
+                                   "--quiet --out %s/x.ppm --csv %s/r.csv > %s/table 2> %s/err",
+                                   harness_q(PROGRAM_DIR), harness_q(dir), harness_q(dir), harness_q(dir),
+                                   harness_q(dir)), 0);
+    char path[300], isa[64];
+    snprintf(path, sizeof path, "%s/table", dir);
+    char *table = harness_read_file(path), *row = table ? strstr(table, "\nceiling-cpu-fma ") : NULL;
+    ck_assert_msg(row != NULL, "no ceiling-cpu-fma row in:\n%s", table ? table : "(no output)");
+    int threads;
+    double ms, gflops;
+    ck_assert_int_eq(sscanf(row, "\nceiling-cpu-fma %d %lf - - %lf GFLOP/s n/a", &threads, &ms, &gflops), 3);
+    ck_assert_int_eq(threads, 3);
+    ck_assert_msg(ms >= CPU_CEILING_MIN_MS && gflops > 0, "%g ms, %g GFLOP/s", ms, gflops);
+    snprintf(isa, sizeof isa, " at %s (", cpu_widest_isa());
+    char *end = strchr(row + 1, '\n');
+    if (end)
+        *end = 0;
+    ck_assert_msg(strstr(row, isa) && strstr(row, " logical CPUs"), "the note names neither ISA nor CPUs: %s", row);
+    free(table);
+    snprintf(path, sizeof path, "%s/r.csv", dir);
+    char *csv = harness_read_file(path);
+    ck_assert_msg(csv && strstr(csv, "\nch08,ceiling-cpu-fma,9x7x4spp,3,") && strstr(csv, ",GFLOP/s,n/a,"),
+                  "no ceiling row in the CSV:\n%s", csv ? csv : "(none)");
+    free(csv);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("ch08");
@@ -850,6 +884,10 @@ int main(void)
     tcase_add_loop_test(tc, planted_bug_passes_the_same_code_check_and_fails_the_noise_test, 0,
                         (int)(sizeof planted_kernels / sizeof planted_kernels[0]));
     int skipped = 0, gpu_runs = gpu_stage_runs(&skipped);
+    if (harness_shell("%s/ch08 --list-stages > /dev/null 2>&1", harness_q(PROGRAM_DIR)) == 0)
+        tcase_add_test(tc, the_fma_ceiling_row_is_printed);
+    else
+        skipped++; /* gpu_stage_runs has said why */
     if (gpu_runs > 0)
         tcase_add_loop_test(tc, gpu_stage_passes_the_noise_test, 0, gpu_runs);
     suite_add_tcase(s, tc);

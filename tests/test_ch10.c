@@ -1,6 +1,7 @@
 /* test_ch10.c - ch10 without a GPU: the expression compiler's rules and
  * derivatives, the generated step against the hand-written one, NVRTC on every
- * generated kernel (to PTX: no GPU needed), and the physics of the hole.
+ * generated kernel (to PTX: no GPU needed), the physics of the hole, every CPU
+ * stage's image, and the host's FMA ceiling in the program's table.
  * Random inputs from a fixed seed (0x10B1AC). */
 #include "harness.h"
 
@@ -8,6 +9,9 @@
 #include "gen.h"
 #include "kernels.h"
 #include "render.h"
+#include "stages.h"
+
+#include "cpu_ceiling.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -282,7 +286,7 @@ static char *source(int hand, unsigned rules)
     size_t size = 0;
     FILE *f = open_memstream(&text, &size);
     ck_assert_ptr_nonnull(f);
-    gen_source(hand, rules, f);
+    gen_source(hand, 0, rules, f);
     fclose(f);
     return text;
 }
@@ -324,6 +328,27 @@ START_TEST(nvrtc_compiles_every_kernel)
     ck_assert_msg(fmas[MATH_FMA] > fmas[MATH_STRICT] && fmas[MATH_FMA_APPROX] > fmas[MATH_APPROX],
                   "fma.rn.f32: strict %d, fma %d, approx %d, fma-approx %d", fmas[MATH_STRICT], fmas[MATH_FMA],
                   fmas[MATH_APPROX], fmas[MATH_FMA_APPROX]);
+}
+END_TEST
+
+/* gpu-hand-written-double's kernel computes in double: NVRTC's PTX divides
+ * in f64 (IEEE, div.rn) and never in f32; the float kernel's the other way. */
+START_TEST(the_double_kernel_is_double)
+{
+    for (int is_double = 0; is_double < 2; is_double++) {
+        char *text = NULL, err[8192];
+        size_t size = 0;
+        FILE *f = open_memstream(&text, &size);
+        ck_assert_ptr_nonnull(f);
+        gen_source(1, is_double, 0, f);
+        fclose(f);
+        compiled c;
+        ck_assert_msg(kernel_compile(text, "test.cu", MATH_STRICT, 90, 1, &c, err, sizeof err) == 0, "%s", err);
+        ck_assert_msg(!strstr(c.image, is_double ? "div.rn.f32" : "div.rn.f64") &&
+                          strstr(c.image, is_double ? "div.rn.f64" : "div.rn.f32"),
+                      "%s kernel: the PTX divides in the other precision", is_double ? "double" : "float");
+        free(text);
+    }
 }
 END_TEST
 
@@ -413,6 +438,102 @@ START_TEST(float_cpu_image_is_the_picture_in_float)
 }
 END_TEST
 
+/* Every CPU stage of the table, at odd sizes (a row's last vector part
+ * filled; 1x1: the centre's ray alone, which never starts), under the widest
+ * vector ISA this CPU has (_i = 0) and under CPU_ISA=avx2 (_i = 1): its image
+ * is the scalar stage's of its precision byte for byte (the vectorised stages
+ * change where the operations run, not which), and passes the chapter's check
+ * against the double reference (no NaN, PSNR >= 30 dB). */
+static const int cpu_sizes[][2] = {{37, 29}, {17, 3}, {1, 1}};
+
+START_TEST(every_cpu_stage_renders_the_scalar_bytes)
+{
+    if (_i == 1)
+        ck_assert_int_eq(setenv("CPU_ISA", "avx2", 1), 0);
+    for (size_t z = 0; z < sizeof cpu_sizes / sizeof cpu_sizes[0]; z++) {
+        int w = cpu_sizes[z][0], h = cpu_sizes[z][1], checked = 0;
+        image ref, flt, img;
+        ck_assert_int_eq(image_alloc(&ref, w, h), 0);
+        ck_assert_int_eq(image_alloc(&flt, w, h), 0);
+        ck_assert_int_eq(image_alloc(&img, w, h), 0);
+        ck_assert_int_eq(cpu_render(&ref, 2, "test", 1), 0);
+        ck_assert_int_eq(cpu_render_with(cpu_trace_float, &flt, 2, "test", 1), 0);
+        for (size_t i = 0; i < STAGE_COUNT; i++) {
+            const stage *s = &stages[i];
+            if (s->info.where != STAGE_CPU)
+                continue;
+            memset(img.rgb, 0xEE, image_bytes(&img)); /* poison: every byte must be written */
+            const image *want = s->kind == ON_CPU || s->kind == ON_CPU_SIMD ? &ref : &flt;
+            long bad;
+            if (s->kind == ON_CPU || s->kind == ON_CPU_FLOAT) {
+                bad = cpu_render_with(s->kind == ON_CPU ? cpu_trace : cpu_trace_float, &img, 3, "test", 1);
+            } else {
+                ck_assert_msg(s->kind == ON_CPU_SIMD || s->kind == ON_CPU_SIMD_FLOAT,
+                              "%s: a CPU stage of a kind this test does not know", s->info.name);
+                int lanes;
+                const char *isa;
+                cpu_row_fn *row = cpu_simd_row(s->kind == ON_CPU_SIMD, &lanes, &isa);
+                if (!row) {
+                    printf("  %s: this CPU has no AVX2: not rendered\n", s->info.name);
+                    continue;
+                }
+                ck_assert_str_eq(isa, _i == 1 ? "avx2" : cpu_widest_isa());
+                ck_assert_int_eq(lanes, (strcmp(isa, "avx512") == 0 ? 64 : 32) / (s->kind == ON_CPU_SIMD ? 8 : 4));
+                bad = cpu_render_rows(row, &img, 3, "test", 1);
+            }
+            image_diff d;
+            image_compare(&img, &ref, &d);
+            ck_assert_msg(bad == 0 && d.psnr >= 30, "%s at %dx%d: %ld NaN rays, %.1f dB", s->info.name, w, h, bad,
+                          d.psnr);
+            ck_assert_msg(memcmp(img.rgb, want->rgb, image_bytes(&img)) == 0,
+                          "%s at %dx%d (%s): not the scalar bytes", s->info.name, w, h, cpu_widest_isa());
+            checked++;
+        }
+        ck_assert_int_ge(checked, 2);
+        image_free(&ref);
+        image_free(&flt);
+        image_free(&img);
+    }
+}
+END_TEST
+
+/* The program prints the host's FMA ceiling beside its CPU stages, at their
+ * thread count, at the ISA this CPU has (the note says which, and the host's
+ * CPUs), as a reference row (check n/a), in its table and its CSV. */
+#ifndef PROGRAM_DIR
+#define PROGRAM_DIR "."
+#endif
+START_TEST(the_fma_ceiling_row_is_printed)
+{
+    const char *dir = harness_scratch("test_ch10");
+    ck_assert_int_eq(harness_shell("%s/ch10 --stage cpu-threads-simd-float --width 33 --height 31 --threads 3 "
+                                   "--repeat 1 --quiet --out %s/x.ppm --csv %s/r.csv > %s/table 2> %s/err",
+                                   harness_q(PROGRAM_DIR), harness_q(dir), harness_q(dir), harness_q(dir),
+                                   harness_q(dir)), 0);
+    char path[300], isa[64];
+    snprintf(path, sizeof path, "%s/table", dir);
+    char *table = harness_read_file(path), *row = table ? strstr(table, "\nceiling-cpu-fma ") : NULL;
+    ck_assert_msg(row != NULL, "no ceiling-cpu-fma row in:\n%s", table ? table : "(no output)");
+    int threads;
+    double ms, gflops;
+    ck_assert_int_eq(sscanf(row, "\nceiling-cpu-fma %d %lf - - %lf GFLOP/s n/a", &threads, &ms, &gflops), 3);
+    ck_assert_int_eq(threads, 3);
+    ck_assert_msg(ms >= CPU_CEILING_MIN_MS && gflops > 0, "%g ms, %g GFLOP/s", ms, gflops);
+    snprintf(isa, sizeof isa, " at %s (", cpu_widest_isa());
+    char *end = strchr(row + 1, '\n');
+    if (end)
+        *end = 0;
+    ck_assert_msg(strstr(row, isa) && strstr(row, " logical CPUs"), "the note names neither ISA nor CPUs: %s", row);
+    ck_assert_msg(strstr(table, "\ncpu-threads-simd-float "), "the stage's row is missing");
+    free(table);
+    snprintf(path, sizeof path, "%s/r.csv", dir);
+    char *csv = harness_read_file(path);
+    ck_assert_msg(csv && strstr(csv, "\nch10,ceiling-cpu-fma,33x31,3,") && strstr(csv, ",GFLOP/s,n/a,"),
+                  "no ceiling row in the CSV:\n%s", csv ? csv : "(none)");
+    free(csv);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("ch10");
@@ -427,10 +548,19 @@ int main(void)
     tcase_add_test(tc, printing_is_deterministic);
     tcase_add_test(tc, nvrtc_compiles_every_kernel);
     tcase_add_test(tc, nvrtc_errors_show_the_source_line);
+    tcase_add_test(tc, the_double_kernel_is_double);
     tcase_add_test(tc, shadow_edge_is_where_the_theory_says);
     tcase_add_test(tc, the_null_condition_drifts_little);
     tcase_add_test(tc, cpu_image_has_a_hole_and_a_sky);
     tcase_add_test(tc, float_cpu_image_is_the_picture_in_float);
+    tcase_add_loop_test(tc, every_cpu_stage_renders_the_scalar_bytes, 0, 2);
+    int skipped = 0;
+    if (harness_shell("%s/ch10 --list-stages > /dev/null 2>&1", harness_q(PROGRAM_DIR)) == 0) {
+        tcase_add_test(tc, the_fma_ceiling_row_is_printed);
+    } else {
+        printf("%s/ch10 cannot run (not built?): the ceiling row's test skipped\n", PROGRAM_DIR);
+        skipped++;
+    }
     suite_add_tcase(s, tc);
-    return harness_run(s, "ch10", 0);
+    return harness_run(s, "ch10", skipped);
 }

@@ -12,6 +12,7 @@ ch03_SAN_ARGS := --width 33 --height 31 --spp 2 --threads 4
 ch03_TSAN_STAGES := rng-packed rng-local rng-local-dynamic
 ch03_TEST_OBJ := $(BUILD)/ch03/card.o $(BUILD)/ch03/threads.o
 ch03_SAN_TEST_SRC := $(ch03_DIR)/card.c $(ch03_DIR)/threads.c
+ch03_TEST_FLAGS += $(call path_def,PROGRAM_DIR,$(CURDIR))
 ch03_BENCH_ARGS := --spp 4 --repeat 3
 ch03_STUDY := $(ch03_DIR)/study.sh
 ch03_BENCH_EXTRA := $(ch03_DIR)/bench_extra.sh

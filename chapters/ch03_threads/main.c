@@ -19,6 +19,9 @@
  *
  * Checks (image_check.c says how): the rng-* images are the same bytes at every
  * thread count; every image is the same picture as ch01's, up to noise.
+ * After the stages, the row ceiling-cpu-fma: the host's FMA throughput on
+ * --threads threads at its widest vector ISA (common/cpu_ceiling.h), measured
+ * in the same run, so the table shows what these cores can do at best.
  */
 #define _GNU_SOURCE
 #include "card.h"
@@ -27,6 +30,7 @@
 #include "threads.h"
 
 #include "../../common/cli.h"
+#include "../../common/cpu_ceiling.h"
 #include "../../common/image.h"
 #include "../../common/measure.h"
 #include "../../common/report.h"
@@ -169,6 +173,10 @@ int main(int argc, char **argv)
         if (opt.images && image_write_stage(&img, opt.images, "ch03", stages[i].info.name) != 0)
             return EXIT_CHECK_FAIL;
     }
+    /* The host's own limit on all the threads the sweep reaches, measured in
+     * this run: a reference row (a sample's flops are not counted, so no stage
+     * claims a share of it), short beside the renders. */
+    cpu_fma_ceiling_row(&rep, (int)opt.threads, 3);
 
     int status = report_finish_image(&rep, 1, "ch03", &img, out, opt.quiet);
     report_print(&rep, stdout);

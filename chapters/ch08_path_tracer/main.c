@@ -17,6 +17,10 @@
  * render's, per 8-bit channel): `make bench` sweeps spp to chart MSE against
  * time, and the time to MSE < 52 (the report's bar).
  *
+ * After the CPU stages, the row ceiling-cpu-fma: the host's FMA throughput
+ * on their threads at its widest vector ISA, measured in the same run
+ * (common/cpu_ceiling.h).
+ *
  * Without a CUDA device the CPU stage runs and the exit status is 3.
  */
 #include "render.h"
@@ -24,6 +28,7 @@
 #include "stages.h"
 
 #include "../../common/cli.h"
+#include "../../common/cpu_ceiling.h"
 #include "../../common/cuda_util.h"
 #include "../../common/image.h"
 #include "../../common/measure.h"
@@ -215,7 +220,7 @@ int main(int argc, char **argv)
     snprintf(workload, sizeof workload, "%dx%dx%dspp", r.width, r.height, r.spp);
     report rep;
     report_init(&rep, spec.program, workload, opt.csv, opt.quiet);
-    int skipped = 0, rendered = 0;
+    int skipped = 0, rendered = 0, cpu_rows = 0;
     for (size_t i = 0; i < STAGE_COUNT; i++) {
         const stage *s = &stages[i];
         if (!cli_stage_selected(&opt, i))
@@ -226,9 +231,14 @@ int main(int argc, char **argv)
         }
         measure_row(&rep, &r, s, (int)opt.repeat, info.name);
         rendered = 1;
+        cpu_rows |= on_cpu(s->kernel);
         if (opt.images && image_write_stage(&r.a, opt.images, spec.program, s->info.name) != 0)
             return EXIT_CHECK_FAIL;
     }
+    /* The host's own limit beside the CPU rows, on their threads: a reference
+     * (a path's flops are not counted, so no stage claims a share of it). */
+    if (cpu_rows)
+        cpu_fma_ceiling_row(&rep, r.threads, 3);
     if (skipped && !opt.quiet)
         fprintf(stderr, "%s: no CUDA device found (%s): %d GPU stage%s not run (exit status %d)\n", spec.program, why,
                 skipped, skipped == 1 ? "" : "s", EXIT_NO_GPU);

@@ -18,7 +18,9 @@
  * Before including: `real` (float or double), R(x) (a literal as real), and
  * BH_FN (function qualifiers). BH_STEP(r, phi, pr, E, L, h), the RK4 step,
  * is called by trace_ray: define it before including to use your own, else
- * it is step_by_hand below.
+ * it is step_by_hand below. With BH_STEP_ONLY defined, only the step and the
+ * step length are defined, in arithmetic alone: `real` may then be a vector
+ * of several rays (cpu_simd.c: R(x) broadcasts x to every lane).
  */
 #define BH_R0 20
 #define BH_FOV_DEG 60
@@ -45,13 +47,14 @@ BH_FN void step_by_hand(real *r, real *phi, real *pr, real E, real L, real h)
     *pr = y[2] + h / R(6.0) * (k[0][2] + R(2.0) * k[1][2] + R(2.0) * k[2][2] + k[3][2]);
 }
 
-#ifndef BH_STEP
-#define BH_STEP step_by_hand
-#endif
-
 /* The step length in the affine parameter: a twentieth of the distance to
  * the horizon, so a step moves the ray by about 5% of where it is. */
 BH_FN real step_length(real r) { return BH_STEP_SCALE * (r - R(1.0)); }
+
+#ifndef BH_STEP_ONLY
+#ifndef BH_STEP
+#define BH_STEP step_by_hand
+#endif
 
 /* The sky in direction (x, y, z), unit: a chequerboard of two colours, 48
  * squares around and 24 from pole to pole, over a gradient; never black. */
@@ -87,6 +90,18 @@ BH_FN int camera_ray(int col, int row, int width, int height, real *E, real *L, 
     return 1;
 }
 
+/* The colour of a ray that escaped at (r, phi) moving out with p_r: the sky
+ * in the direction it leaves by. */
+BH_FN void escaped_colour(real r, real phi, real pr, real L, real tx, real ty, real *rgb)
+{
+    /* the direction it leaves by, in the local frame: radial and across */
+    real f = R(1.0) - R(1.0) / r, vr = sqrt(f) * pr, vphi = L / r;
+    real c = cos(phi), s = sin(phi);
+    /* in the plane: radial (c, s), across (-s, c), in the basis (-z, t) */
+    real a = vr * c - vphi * s, b = vr * s + vphi * c, len = sqrt(a * a + b * b);
+    sky(b / len * tx, b / len * ty, -a / len, rgb);
+}
+
 /* Integrates one pixel's ray; writes its colour (0..1) and returns the number
  * of steps taken (negative if it fell in or never left). */
 BH_FN int trace_ray(int col, int row, int width, int height, real *rgb)
@@ -100,14 +115,10 @@ BH_FN int trace_ray(int col, int row, int width, int height, real *rgb)
         if (!(r > BH_HORIZON_STOP)) /* also stops on NaN */
             return r == r ? -n : 0;
         if (r > BH_ESCAPE && pr > R(0.0)) {
-            /* the direction it leaves by, in the local frame: radial and across */
-            real f = R(1.0) - R(1.0) / r, vr = sqrt(f) * pr, vphi = L / r;
-            real c = cos(phi), s = sin(phi);
-            /* in the plane: radial (c, s), across (-s, c), in the basis (-z, t) */
-            real a = vr * c - vphi * s, b = vr * s + vphi * c, len = sqrt(a * a + b * b);
-            sky(b / len * tx, b / len * ty, -a / len, rgb);
+            escaped_colour(r, phi, pr, L, tx, ty, rgb);
             return n;
         }
     }
     return -BH_MAX_STEPS;
 }
+#endif /* BH_STEP_ONLY */

@@ -20,9 +20,10 @@ void gen_step(ex_ctx *c, ex out[3]);
 
 /* A kernel's whole source: the text of bh.h, the step (generated with
  * `rules`, or the hand-written one if hand is set), and the kernel
- * `render(rgb, bad, width, height)`. Written to f. Returns the number of
- * operations in the generated step (0 for the hand-written one). */
-int gen_source(int hand, unsigned rules, FILE *f);
+ * `render(rgb, bad, width, height)`, in float, or in double if is_double is
+ * set (bh.h's `real`). Written to f. Returns the number of operations in the
+ * generated step (0 for the hand-written one). */
+int gen_source(int hand, int is_double, unsigned rules, FILE *f);
 
 /* The text of bh.h, compiled into the program (build/ch10/bh_text.h). */
 extern const char bh_text[];

@@ -7,8 +7,10 @@
  *
  * Stages: the reference on the CPU (double, the step by hand, bh.h); the same
  * in float on the CPU (cpu_float.c: the GPU stages' precision, so a GPU stage
- * has a CPU stage of its own kind to be compared with); the same
- * kernel with the hand-written step, compiled by NVRTC; the step from the
+ * has a CPU stage of its own kind to be compared with); both with a ray in
+ * each lane of a vector (cpu_simd.c: AVX-512 where the CPU has it, else AVX2);
+ * the same kernel with the hand-written step, compiled by NVRTC, in float and
+ * in double (the reference's work on the GPU); the step from the
  * tree with no rules, with the IEEE-exact rules, with all rules; and with
  * --use_fast_math. Every GPU stage is compiled by NVRTC with the same options
  * (IEEE arithmetic, no FMA contraction, unless fast math), so they differ by
@@ -26,6 +28,10 @@
  * every input; that they leave this picture alone (the source text's claim)
  * is tests/test_ch10.c's relaxed_rules_keep_the_picture, on the CPU.
  *
+ * Beside the CPU stages, the host's FMA ceiling measured in the same run (a
+ * reference row, common/cpu_ceiling.h): the rays count no flops, so no share
+ * of it is claimed.
+ *
  * Without a CUDA device the sources are still generated and the CPU stages
  * run; the exit status is then 3.
  */
@@ -36,6 +42,7 @@
 #include "stages.h"
 
 #include "../../common/cli.h"
+#include "../../common/cpu_ceiling.h"
 #include "../../common/cuda_util.h"
 #include "../../common/image.h"
 #include "../../common/measure.h"
@@ -73,6 +80,14 @@ static const cli_spec spec = {
              "Without a CUDA device the CPU stages run and the exit status is 3.",
 };
 
+/* Whether the last image is the reference's, byte for byte: a stage doing
+ * its arithmetic in double, operation by operation, should be (only the math
+ * library's last bits may differ, between the CPU's and the GPU's). */
+static const char *same_as_reference(const run *r)
+{
+    return memcmp(r->img.rgb, r->ref.rgb, image_bytes(&r->img)) == 0 ? "identical to" : "NOT identical to";
+}
+
 /* One GPU stage: generated, compiled, loaded, measured; two rows (the
  * kernel's, NVRTC's). The unsimplified image is kept in *unsimplified (NULL:
  * not rendered) for the strictly simplified stage to equal. */
@@ -87,9 +102,12 @@ static int run_gpu(run *r, const stage *s, int device, int repeat, report *rep, 
     double rays = (double)r->width * r->height;
     report_row *row = report_measured(rep, s->info.name, REPORT_ON_GPU, &m, rays / (m.times.median * 1e3), "Mrays/s",
                                       name);
-    report_note(row, "; %s%d-op step; NVRTC %.0f ms", s->kind == HAND ? "hand-written, " : "", ops, c.ms);
+    int hand = s->kind == HAND || s->kind == HAND_DOUBLE;
+    report_note(row, "; %s%d-op step; NVRTC %.0f ms", hand ? "hand-written, " : "", ops, c.ms);
     if (stage_math(r, s) != MATH_STRICT)
         report_note(row, "; math %s", math_names[stage_math(r, s)]);
+    if (s->kind == HAND_DOUBLE)
+        report_note(row, "; in double, %s cpu-threads'", same_as_reference(r));
     if (s->kind == GENERATED && s->rules == EX_NONE && stage_math(r, s) == MATH_STRICT)
         memcpy(unsimplified->rgb, r->img.rgb, image_bytes(&r->img));
     if (s->kind == GENERATED && s->rules == EX_STRICT && stage_math(r, s) == MATH_STRICT) {
@@ -107,41 +125,61 @@ static int run_gpu(run *r, const stage *s, int device, int repeat, report *rep, 
     return m.ok == REPORT_OK;
 }
 
-/* cpu-threads-float: cpu_float.c's pixels on the reference's threads,
- * measured as every stage is and checked as a GPU stage is (against the
- * double reference). */
+/* The measured CPU stages (cpu-threads-float, cpu-threads-simd,
+ * cpu-threads-simd-float): cpu_float.c's pixels or cpu_simd.c's rows on the
+ * reference's threads, measured as every stage is and checked as a GPU stage
+ * is (against the double reference). */
 typedef struct {
     run *r;
+    const stage *s;
+    cpu_row_fn *trace_row; /* NULL: cpu_float.c's pixels */
     int threads, quiet;
     long bad;
-} cpu_float_job;
+} cpu_job;
 
-static void cpu_float_poison(void *p)
+static void cpu_poison(void *p)
 {
-    cpu_float_job *j = p;
+    cpu_job *j = p;
     memset(j->r->img.rgb, 0xEE, image_bytes(&j->r->img));
 }
 
-static void cpu_float_render(void *p)
+static void cpu_stage_render(void *p)
 {
-    cpu_float_job *j = p;
-    j->bad = cpu_render_with(cpu_trace_float, &j->r->img, j->threads, "cpu-threads-float", j->quiet);
+    cpu_job *j = p;
+    j->bad = j->trace_row ? cpu_render_rows(j->trace_row, &j->r->img, j->threads, j->s->info.name, j->quiet)
+                          : cpu_render_with(cpu_trace_float, &j->r->img, j->threads, j->s->info.name, j->quiet);
 }
 
-static int cpu_float_check(void *p, char *note, size_t len)
+static int cpu_stage_check(void *p, char *note, size_t len)
 {
-    cpu_float_job *j = p;
+    cpu_job *j = p;
     return check_image(j->r, j->bad, note, len);
 }
 
-static int run_cpu_float(run *r, const stage *s, int threads, int repeat, int quiet, report *rep)
+/* Runs CPU stage s; returns 1 if its checks passed, 0 if not, -1 if it was
+ * skipped (a CPU without AVX2 has no vectorised stage, and says so). */
+static int run_cpu_stage(run *r, const stage *s, int threads, int repeat, int quiet, report *rep)
 {
-    cpu_float_job j = {.r = r, .threads = threads, .quiet = quiet};
+    cpu_job j = {.r = r, .s = s, .threads = threads, .quiet = quiet};
+    int lanes = 1;
+    const char *isa = "scalar";
+    if (s->kind == ON_CPU_SIMD || s->kind == ON_CPU_SIMD_FLOAT) {
+        j.trace_row = cpu_simd_row(s->kind == ON_CPU_SIMD, &lanes, &isa);
+        if (!j.trace_row) {
+            fprintf(stderr, "ch10: %s needs AVX2 and FMA or AVX-512, which this CPU lacks: skipped\n", s->info.name);
+            return -1;
+        }
+    }
     measure_result m;
-    measure_stage(&(measure_plan){.reset = cpu_float_poison, .run = cpu_float_render, .check = cpu_float_check,
+    measure_stage(&(measure_plan){.reset = cpu_poison, .run = cpu_stage_render, .check = cpu_stage_check,
                                   .context = &j, .repeat = repeat}, &m);
     double rays = (double)r->width * r->height;
-    report_measured(rep, s->info.name, threads, &m, rays / (m.times.median * 1e3), "Mrays/s", host_cpu_name());
+    report_row *row = report_measured(rep, s->info.name, threads, &m, rays / (m.times.median * 1e3), "Mrays/s",
+                                      host_cpu_name());
+    if (j.trace_row)
+        report_note(row, "; %s, %d rays a vector", strcmp(isa, "avx512") == 0 ? "AVX-512" : "AVX2 (no AVX-512)", lanes);
+    if (s->kind == ON_CPU_SIMD) /* the reference's arithmetic, lane by lane: its bytes */
+        report_note(row, "; %s cpu-threads'", same_as_reference(r));
     return m.ok == REPORT_OK;
 }
 
@@ -235,8 +273,11 @@ int main(int argc, char **argv)
         if (!cli_stage_selected(&opt, i))
             continue;
         int device = (int)opt.device, repeat = (int)opt.repeat;
-        if (stages[i].kind == ON_CPU_FLOAT) {
-            all_ok &= run_cpu_float(&r, &stages[i], (int)opt.threads, repeat, opt.quiet, &rep);
+        if (stages[i].info.where == STAGE_CPU) {
+            int ok = run_cpu_stage(&r, &stages[i], (int)opt.threads, repeat, opt.quiet, &rep);
+            if (ok < 0)
+                continue; /* nothing rendered: no picture to keep */
+            all_ok &= ok;
         } else if (!gpu) {
             skipped++;
             continue;
@@ -250,6 +291,10 @@ int main(int argc, char **argv)
         if (opt.images && image_write_stage(&r.img, opt.images, spec.program, stages[i].info.name) != 0)
             return EXIT_CHECK_FAIL;
     }
+    /* The host's own limit beside the CPU rows (the rays count no flops: no
+     * share of it is claimed), kept short: ch10's CPU stages take seconds. */
+    if (opt.stage_index <= 0 || stages[opt.stage_index].info.where == STAGE_CPU)
+        cpu_fma_ceiling_row(&rep, (int)opt.threads, 3);
     if (skipped && !opt.quiet)
         fprintf(stderr, "ch10: no CUDA device found (%s): %d GPU stage%s not run (exit status %d)\n", why, skipped,
                 skipped == 1 ? "" : "s", EXIT_NO_GPU);

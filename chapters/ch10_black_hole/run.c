@@ -19,7 +19,7 @@ char *source_of(const stage *s, int *ops)
         fprintf(stderr, "ch10: out of memory (a kernel's source)\n");
         exit(EXIT_CHECK_FAIL);
     }
-    *ops = gen_source(s->kind == HAND, s->rules, f);
+    *ops = gen_source(s->kind == HAND || s->kind == HAND_DOUBLE, s->kind == HAND_DOUBLE, s->rules, f);
     if (fclose(f) != 0) {
         fprintf(stderr, "ch10: out of memory (a kernel's source)\n");
         exit(EXIT_CHECK_FAIL);

@@ -1,11 +1,13 @@
 /* stages.h - ch10's stages: name, what it changes, where it runs, the kernel
  * make profile measures (every generated kernel is called render); then how
- * its step is made (by hand, or from the tree with a set of rules) and the
+ * its step is made (by hand, or from the tree with a set of rules), the
  * arithmetic NVRTC compiles it with (kernels.h's MATH_*; --math overrides
  * it, and `make bench` runs the strict stages under each other one: the
- * source text's table of math configurations). The tag work=: every GPU
- * stage computes in float (fast math apart), unlike the double reference, so
- * make book sets its time beside cpu-threads-float's, not cpu-threads'. */
+ * source text's table of math configurations). The tag
+ * work=: the GPU stages compute in float (fast math apart), unlike the double
+ * reference, so make book sets their time beside the float CPU stages', not
+ * cpu-threads'; gpu-hand-written-double does the reference's work, untagged,
+ * so the double CPU stages and it compare like for like. */
 #ifndef CH10_STAGES_H
 #define CH10_STAGES_H
 
@@ -14,7 +16,10 @@
 
 #include "../../common/stage.h"
 
-enum { ON_CPU, ON_CPU_FLOAT, HAND, GENERATED };
+/* how a stage's step is made: on the CPU (double, float; scalar or in
+ * vectors), by hand on the GPU (in float; HAND_DOUBLE: in double), or from
+ * the tree (float) */
+enum { ON_CPU, ON_CPU_FLOAT, ON_CPU_SIMD, ON_CPU_SIMD_FLOAT, HAND, HAND_DOUBLE, GENERATED };
 
 typedef struct {
     stage_info info;
@@ -31,8 +36,16 @@ static const stage stages[] = {
      0, 0},
     {{"cpu-threads-float", "cpu-threads in float, each operation rounded (no FMA contraction): the strict GPU "
       "stages' arithmetic", .where = STAGE_CPU, .tags = "work=float"}, ON_CPU_FLOAT, 0, 0},
+    {{"cpu-threads-simd", "cpu-threads with a ray in each lane of a vector: 8 with AVX-512, 4 with AVX2 (the widest "
+      "the CPU has, chosen at run time); the same operations, so the same bytes", .where = STAGE_CPU},
+     ON_CPU_SIMD, 0, 0},
+    {{"cpu-threads-simd-float", "cpu-threads-float with a ray in each lane of a vector: 16 with AVX-512, 8 with AVX2; "
+      "the same bytes as cpu-threads-float", .where = STAGE_CPU, .tags = "work=float"},
+     ON_CPU_SIMD_FLOAT, 0, 0},
     {{"gpu-hand-written", "the step written by hand, compiled by NVRTC (IEEE, no FMA contraction)", GPU, ABLATION},
      HAND, 0, MATH_STRICT},
+    {{"gpu-hand-written-double", "gpu-hand-written in double, the reference's arithmetic: cpu-threads' work on the "
+      "GPU", .where = STAGE_GPU, .kernel = "render"}, HAND_DOUBLE, 0, MATH_STRICT},
     {{"gpu-generated", "the step from the tree, no rules: what differentiation leaves", GPU, ABLATION}, GENERATED,
      EX_NONE, MATH_STRICT},
     {{"gpu-generated-simplified", "the tree with the IEEE-exact rules: the same image, bit for bit", GPU}, GENERATED,
