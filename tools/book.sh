@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # make book: regenerates every generated part of book.md and README.md from data/.
-#   <!-- results:chNN --> ... <!-- end results:chNN -->   a table per machine (CSV file)
+#   <!-- results:chNN --> ... <!-- end results:chNN -->   a table per CSV file, of one machine (refused otherwise)
 #   <!-- generated:quality_chNN --> ...                  time to MSE < 52 per stage (rows in unit "MSE")
-#   <!-- results:summary --> ... <!-- end results:summary -->  first vs best stage per chapter
-#   <!-- include:PATH --> ... <!-- end include:PATH -->   the file PATH, verbatim
+#   <!-- results:summary --> ... <!-- end results:summary -->  first vs best stage per chapter, a table per machine
+#   <!-- generated:provenance --> ...                    each CSV file's machines, runs, commits, dates, chapters
+#   <!-- include:PATH --> ... <!-- end include:PATH -->   the file PATH, verbatim (missing or empty: an error)
 #   <!-- generated:NAME --> ... <!-- end generated:NAME -->  build/book/NAME.md (e.g. profile_summary;
 #                                                          toc: the contents, from book.md's headings)
 # and draws the charts into data/plots (gnuplot, SVG) when gnuplot is installed.
+# Every table's heading names the machine and the runs its rows come from, and
+# a row measured before its chapter's code last changed is marked stale: read
+# from the rows' provenance columns (tools/provenance.sh), never typed by hand.
 # The book links every chart that is in data/plots, drawn now or committed:
 # the same committed data make the same book.md and README.md on any machine
 # (tests/tools/book_without_tools.sh: without gnuplot and clang).
@@ -24,6 +28,13 @@ CHAPTERS=$COURSE_CHAPTERS EXERCISES=$COURSE_EXERCISES
 gen=build/book
 mkdir -p "$gen" data/plots
 csvs=(data/results/*.csv)
+
+# Where each row came from (tools/provenance.sh): which rows are stale, the
+# provenance block, the headings that name machine and runs.
+# shellcheck source=tools/provenance.sh
+source tools/provenance.sh || { echo "book: cannot read tools/provenance.sh" >&2; exit 2; }
+prov_stale_map "${csvs[@]}" > "$gen/stale.txt" || { echo "book: cannot tell which rows are stale (tools/provenance.sh)" >&2; exit 1; }
+prov_block "$gen/stale.txt" "${csvs[@]}" > "$gen/provenance.md" || { echo "book: making the provenance block failed" >&2; exit 1; }
 
 # What work each stage does: its row's tag work=LABEL (common/stage.h), one
 # line "chapter stage label" per tagged stage in $gen/work_<machine>.txt. A
@@ -69,7 +80,7 @@ function ftime(ms) {
     return sprintf("%.3f ms", ms)
 }
 function fval(v) { return v >= 100 ? sprintf("%.0f", v) : v >= 10 ? sprintf("%.1f", v) : sprintf("%.3g", v) }
-'
+'"$prov_awk"
 
 # line_chart OUT CHAPTER TAG EXTRA AWK TITLE XLABEL YLABEL LOGSCALE KEY: one line
 # per stage of CHAPTER in $f, its points printed by AWK (c = chapter, s = stage);
@@ -223,15 +234,17 @@ for ch in $(awk -F, 'FNR > 1 {print $1}' "${csvs[@]}" /dev/null | sort -u); do
     : > "$out"
     for f in "${csvs[@]}"; do
         grep -q "^$ch," "$f" || continue
-        awk -F, -v ch="$ch" -v file="$f" -v worklist="$gen/work_$(basename "$f" .csv).txt" "$fmt_awk"'
-        BEGIN { load_work(worklist) }
+        # headed by its machine and runs (one machine only: refused otherwise), stale rows marked
+        awk -F, -v ch="$ch" -v file="$f" -v worklist="$gen/work_$(basename "$f" .csv).txt" -v stalemap="$gen/stale.txt" "$fmt_awk"'
+        BEGIN { load_work(worklist); prov_load(stalemap) }
+        FNR > 1 && $1 == ch { prov_add() }
         FNR > 1 && $1 == ch && $7 != "MSE" && $7 != "relMSE" {
-            n++; stage[n] = $2; wl[n] = $3; thr[n] = $4; ms[n] = $5; val[n] = $6; unit[n] = $7; chk[n] = $8
+            n++; mark[n] = prov_mark(ch); stage[n] = $2; wl[n] = $3; thr[n] = $4; ms[n] = $5; val[n] = $6; unit[n] = $7; chk[n] = $8
             if (!(($9) in seen)) { seen[$9] = 1; devs = devs (devs ? "; " : "") $9 }
-            date = $10
         }
         END {
-            printf "*Measured on %s, %s (`%s`).*\n\n", devs, substr(date, 1, 10), file
+            prov_refuse_mixed(file, ch)
+            printf "*Measured on %s, %s; %s (`%s`).*\n\n", devs, prov_days(), prov_ids(), file
             printf "| stage | workload | threads | time | speedup | rate | check |\n|---|---|---:|---:|---:|---:|---|\n"
             for (i = 1; i <= n; i++) {
                 # a speedup compares rows of one workload, unit and work: against the first such row
@@ -243,10 +256,11 @@ for ch in $(awk -F, 'FNR > 1 {print $1}' "${csvs[@]}" /dev/null | sort -u); do
                 if (chk[i] != "n/a" && !(key in base)) base[key] = ms[i]
                 sp = chk[i] != "n/a" && (key in base) ? sprintf("%.2fx%s", base[key] / ms[i], w != w1 ? " of " w : "") : "-"
                 if (w != w1 && chk[i] != "n/a") others = 1
-                printf "| %s | %s | %s | %s | %s | %s %s | %s |\n", stage[i], wl[i], thr[i] == 0 ? "GPU" : thr[i], ftime(ms[i]), sp, fval(val[i]), unit[i], chk[i]
+                printf "| %s | %s | %s | %s | %s | %s %s | %s |\n", stage[i] mark[i], wl[i], thr[i] == 0 ? "GPU" : thr[i], ftime(ms[i]), sp, fval(val[i]), unit[i], chk[i]
             }
             if (others)
                 printf "\n*\"of LABEL\": that row does other work than the first stage (its row is tagged work=LABEL: another precision or estimator, or less work), so its speedup is against the first row of its own work; across works compare the rates.*\n"
+            printf "%s", prov_notes()
             printf "\n"
         }' "$f" >> "$out" || { echo "book: making the $ch table from $f failed" >&2; exit 1; }
         # the chart under its machine's table (ch08's under its quality table)
@@ -263,16 +277,19 @@ for ch in $(awk -F, 'FNR > 1 && $7 == "MSE" {print $1}' "${csvs[@]}" /dev/null |
     : > "$out"
     for f in "${csvs[@]}"; do
         grep -q "^$ch,.*,MSE," "$f" || continue
-        awk -F, -v ch="$ch" -v file="$f" "$fmt_awk"'
+        awk -F, -v ch="$ch" -v file="$f" -v stalemap="$gen/stale.txt" "$fmt_awk"'
+        BEGIN { prov_load(stalemap) }
+        FNR > 1 && $1 == ch { prov_add() }
         FNR > 1 && $1 == ch && ($7 == "MSE" || $7 == "relMSE") && $3 ~ /^1024x768x/ {
-            if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 }
+            if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2; mark[$2] = prov_mark(ch) }
             spp = $3; sub(/^1024x768x/, "", spp); sub(/spp$/, "", spp); spp += 0
             k = $2 SUBSEP spp
             if (!(k in ms)) { cnt[$2]++; sp[$2, cnt[$2]] = spp }
             if ($7 == "relMSE") rel[k] = $6; else { ms[k] = $5; mse[k] = $6 }
         }
         END {
-            printf "*Time to MSE < 52 at 1024x768 (kernel time at the smallest spp measured below it: the sweep doubles, then bisects until its bracket is at most 1.25x wide; relative MSE of the unclamped linear radiance, mean of (a - ref)^2 / (ref^2 + 0.01), against a double render at 16384 spp, whose own noise it includes; `%s`):*\n\n", file
+            prov_refuse_mixed(file, ch " (quality)")
+            printf "*Time to MSE < 52 at 1024x768 (kernel time at the smallest spp measured below it: the sweep doubles, then bisects until its bracket is at most 1.25x wide; relative MSE of the unclamped linear radiance, mean of (a - ref)^2 / (ref^2 + 0.01), against a double render at 16384 spp, whose own noise it includes; %s; `%s`):*\n\n", prov_ids(), file
             printf "| stage | spp | kernel time | MSE | relative MSE, linear | sweep (spp: MSE) |\n|---|---:|---:|---:|---:|---|\n"
             for (i = 1; i <= n; i++) {
                 s = order[i]; m = cnt[s]
@@ -283,10 +300,10 @@ for ch in $(awk -F, 'FNR > 1 && $7 == "MSE" {print $1}' "${csvs[@]}" /dev/null |
                     if (!hit && mse[k] < 52) hit = a
                 }
                 if (m < 2) continue
-                if (hit) { k = s SUBSEP sp[s, hit]; printf "| %s | %d | %s | %.1f | %s | %s |\n", s, sp[s, hit], ftime(ms[k]), mse[k], (k in rel) ? sprintf("%.4f", rel[k]) : "-", list }
-                else printf "| %s | - | not reached | - | - | %s |\n", s, list
+                if (hit) { k = s SUBSEP sp[s, hit]; printf "| %s | %d | %s | %.1f | %s | %s |\n", s mark[s], sp[s, hit], ftime(ms[k]), mse[k], (k in rel) ? sprintf("%.4f", rel[k]) : "-", list }
+                else printf "| %s | - | not reached | - | - | %s |\n", s mark[s], list
             }
-            printf "\n"
+            printf "%s\n", prov_notes()
         }' "$f" >> "$out" || { echo "book: making the $ch quality table from $f failed" >&2; exit 1; }
         kind=${ch}_CHART
         [ "${!kind:-}" != lines-quality ] || chart_link "$ch" "$(basename "$f" .csv)" >> "$out"
@@ -294,13 +311,16 @@ for ch in $(awk -F, 'FNR > 1 && $7 == "MSE" {print $1}' "${csvs[@]}" /dev/null |
 done
 
 # The summary for the README: per machine and chapter, the first and the fastest stage.
-: > "$gen/results_summary.md"
-for f in "${csvs[@]}"; do
-    awk -F, -v file="$f" -v worklist="$gen/work_$(basename "$f" .csv).txt" "$fmt_awk"'
-    BEGIN { load_work(worklist) }
+# One table per machine (prov_groups: two machines of one name, or rows whose
+# provenance is not recorded from two days, are two tables), headed by its runs.
+# summary_of FILE GROUP: the summary table of GROUP, one machine's rows of FILE (prov_groups).
+summary_of() {
+    awk -F, -v file="$1" -v worklist="$gen/work_$(basename "$1" .csv).txt" -v stalemap="$gen/stale.txt" "$fmt_awk"'
+    BEGIN { load_work(worklist); prov_load(stalemap) }
     # first pass: the GPUs (the device of every row with threads 0), so a row
     # on several GPUs (threads = the GPU count) is not taken for a CPU row
     FNR == NR { if (FNR > 1 && $4 == 0) gpu_device[$9] = 1; next }
+    FNR > 1 { prov_add(); if (!($1 in chmark)) chmark[$1] = prov_mark($1) }
     FNR > 1 && $8 != "n/a" && $7 != "MSE" && $7 != "relMSE" {
         # the fastest row of the workload, unit and work of the first row (not a smaller n of a sweep,
         # not a stage doing other work); and per (workload, unit, work) the fastest CPU row (on no
@@ -323,13 +343,21 @@ for f in "${csvs[@]}"; do
             if (!(c in main_wl) || gpu_rows[c, kwl[j]] > gpu_rows[c, main_wl[c]]) main_wl[c] = kwl[j] }
         for (j = 1; j <= nk; j++) { k = kkey[j]; c = kch[j]; pwl[k] = kwl[j]; pw[k] = kw[j]
             if (kwl[j] == main_wl[c] && (k in cms) && (k in gms) && (!(c in pair) || gms[k] < gms[pair[c]])) pair[c] = k }
-        printf "*%s (`%s`)*\n\n| chapter | first stage | time | fastest stage, same work | time | speedup | GPU against CPU, like for like | checks |\n|---|---|---:|---|---:|---:|---|---|\n", devs, file
+        printf "*%s, %s; %s (`%s`)*\n\n| chapter | first stage | time | fastest stage, same work | time | speedup | GPU against CPU, like for like | checks |\n|---|---|---:|---|---:|---:|---|---|\n", devs, prov_days(), prov_ids(), file
         for (i = 1; i <= n; i++) for (k = i + 1; k <= n; k++) if (order[k] < order[i]) { t = order[i]; order[i] = order[k]; order[k] = t }
         for (i = 1; i <= n; i++) { c = order[i]; vs = "-"
             if (c in pair) { k = pair[c]; vs = sprintf("%.1fx: %s against %s, %s%s", cms[k] / gms[k], gname[k], cname[k], pwl[k], pw[k] != "" ? ", work " pw[k] : "") }
-            printf "| %s | %s | %s | %s | %s | %.1fx | %s | %s |\n", c, first[c], ftime(firstms[c]), best[c], ftime(bestms[c]), firstms[c] / bestms[c], vs, fails[c] ? fails[c] " FAIL" : "all ok" }
-        printf "\n"
-    }' "$f" "$f" >> "$gen/results_summary.md" || { echo "book: making the summary from $f failed" >&2; exit 1; }
+            printf "| %s | %s | %s | %s | %s | %.1fx | %s | %s |\n", c chmark[c], first[c], ftime(firstms[c]), best[c], ftime(bestms[c]), firstms[c] / bestms[c], vs, fails[c] ? fails[c] " FAIL" : "all ok" }
+        printf "%s\n", prov_notes()
+    }' "$2" "$2"
+}
+: > "$gen/results_summary.md"
+for f in "${csvs[@]}"; do
+    m=$(basename "$f" .csv)
+    groups=$(prov_groups "$f" "$gen/groups_$m") || { echo "book: splitting $f by machine failed" >&2; exit 1; }
+    for g in $groups; do
+        summary_of "$f" "$g" >> "$gen/results_summary.md" || { echo "book: making the summary from $f ($g) failed" >&2; exit 1; }
+    done
 done
 
 # Images: PPMs from a bench without libpng become PNGs (then the PPM goes).
@@ -446,27 +474,46 @@ fence || !/^###? / || $0 == "## Contents" { next }
     printf "%s- [%s](#%s%s)\n", level == 3 ? "  " : "", title, slug, n ? "-" n : ""
 }' book.md > "$gen/toc.md"
 
-# Splice generated text between the markers.
+# Splice generated text between the markers, into DOC.new (prints its name).
+# An include of a file that is missing or has no text is an error (DOC:LINE):
+# the book would print nothing, or a stale placeholder, where it promises evidence.
 splice() {
     local file=$1 tmp
-    tmp=$(mktemp)
-    awk -v gen="$gen" '
+    tmp=$(mktemp "$file.XXXXXX") && chmod --reference="$file" "$tmp" || return 1
+    awk -v gen="$gen" -v doc="$file" '
     function emit(path,   line) { while ((getline line < path) > 0) print line; close(path) }
+    function has_text(path,   line, rc) { # 1: a line with a non-blank character; 0: none; -1: unreadable
+        while ((rc = (getline line < path)) > 0) if (line ~ /[^ \t\r]/) { close(path); return 1 }
+        close(path)
+        return rc < 0 ? -1 : 0
+    }
     match($0, /<!-- (results|include|generated):[^ ]+ -->/) {
         print
         split(substr($0, RSTART + 5, RLENGTH - 9), kv, ":")
         path = kv[1] == "results" ? gen "/results_" kv[2] ".md" : kv[1] == "generated" ? gen "/" kv[2] ".md" : kv[2]
-        fence = path ~ /\.(txt|log)$/ # plain text (a report, a log): shown as a code block
-        if ((getline probe < path) > 0) { close(path); if (fence) print "```"; emit(path); if (fence) print "```" }
+        fence = path ~ /\.(txt|log|err)$/ # plain text (a report, a log): shown as a code block
+        text = has_text(path)
+        if (kv[1] == "include" && text != 1) {
+            printf "book: %s:%d: <!-- include:%s -->: %s, so the book would show nothing there (remove the include, or make the file)\n", doc, FNR, path, text < 0 ? "no such file" : "the file is empty" > "/dev/stderr"
+            failed = 1; exit 1
+        }
+        if (text == 1) { if (fence) print "```"; emit(path); if (fence) print "```" }
         else print "*(no data yet: run `make bench`, then `make book`)*"
         skipping = 1; endmark = "<!-- end " kv[1] ":" kv[2] " -->"
         next
     }
     skipping && index($0, endmark) { skipping = 0; print; next }
     !skipping { print }
-    ' "$file" > "$tmp" && mv "$tmp" "$file"
+    ' "$file" > "$tmp" && echo "$tmp" || { rm -f "$tmp"; return 1; }
 }
+# Both documents are spliced before either is replaced: an error leaves both as they were.
+news=()
 for doc in book.md README.md; do
-    [ -f "$doc" ] && splice "$doc"
+    [ -f "$doc" ] || continue
+    new=$(splice "$doc") || { rm -f "${news[@]%%:*}"; echo "book: $doc not written (the error above)" >&2; exit 1; }
+    news+=("$new:$doc")
+done
+for pair in "${news[@]}"; do
+    mv "${pair%%:*}" "${pair#*:}" || exit 1
 done
 echo "book: tables and includes regenerated from ${#csvs[@]} results file(s); $charts"
