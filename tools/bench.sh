@@ -58,7 +58,11 @@ run_id=$(date -u +%Y%m%dT%H%MZ)-$(od -An -N2 -tx2 /dev/urandom | tr -d ' ')
 machine_id=$(cat /etc/machine-id 2>/dev/null || hostname) # the first 8 hex of its hash: no host name in the data
 machine_id=$(printf '%s' "$machine_id" | sha256sum | cut -c1-8)
 export BENCH_COMMIT=$commit BENCH_RUN_ID=$run_id BENCH_MACHINE_ID=$machine_id
-stamp() { echo "# run $run_id commit $commit machine $machine_id date $(date -u +%Y-%m-%dT%H:%M:%SZ)"; }
+# stamp DIR: the first line of a chapter's logs; code is its code's fingerprint
+# (tools/code_id.sh), which make book compares with the code's now (stale or not)
+stamp() {
+    echo "# run $run_id commit $commit machine $machine_id code $(tools/code_id.sh "$1") date $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+}
 # BENCH_SMOKE=1 (make check-gpu): every chapter once at its small test size
 # (chNN_SMALL, --repeat 1), without the further runs and extras, into
 # build/bench-smoke/: the bench's path proven, the committed results untouched.
@@ -178,6 +182,7 @@ if [ -n "$study" ]; then
 fi
 echo "$what: $machine ($cores cores), run $run_id, commit $commit: ${chapters:-no chapter has a study}"
 ok_chapters= csv_header=
+declare -A code_dir=()
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 timings=
 for ch in $chapters; do
@@ -185,6 +190,7 @@ for ch in $chapters; do
     [ -n "${!dir:-}" ] || { echo "$what: $ch is not a chapter (make print-chapters)"; status=1; continue; }
     [ -x "./$ch" ] || { echo "$what: ./$ch is not built (make $ch)"; status=1; continue; }
     echo "$what: $ch ..."
+    code_dir[$ch]=${!dir}
     t0=$SECONDS
     runner=bench_chapter
     [ -z "$study" ] || runner=study_chapter
@@ -209,7 +215,7 @@ for ch in $ok_chapters; do
     for f in "$scratch/$ch/logs"/*; do
         [ -e "$f" ] || continue
         case $f in # the logs a reader sees (the book includes them) start with the run they come from
-        *.txt | *.err) { stamp; cat "$f"; } > "$f.stamped" && mv "$f.stamped" "$f" ;;
+        *.txt | *.err) { stamp "${code_dir[$ch]}"; cat "$f"; } > "$f.stamped" && mv "$f.stamped" "$f" ;;
         esac
         mv -f "$f" "$logdir_final/"
     done

@@ -14,48 +14,38 @@
 #     chapters (prov_block: the book's and README's <!-- generated:provenance -->);
 #   - heads every table with the machine and every run its rows come from, and
 #     refuses a chapter table whose rows come from two machines (prov_awk);
-#   - marks a row stale (†) when its commit lacks the last change to its
-#     chapter's code (chapters/<dir>/ or common/), and says "unknown" where git
-#     or the commit cannot tell (prov_stale_map).
-# Git runs in BOOK_GIT (default: here), so a copy of the repository without
-# its .git (tests/tools/book_without_tools.sh) can name the original's.
+#   - marks a row stale (†) when its chapter's code is no longer the code
+#     it was measured on, and says "unknown" where its log records no code
+#     fingerprint (prov_stale_map).
+# Stale or not needs no git: make bench stamps each chapter's log with its
+# code's fingerprint (tools/code_id.sh: the chapter's files and common/'s), and
+# a chapter whose fingerprint now differs was measured on other code. The same
+# files give the same book on any machine, with or without history.
 
 # prov_stale_map CSV...: one line per (chapter, commit) of the recorded rows:
-# chapter TAB commit TAB fresh|stale|unknown TAB the last change's commit, or why unknown.
+# chapter TAB commit TAB fresh|stale|unknown TAB the fingerprint then and now, or why unknown.
 prov_stale_map() {
-    local ch commit dirvar
-    local -A last=()
-    awk -F, 'FNR > 1 && NF >= 13 && $11 != "" && $11 != "-" { print $1, $11 }' "$@" /dev/null | sort -u |
-        while read -r ch commit; do
-            dirvar=${ch}_DIR
-            case $ch in *[!A-Za-z0-9_]*) dirvar=NO_SUCH_CHAPTER_DIR ;; esac # not a name: no chapter
-            [ -n "${last[$ch]+set}" ] || last[$ch]=$(prov_last_change "${!dirvar:-}")
-            printf '%s\t%s\t%s\n' "$ch" "$commit" "$(prov_staleness "${last[$ch]}" "${commit%-dirty}")"
-        done
-}
-
-# prov_last_change DIR: the short hash of the last commit that changed DIR or
-# common/, or a reason it is unknown (words: no hash has a space).
-prov_last_change() {
-    local git=${BOOK_GIT:-.} h
-    [ -n "$1" ] || { echo "unknown chapter"; return; }
-    command -v git > /dev/null || { echo "git is not installed"; return; }
-    git -C "$git" rev-parse -q --verify HEAD > /dev/null 2>&1 || { echo "no git history here"; return; }
-    h=$(git -C "$git" log -1 --format=%H -- "$1/" common/ 2> /dev/null)
-    [ -n "$h" ] && echo "${h:0:7}" || echo "no commit changes $1/"
-}
-
-# prov_staleness LAST COMMIT: "fresh", "stale TAB LAST" or "unknown TAB why".
-prov_staleness() {
-    local git=${BOOK_GIT:-.} rc
-    case $1 in *" "*) printf 'unknown\t%s' "$1"; return ;; esac
-    git -C "$git" merge-base --is-ancestor "$1" "$2" 2> /dev/null
-    rc=$?
-    case $rc in
-    0) printf 'fresh\t' ;;
-    1) printf 'stale\t%s' "$1" ;;
-    *) printf 'unknown\tnot in this repository'"'"'s history' ;;
-    esac
+    local csv ch commit dirvar log then now
+    for csv in "$@"; do
+        awk -F, 'FNR > 1 && NF >= 13 && $11 != "" && $11 != "-" { print $1, $11 }' "$csv" | sort -u |
+            while read -r ch commit; do
+                dirvar=${ch}_DIR
+                case $ch in *[!A-Za-z0-9_]*) dirvar=NO_SUCH_CHAPTER_DIR ;; esac # not a name: no chapter
+                log=${csv%.csv}/$ch.txt
+                then=$(sed -n '1s/^# run .* code \([0-9a-f]*\) .*/\1/p' "$log" 2> /dev/null)
+                if [ -z "${!dirvar:-}" ]; then
+                    printf '%s\t%s\tunknown\t%s\n' "$ch" "$commit" "not a chapter of this course"
+                elif [ -z "$then" ]; then
+                    printf '%s\t%s\tunknown\t%s\n' "$ch" "$commit" "its log ${log#data/results/} records no code fingerprint"
+                elif ! now=$(tools/code_id.sh "${!dirvar}"); then
+                    printf '%s\t%s\tunknown\t%s\n' "$ch" "$commit" "its code cannot be fingerprinted here"
+                elif [ "$now" = "$then" ]; then
+                    printf '%s\t%s\tfresh\t\n' "$ch" "$commit"
+                else
+                    printf '%s\t%s\tstale\t%s\n' "$ch" "$commit" "measured on code $then, the code is now $now"
+                fi
+            done
+    done
 }
 
 # Awk functions for a table's heading, appended to book.sh's fmt_awk. Per
@@ -96,12 +86,12 @@ function prov_ids(   i, s) {
 function prov_mark(ch,   k) {
     if (!prov_recorded()) return ""
     k = ch SUBSEP $11
-    if (st[k] == "stale") { if (!(k in noted)) { noted[k] = 1; stalenote = stalenote sprintf(" commit %s lacks %s, the last change to %s'"'"'s code;", $11, stwhy[k], ch) }; return " †" }
+    if (st[k] == "stale") { if (!(k in noted)) { noted[k] = 1; stalenote = stalenote sprintf(" %s at commit %s was %s;", ch, $11, stwhy[k]) }; return " †" }
     if (st[k] == "unknown") { if (!(k in noted)) { noted[k] = 1; unknownnote = unknownnote sprintf(" commit %s: %s;", $11, stwhy[k]) }; return " ‡" }
     return ""
 }
 function prov_notes(   s) {
-    if (stalenote != "") { sub(/;$/, "", stalenote); s = s sprintf("\n*† stale: measured before its chapter'"'"'s code last changed:%s (`chapters/<dir>/` or `common/`).*\n", stalenote) }
+    if (stalenote != "") { sub(/;$/, "", stalenote); s = s sprintf("\n*† stale: measured on other code than the chapter'"'"'s now (`tools/code_id.sh`: its folder, the folders it uses and `common/`):%s.*\n", stalenote) }
     if (unknownnote != "") { sub(/;$/, "", unknownnote); s = s sprintf("\n*‡ stale or not: unknown (%s).*\n", substr(unknownnote, 2)) }
     return s
 }
