@@ -22,14 +22,15 @@ ch05_EXERCISES := ch05
 ex_ch05_WHAT := find every hidden double in a shading function and remove it, to float accuracy
 ex_ch05_ON := CPU (values; zero FP64 instructions in the PTX from `nvcc -ptx`)
 
-# render.cu once per set of floating-point flags: as is, with -use_fast_math,
-# and with each flag -use_fast_math implies alone (its functions renamed *_<build>).
+# ch05's kernels (kernels.h) once per set of floating-point flags: as is
+# (render.cu), with -use_fast_math, and with each flag -use_fast_math implies
+# alone (render_<build>.cu, each exporting gpu_render_<build>).
 $(BUILD)/ch05/%.o: $(ch05_DIR)/%.c $(ch05_DIR)/*.h common/*.h | $(BUILD)/ch05/.dir
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) $(REFERENCE_DEF) -c $< -o $@
 $(BUILD)/ch05/render.o: $(ch05_DIR)/render.cu $(ch05_DIR)/*.h common/*.h $(CUDA_CONFIG) | $(BUILD)/ch05/.dir
 	$(CUDA_CXX) -c $< -o $@
-$(BUILD)/ch05/render_%.o: $(ch05_DIR)/render.cu $(ch05_DIR)/*.h common/*.h $(CUDA_CONFIG) | $(BUILD)/ch05/.dir
-	$(CUDA_CXX) $(CH05_FLAGS_$*) -DFLAGS_BUILD -DBUILD_$* -c $< -o $@
+$(BUILD)/ch05/render_%.o: $(ch05_DIR)/render_%.cu $(ch05_DIR)/*.h common/*.h $(CUDA_CONFIG) | $(BUILD)/ch05/.dir
+	$(CUDA_CXX) $(CH05_FLAGS_$*) -c $< -o $@
 ch05: $(BUILD)/ch05/main.o $(BUILD)/ch05/run.o $(CH05_RENDER_OBJ) $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)
 

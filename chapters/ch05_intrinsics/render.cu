@@ -1,77 +1,8 @@
-/* render.cu - ch05's kernels: ch04's loop kernel, templated on the stage's changes. */
-#include "card.h"
-#include "render.h"
+/* render.cu - ch05's kernels (kernels.h) built plainly, and the CPU side.
+ * The same kernels built with other floating-point flags are in
+ * render_fast.cu, render_ftz.cu, render_approx_div.cu and render_approx_sqrt.cu. */
+#include "kernels.h"
 
-#include "../../common/cuda_util.h"
-
-/* This file is compiled once per set of floating-point flags (chapter.mk):
- * plainly, and as a flags build (FLAGS_BUILD) with -DBUILD_fast
- * (-use_fast_math), -DBUILD_ftz (-ftz=true), -DBUILD_approx_div
- * (-prec-div=false) or -DBUILD_approx_sqrt (-prec-sqrt=false), each of which
- * exports its launcher under its own name (below); the CPU side is in the
- * plain build only. */
-
-template <int F>
-__global__ void render_kernel(unsigned char *rgb, int *bad, camera cam, int spp)
-{
-    int col = blockIdx.x * blockDim.x + threadIdx.x;
-    int row = blockIdx.y * blockDim.y + threadIdx.y;
-    if (col >= cam.width || row >= cam.height)
-        return;
-    unsigned char *out = rgb + 3 * ((size_t)row * cam.width + col);
-    if (!render_picture_pixel<F>(&cam, col, row, spp, out))
-        atomicAdd(bad, 1);
-}
-
-/* One kernel per set of changes in render.h's list. */
-/* lanes threads per pixel, side by side in a warp: thread x of the block is
- * lane x % lanes of pixel x / lanes. Every thread reaches the shuffles (a
- * thread past the picture's edge adds zeros), which add the lanes' sums in a
- * fixed order, the one add_lanes() follows on the CPU. */
-template <int F>
-__global__ void render_lanes_kernel(unsigned char *rgb, int *bad, camera cam, int spp, int lanes)
-{
-    int lane = threadIdx.x % lanes;
-    int col = blockIdx.x * (blockDim.x / lanes) + threadIdx.x / lanes;
-    int row = blockIdx.y * blockDim.y + threadIdx.y;
-    int inside = col < cam.width && row < cam.height;
-    vec c = vec_make(0, 0, 0);
-    if (inside)
-        c = lane_samples<F>(&cam, cam.width - 1 - col, cam.height - 1 - row, spp, lane, lanes);
-    for (int step = 1; step < lanes; step *= 2) {
-        c.x += __shfl_xor_sync(0xffffffffu, c.x, step);
-        c.y += __shfl_xor_sync(0xffffffffu, c.y, step);
-        c.z += __shfl_xor_sync(0xffffffffu, c.z, step);
-    }
-    if (inside && lane == 0 && !store_colour(c, rgb + 3 * ((size_t)row * cam.width + col)))
-        atomicAdd(bad, 1);
-}
-
-static const void *kernel_for(int flags, int lanes)
-{
-#define KERNEL_CASE(name, value) \
-    case name: return lanes > 1 ? (const void *)render_lanes_kernel<name> : (const void *)render_kernel<name>;
-    switch (flags) { CH05_FLAG_SETS(KERNEL_CASE) }
-#undef KERNEL_CASE
-    fprintf(stderr, "%s:%d: no kernel for stage flags %d\n", __FILE__, __LINE__, flags);
-    exit(EXIT_CHECK_FAIL);
-}
-
-static void describe_kernel(const void *k, int block_x, int block_y, kernel_info *out)
-{
-    cudaFuncAttributes a;
-    int device, max_threads, blocks;
-    CUDA_CHECK(cudaFuncGetAttributes(&a, k));
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k, block_x * block_y, 0));
-    out->registers = a.numRegs;
-    out->local_bytes = (int)a.localSizeBytes;
-    out->blocks_per_sm = blocks;
-    out->occupancy = (double)blocks * block_x * block_y / max_threads;
-}
-
-#ifndef FLAGS_BUILD
 /* The CPU's pixel with `lanes` lanes (1, 2, 4 ... 32). */
 template <int F>
 static int cpu_lanes_pixel(const camera *cam, int lanes, int col, int row, int spp, unsigned char *out)
@@ -84,41 +15,15 @@ static int cpu_lanes_pixel(const camera *cam, int lanes, int col, int row, int s
     return store_colour(add_lanes(part, lanes), out);
 }
 
-#endif
-
 extern "C" {
 
-#if defined(BUILD_fast)
-void gpu_render_fast(int flags, int lanes, unsigned char *d_rgb, int *d_bad, int width, int height, int spp,
-                     int block_x, int block_y, kernel_info *info)
-#elif defined(BUILD_ftz)
-void gpu_render_ftz(int flags, int lanes, unsigned char *d_rgb, int *d_bad, int width, int height, int spp,
-                    int block_x, int block_y, kernel_info *info)
-#elif defined(BUILD_approx_div)
-void gpu_render_approx_div(int flags, int lanes, unsigned char *d_rgb, int *d_bad, int width, int height, int spp,
-                           int block_x, int block_y, kernel_info *info)
-#elif defined(BUILD_approx_sqrt)
-void gpu_render_approx_sqrt(int flags, int lanes, unsigned char *d_rgb, int *d_bad, int width, int height, int spp,
-                            int block_x, int block_y, kernel_info *info)
-#else
 void gpu_render(int flags, int lanes, unsigned char *d_rgb, int *d_bad, int width, int height, int spp, int block_x,
                 int block_y, kernel_info *info)
-#endif
 {
-    if (lanes < 1 || lanes > 32 || (lanes & (lanes - 1)) || (lanes > 1 && block_x * lanes % 32)) {
-        fprintf(stderr, "%s:%d: %d lanes per pixel in blocks %d wide: lanes must be a power of 2 up to 32 and "
-                "fill whole warps\n", __FILE__, __LINE__, lanes, block_x);
-        exit(EXIT_CHECK_FAIL);
-    }
-    camera cam = make_camera(width, height);
-    dim3 block(block_x * lanes, block_y), grid((width + block_x - 1) / block_x, (height + block_y - 1) / block_y);
-    void *args[] = {&d_rgb, &d_bad, &cam, &spp, &lanes};
-    CUDA_CHECK(cudaLaunchKernel(kernel_for(flags, lanes), grid, block, args, 0, 0));
-    if (info)
-        describe_kernel(kernel_for(flags, lanes), block_x * lanes, block_y, info);
+    launch_render(flags, lanes, d_rgb, d_bad, width, height, spp, block_x, block_y, info);
 }
 
-#ifndef FLAGS_BUILD /* the CPU side once, in the plain build */
+/* The CPU side, once: in this plain build. */
 int cpu_render_picture_pixel(int flags, int lanes, int col, int row, int width, int height, int spp,
                              unsigned char *out)
 {
@@ -185,6 +90,4 @@ void cpu_primary_box_misses(int width, int height, int block_x, int block_y, int
     *ray_share = rays ? (double)ray_misses / rays : 0;
     *warp_share = warps ? (double)warp_misses / warps : 0;
 }
-#endif
-
 } /* extern "C" */

@@ -1,7 +1,8 @@
 /* render.h - ch05's GPU and CPU renders, callable from C (main.c).
- * render.cu is compiled once per set of floating-point flags: as is, with
- * -use_fast_math (its functions get the suffix _fast), and with each of the
- * three flags -use_fast_math turns on alone (_ftz, _approx_div, _approx_sqrt). */
+ * The kernels (kernels.h) are built once per set of floating-point flags, each
+ * build exporting its render_fn: gpu_render (as is: render.cu), gpu_render_fast
+ * (-use_fast_math) and one for each of the three flags -use_fast_math turns on
+ * alone (gpu_render_ftz, gpu_render_approx_div, gpu_render_approx_sqrt). */
 #ifndef CH05_RENDER_H
 #define CH05_RENDER_H
 

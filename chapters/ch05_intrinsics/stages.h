@@ -9,13 +9,13 @@
  * so its image is another draw of the same picture; and bounding-box and
  * letter-boxes after it, which do less work rather than the same work faster.
  *
- * A row: name, what it changes, where it runs, the kernel
- * make profile measures; then its render function (the build of render.cu
- * with its floating-point flags), its set of changes, whether it sweeps block
- * shapes or lanes per pixel (keeping the best), whether it does less work than
- * the full algorithm (the tag work=less says the same to the tools), and its
- * lanes per pixel. The tag whole-process: `make bench` also times that stage
- * alone as a whole process (bench_extra.sh). */
+ * A row: name, what it changes, where it runs, the kernel make profile
+ * measures; then its render function (the build of the kernels with its
+ * floating-point flags), its set of changes, whether it sweeps block shapes or
+ * lanes per pixel (keeping the best), whether it does less work than the full
+ * algorithm (the tag work=less says the same to the tools), and its lanes per
+ * pixel; a field a row leaves out is zero. The tag whole-process: `make
+ * bench` also times that stage alone as a whole process (bench_extra.sh). */
 #ifndef CH05_STAGES_H
 #define CH05_STAGES_H
 
@@ -27,46 +27,58 @@ enum { SWEEP_SHAPES = 1, SWEEP_LANES = 2 };
 
 typedef struct {
     stage_info info;
-    render_fn *run;  /* gpu_render, or gpu_render_fast: the -use_fast_math build */
-    int flags;       /* the set of changes (render.h) */
-    int sweep;       /* SWEEP_SHAPES: try every block shape; SWEEP_LANES: every lane count; keep the best */
-    int less_work;   /* not the same algorithm: reported apart */
-    int lanes;       /* threads per pixel: 1, or 0 for the best the lane sweep found */
+    render_fn *run;           /* gpu_render, or another build's (render.h): gpu_render_fast, gpu_render_ftz ... */
+    int flags;                /* the set of changes (render.h) */
+    int sweep STAGE_ZERO;     /* SWEEP_SHAPES: try every block shape; SWEEP_LANES: every lane count; keep the best */
+    int less_work STAGE_ZERO; /* not the same algorithm: reported apart */
+    int lanes STAGE_ZERO;     /* threads per pixel: 1, or 0 for the best the lane sweep found */
 } stage;
 
-#define ONE_LANE .where = STAGE_GPU, .kernel = "render_kernel"
-#define LANES .where = STAGE_GPU, .kernel = "render_lanes_kernel"
 static const stage stages[] = {
-    {{"loop", "ch04's loop kernel: double literals and pow() computed in FP64", ONE_LANE}, gpu_render, SET_LOOP, 0, 0,
-     1},
-    {{"float-only", "float literals, powf: no FP64 instruction left", ONE_LANE}, gpu_render, SET_FLOAT_ONLY, 0, 0, 1},
-    {{"intrinsics", "__powf (negative base handled), __fdividef, rsqrtf", ONE_LANE}, gpu_render, SET_INTRINSICS, 0, 0,
-     1},
-    {{"pow-squaring", "x^99 and x^4 by repeated squaring: no special function", ONE_LANE}, gpu_render,
-     SET_POW_SQUARING, 0, 0, 1},
+    {{"loop", "ch04's loop kernel: double literals and pow() computed in FP64",
+      .where = STAGE_GPU, .kernel = "render_kernel"},
+     .run = gpu_render, .flags = SET_LOOP, .lanes = 1},
+    {{"float-only", "float literals, powf: no FP64 instruction left",
+      .where = STAGE_GPU, .kernel = "render_kernel"},
+     .run = gpu_render, .flags = SET_FLOAT_ONLY, .lanes = 1},
+    {{"intrinsics", "__powf (negative base handled), __fdividef, rsqrtf",
+      .where = STAGE_GPU, .kernel = "render_kernel"},
+     .run = gpu_render, .flags = SET_INTRINSICS, .lanes = 1},
+    {{"pow-squaring", "x^99 and x^4 by repeated squaring: no special function",
+      .where = STAGE_GPU, .kernel = "render_kernel"},
+     .run = gpu_render, .flags = SET_POW_SQUARING, .lanes = 1},
     {{"sphere-list", "the 49 spheres from an unrolled list, not 171 bitmap tests: same spheres, same order",
-      ONE_LANE}, gpu_render, SET_SPHERE_LIST, 0, 0, 1},
+      .where = STAGE_GPU, .kernel = "render_kernel"},
+     .run = gpu_render, .flags = SET_SPHERE_LIST, .lanes = 1},
     {{"sphere-algebra", "sphere-list with the test expanded (fewer flops): measured slower, not carried on",
-      ONE_LANE}, gpu_render, SET_SPHERE_ALGEBRA, 0, 0, 1},
-    {{"ftz", "ablation: sphere-list built with -ftz=true alone (subnormals flushed to zero)", ONE_LANE},
-     gpu_render_ftz, SET_SPHERE_LIST, 0, 0, 1},
-    {{"approx-div", "ablation: sphere-list built with -prec-div=false alone", ONE_LANE}, gpu_render_approx_div,
-     SET_SPHERE_LIST, 0, 0, 1},
-    {{"approx-sqrt", "ablation: sphere-list built with -prec-sqrt=false alone", ONE_LANE}, gpu_render_approx_sqrt,
-     SET_SPHERE_LIST, 0, 0, 1},
+      .where = STAGE_GPU, .kernel = "render_kernel"},
+     .run = gpu_render, .flags = SET_SPHERE_ALGEBRA, .lanes = 1},
+    {{"ftz", "ablation: sphere-list built with -ftz=true alone (subnormals flushed to zero)",
+      .where = STAGE_GPU, .kernel = "render_kernel"},
+     .run = gpu_render_ftz, .flags = SET_SPHERE_LIST, .lanes = 1},
+    {{"approx-div", "ablation: sphere-list built with -prec-div=false alone",
+      .where = STAGE_GPU, .kernel = "render_kernel"},
+     .run = gpu_render_approx_div, .flags = SET_SPHERE_LIST, .lanes = 1},
+    {{"approx-sqrt", "ablation: sphere-list built with -prec-sqrt=false alone",
+      .where = STAGE_GPU, .kernel = "render_kernel"},
+     .run = gpu_render_approx_sqrt, .flags = SET_SPHERE_LIST, .lanes = 1},
     {{"fast-math", "sphere-list's source built with -use_fast_math: all three, and fast library functions",
-      ONE_LANE}, gpu_render_fast, SET_SPHERE_LIST, 0, 0, 1},
-    {{"block-shape", "fast-math at the best of eight block shapes (8x8 ... 32x16)", ONE_LANE}, gpu_render_fast,
-     SET_SPHERE_LIST, SWEEP_SHAPES, 0, 1},
+      .where = STAGE_GPU, .kernel = "render_kernel"},
+     .run = gpu_render_fast, .flags = SET_SPHERE_LIST, .lanes = 1},
+    {{"block-shape", "fast-math at the best of eight block shapes (8x8 ... 32x16)",
+      .where = STAGE_GPU, .kernel = "render_kernel"},
+     .run = gpu_render_fast, .flags = SET_SPHERE_LIST, .sweep = SWEEP_SHAPES, .lanes = 1},
     {{"samples-across-lanes", "block-shape with each pixel's samples shared by 32 ... 2 neighbouring threads, the "
-      "best kept: more, shorter threads", LANES}, gpu_render_fast, SET_SPHERE_LIST, SWEEP_LANES, 0, 0},
-    {{"bounding-box", "samples-across-lanes, spheres tested only if the ray meets their box: less work", LANES,
-      .tags = "work=less"}, gpu_render_fast, SET_BOUNDING_BOX, 0, 1, 0},
+      "best kept: more, shorter threads",
+      .where = STAGE_GPU, .kernel = "render_lanes_kernel"},
+     .run = gpu_render_fast, .flags = SET_SPHERE_LIST, .sweep = SWEEP_LANES, .lanes = 0},
+    {{"bounding-box", "samples-across-lanes, spheres tested only if the ray meets their box: less work",
+      .where = STAGE_GPU, .kernel = "render_lanes_kernel", .tags = "work=less"},
+     .run = gpu_render_fast, .flags = SET_BOUNDING_BOX, .less_work = 1, .lanes = 0},
     {{"letter-boxes", "bounding-box, a box per letter inside the big box: only the letters a ray meets are tested",
-      LANES, .tags = "whole-process work=less"}, gpu_render_fast, SET_LETTER_BOXES, 0, 1, 0},
+      .where = STAGE_GPU, .kernel = "render_lanes_kernel", .tags = "whole-process work=less"},
+     .run = gpu_render_fast, .flags = SET_LETTER_BOXES, .less_work = 1, .lanes = 0},
 };
-#undef ONE_LANE
-#undef LANES
 #define STAGE_COUNT (sizeof stages / sizeof stages[0])
 
 #endif

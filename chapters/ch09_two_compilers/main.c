@@ -4,7 +4,7 @@
  *   make ch09 && ./ch09                 # every kernel, both compilers
  *   ./ch09 --stage ch07-naive-clang
  *
- * The Makefile compiles ch05's render.cu (plain, and with fast math), ch06's
+ * The Makefile compiles ch05's render.cu and render_fast.cu (fast math), ch06's
  * reduce_gpu.cu and ch07's gpu.cu once with each compiler, keeps each
  * object's C functions and renames them <function>_<compiler> (objcopy), so
  * stage "<kernel>-nvcc" and stage "<kernel>-clang" run the same source.

@@ -19,8 +19,8 @@ compilers="nvcc"
 # part|source|kernel label|entry pattern (mangled name)
 kernels='ch05|chapters/ch05_intrinsics/render.cu|ch05-loop|_Z13render_kernelILi0EE
 ch05|chapters/ch05_intrinsics/render.cu|ch05-sphere-list|_Z13render_kernelILi23EE
-ch05fast|chapters/ch05_intrinsics/render.cu|ch05-fast-math|_Z13render_kernelILi23EE
-ch05fast|chapters/ch05_intrinsics/render.cu|ch05-bounding-box|_Z13render_kernelILi31EE
+ch05fast|chapters/ch05_intrinsics/render_fast.cu|ch05-fast-math|_Z13render_kernelILi23EE
+ch05fast|chapters/ch05_intrinsics/render_fast.cu|ch05-bounding-box|_Z13render_kernelILi31EE
 ch06|chapters/ch06_reduction/reduce_gpu.cu|ch06-sequential|_Z17sequential_kernel
 ch06|chapters/ch06_reduction/reduce_gpu.cu|ch06-vector-shuffle|_Z21vector_shuffle_kernel
 ch07|chapters/ch07_nbody/gpu.cu|ch07-naive|_Z12naive_kernel
@@ -32,12 +32,12 @@ compile() { # part source compiler
     local part=$1 src=$2 c=$3 flags=""
     [ -f "$out/$part-$c.ptx" ] && return 0
     if [ "$c" = nvcc ]; then
-        [ "$part" = ch05fast ] && flags="$NVCC_FAST_MATH -DFLAGS_BUILD -DBUILD_fast"
+        [ "$part" = ch05fast ] && flags="$NVCC_FAST_MATH"
         # shellcheck disable=SC2086
         "$NVCC" -O3 -std=c++17 -arch="$CUDA_ARCH" $flags -ptx "$src" -o "$out/$part-$c.ptx" &&
             "$NVCC" -O3 -std=c++17 -arch="$CUDA_ARCH" $flags -Xptxas -v -c "$src" -o /dev/null 2> "$out/$part-$c.regs"
     else
-        [ "$part" = ch05fast ] && flags="$CLANG_FAST_MATH -DFLAGS_BUILD -DBUILD_fast"
+        [ "$part" = ch05fast ] && flags="$CLANG_FAST_MATH"
         # shellcheck disable=SC2086
         "$CLANG_CUDA" $CLANG_CUDA_FLAGS $flags --cuda-device-only -S "$src" -o "$out/$part-$c.ptx" &&
             "$CLANG_CUDA" $CLANG_CUDA_FLAGS $flags --cuda-device-only -Xcuda-ptxas -v -c "$src" -o /dev/null \
