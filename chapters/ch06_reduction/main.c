@@ -190,13 +190,13 @@ static void add_ceilings(report *rep, const gpu_state *g, size_t n)
     e.unit = "ns";
     e.stage = "dram-latency", e.value = i->rate, e.ms = i->rate * 1e-6;
     report_note(report_add(rep, e), "one load at a time, %s; best of %d chases of %lld loads (%.0f ms each); with "
-                "this idle latency Little's law would ask %.2f MB in flight", i->config, i->repeats, i->passes,
-                i->rep_ms, idle_flight * 1e-6);
+                "this idle latency Little's law would ask %.2f MB in flight, %.1f KiB per SM", i->config, i->repeats,
+                i->passes, i->rep_ms, idle_flight * 1e-6, idle_flight / 1024 / g->info.sms);
     e.stage = "dram-latency-loaded", e.value = l->rate, e.ms = l->rate * 1e-6;
     report_note(report_add(rep, e), "the same chase under load: %s, reading %.0f GB/s (%.1f%% of the read ceiling) "
                 "meanwhile; best of %d repetitions (%.0f ms each); Little's law: read ceiling x loaded latency = %.2f "
-                "MB in flight, %.1f KB per SM", l->config, l->other, 100 * l->other / r->rate, l->repeats, l->rep_ms,
-                loaded_flight * 1e-6, loaded_flight * 1e-3 / g->info.sms);
+                "MB in flight, %.1f KiB per SM", l->config, l->other, 100 * l->other / r->rate, l->repeats, l->rep_ms,
+                loaded_flight * 1e-6, loaded_flight / 1024 / g->info.sms);
 }
 
 int main(int argc, char **argv)

@@ -184,9 +184,9 @@ static void add_gpu_ceiling(report *rep, int n, const gpu_ceiling *c, const cuda
                       .ms = FLOPS_PER_INTERACTION * (double)n * n / (c->rate * 1e9) * 1e3, .ok = REPORT_NO_CHECK,
                       .device = info->name};
     report_note(report_add(rep, e), "measured: %s, no memory, best of %d runs of %.0f ms after a warm-up; ran at %d "
-                "MHz: %.1f%% of the data sheet's %.0f at that clock (the data sheet's: %.0f at %d MHz)", c->config,
-                c->repeats, c->rep_ms, c->ran_mhz, c->other > 0 ? 100 * c->rate / c->other : 0, c->other,
-                info->fp32_peak_gflops, c->max_clock_mhz);
+                "MHz on %d SMs: %.1f%% of the data sheet's %.0f at that clock (the data sheet's: %.0f at %d MHz)",
+                c->config, c->repeats, c->rep_ms, c->ran_mhz, info->sms, c->other > 0 ? 100 * c->rate / c->other : 0,
+                c->other, info->fp32_peak_gflops, c->max_clock_mhz);
 }
 
 /* The GPU stages at n bodies on `devices` GPUs; returns 1 if all checked ok. */
