@@ -499,9 +499,9 @@ static gpu_ceiling run_loaded(void *p, long long passes)
     loaded_job *j = (loaded_job *)p;
     unsigned n = j->chasers;
     /* The safety net, should the blocks not all be resident (the readers
-     * could then wait for the chasers' blocks): three times the hops expected. */
-    double expected = (double)passes * j->pass_ms * 1e6 / (j->ns_per_hop > 1 ? j->ns_per_hop : 1);
-    long long max_hops = j->max_hops ? j->max_hops : 3 * expected < 1e12 ? (long long)(3 * expected) + 1024 : (long long)1e12;
+     * could then wait for the chasers' blocks): ten times the hops expected. */
+    double expected = 10 * (double)passes * j->pass_ms * 1e6 / (j->ns_per_hop > 1 ? j->ns_per_hop : 1);
+    long long max_hops = j->max_hops ? j->max_hops : expected < 1e12 ? (long long)expected + 1024 : (long long)1e12;
     CUDA_CHECK(cudaMemset(j->d.readers_done, 0, sizeof *j->d.readers_done));
     CUDA_CHECK(cudaMemset(j->d.bytes, 0, sizeof *j->d.bytes));
     cuda_timer t;
