@@ -136,6 +136,11 @@ NVCC_LDLIBS := $(PNG_LIBS) -lm -lpthread
 COMMON_SRC := common/timer.c common/image.c common/cli.c common/report.c common/measure.c common/team.c common/cpu_ceiling.c common/gpu_state.c common/stage.c
 COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
 LIBCOMMON := $(BUILD)/libcommon.a
+# The GPU's measuring equipment (common/gpu/: the ceilings), built once with
+# the CUDA compiler; a GPU chapter links it before $(LIBCOMMON), which it uses.
+GPU_COMMON_SRC := common/gpu/ceiling.cu
+GPU_COMMON_OBJ := $(GPU_COMMON_SRC:%.cu=$(BUILD)/%.o)
+LIBGPU := $(BUILD)/libcommon_gpu.a
 CUOBJDUMP := $(or $(shell command -v cuobjdump 2>/dev/null),$(wildcard $(CUDA_HOME)/bin/cuobjdump))
 # A path as a C string literal in one shell word, for -DNAME=PATH: the
 # checkout's absolute path may hold spaces, quotes or $ (tests/odd_path.sh
@@ -337,6 +342,12 @@ $(BUILD)/common/%.o: common/%.c common/*.h | $(BUILD)/common/.dir
 $(LIBCOMMON): $(COMMON_OBJ)
 	ar rcs $@ $^
 
+$(BUILD)/common/gpu/%.o: common/gpu/%.cu common/gpu/*.h common/*.h $(CUDA_CONFIG) | $(BUILD)/common/gpu/.dir
+	$(CUDA_CXX) -c $< -o $@
+
+$(LIBGPU): $(GPU_COMMON_OBJ)
+	ar rcs $@ $^
+
 # ---------------------------------------------------------------- tests
 TEST_CFLAGS := $(ALL_CFLAGS) $(CHECK_CFLAGS) -Itests -Icommon
 TEST_LIBS := $(CHECK_LIBS) $(PNG_LIBS) $(LDLIBS_BASE)
@@ -354,6 +365,11 @@ $(BUILD)/tests/test_tools: tests/test_tools.c tests/harness.h | $(BUILD)/tests/.
 # device checks when there is no device.
 $(BUILD)/tests/test_cuda_util: tests/test_cuda_util.cu tests/harness.h common/cuda_util.h $(LIBCOMMON) $(CUDA_CONFIG) | $(BUILD)/tests/.dir
 	$(NVCC_TEST) $(call nvcc_path_def,PROGRAM_DIR,$(CURDIR)) $< $(LIBCOMMON) -o $@ $(NVCC_TEST_LIBS)
+
+# The GPU ceilings: the test includes common/gpu/ceiling.cu whole, so their
+# host logic is tested on the CPU in CI and the kernels where there is a GPU.
+$(BUILD)/tests/test_gpu_ceiling: tests/test_gpu_ceiling.cu tests/harness.h $(GPU_COMMON_SRC) common/gpu/*.h common/*.h $(LIBCOMMON) $(CUDA_CONFIG) | $(BUILD)/tests/.dir
+	$(NVCC_TEST) $< $(LIBCOMMON) -o $@ $(NVCC_TEST_LIBS)
 
 # Command-line behaviour of every chapter program (the registry's list).
 $(BUILD)/tests/test_cli_programs: tests/test_cli_programs.c tests/harness.h $(BUILD)/registry.h $(BUILD)/image_diff | $(BUILD)/tests/.dir
@@ -375,7 +391,7 @@ GPU_TESTS += $(BUILD)/tests/test_$(1)
 endif
 endef
 CPU_TESTS := $(BUILD)/tests/test_common $(BUILD)/tests/test_cli_programs $(BUILD)/tests/test_tools
-GPU_TESTS := $(BUILD)/tests/test_cuda_util
+GPU_TESTS := $(BUILD)/tests/test_cuda_util $(BUILD)/tests/test_gpu_ceiling
 $(foreach c,$(CHAPTERS),$(eval $(call CHAPTER_TEST_RULES,$(c))))
 
 # Exercises: each test is built against one folder holding the exercise:

@@ -8,7 +8,7 @@ ch06_RAYTRACER := no
 ch06_SMALL := --n 1025
 ch06_BAD := --n 1099511627776 host memory
 ch06_SANITIZE := --n 1 --ceiling no;--n 1025 --ceiling no
-ch06_TEST_OBJ := $(BUILD)/ch06/reduce_cpu.o $(BUILD)/ch06/reduce_gpu.o $(BUILD)/ch06/reduce_cub.o
+ch06_TEST_OBJ := $(BUILD)/ch06/reduce_cpu.o $(BUILD)/ch06/reduce_gpu.o $(BUILD)/ch06/reduce_cub.o $(LIBGPU)
 ch06_PROFILE_ARGS := --n 268435456
 ch06_CHART := bar-log
 ch06_CHART_TITLE := ch06: reduction of 2^28 int32, GB/s of input read per stage
@@ -17,9 +17,9 @@ ch06_EXERCISES := ch06
 ex_ch06_WHAT := the racy `volatile` last warp of a tree reduction, made correct
 ex_ch06_ON := CPU (the PTX must synchronise the lanes, with the full member mask); GPU (exact sums, SKIP without one)
 
-$(BUILD)/ch06/%.o: $(ch06_DIR)/%.c $(ch06_DIR)/*.h common/*.h | $(BUILD)/ch06/.dir
+$(BUILD)/ch06/%.o: $(ch06_DIR)/%.c $(ch06_DIR)/*.h common/*.h common/gpu/*.h | $(BUILD)/ch06/.dir
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) -c $< -o $@
-$(BUILD)/ch06/%.o: $(ch06_DIR)/%.cu $(ch06_DIR)/*.h common/*.h $(CUDA_CONFIG) | $(BUILD)/ch06/.dir
+$(BUILD)/ch06/%.o: $(ch06_DIR)/%.cu $(ch06_DIR)/*.h common/*.h common/gpu/*.h $(CUDA_CONFIG) | $(BUILD)/ch06/.dir
 	$(CUDA_CXX) -c $< -o $@
-ch06: $(BUILD)/ch06/main.o $(BUILD)/ch06/reduce_cpu.o $(BUILD)/ch06/reduce_gpu.o $(BUILD)/ch06/reduce_cub.o $(LIBCOMMON)
+ch06: $(BUILD)/ch06/main.o $(BUILD)/ch06/reduce_cpu.o $(BUILD)/ch06/reduce_gpu.o $(BUILD)/ch06/reduce_cub.o $(LIBGPU) $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)

@@ -11,11 +11,15 @@
  * (CUDA events on the GPU; median and spread), a checked run after. The rate
  * is GB/s of input read. Its ceiling, measured in the same run, only reads: a
  * streaming kernel over the stages' own input (at least 256 MiB), 16-byte
- * loads, the best of ~120 loads-in-flight, block and grid configurations (its
+ * loads, the best of ~130 loads-in-flight, block and grid configurations (its
  * row's note names the winner). The % is of that ceiling;
  * device-to-device cudaMemcpy (read plus written) is a second reference. Both
- * are CSV rows (check n/a): the book draws them as lines. Without a CUDA
- * device the CPU stages run, one line says the GPU ones did not; exit status 3.
+ * are CSV rows (check n/a): the book draws them as lines. Two more rows give
+ * DRAM's latency, idle and under load (a pointer chase on each SM while the
+ * rest of the GPU streams reads): Little's law with the loaded one says how
+ * many bytes a kernel must keep in flight. The ceilings are common/gpu/'s,
+ * each timed repetition at least 50 ms. Without a CUDA device the CPU stages
+ * run, one line says the GPU ones did not; exit status 3.
  */
 #include "reduce.h"
 #include "stages.h"
@@ -23,6 +27,7 @@
 #include "../../common/cli.h"
 #include "../../common/cpu_ceiling.h"
 #include "../../common/cuda_util.h"
+#include "../../common/gpu/ceiling.h"
 #include "../../common/measure.h"
 #include "../../common/report.h"
 
@@ -35,7 +40,8 @@
 static const char *ceiling = "yes";
 static int measure_ceilings;
 static const cli_option options[] = {
-    {"ceiling", "yes|no", "measure the read and copy ceilings (default yes; no: the notes give no %)",
+    {"ceiling", "yes|no", "measure the ceilings: read, copy, latency idle and loaded (default yes; no: the notes "
+                          "give no %)",
      .text = &ceiling},
 };
 
@@ -55,9 +61,8 @@ typedef struct {
     int *d_in;
     long long *d_sum;
     reduce_ctx ctx;
-    double read_gbs, copy_gbs; /* the ceilings */
-    double latency_ns;         /* DRAM's load latency (a pointer chase) */
-    char read_config[96];      /* the read ceiling's winning configuration */
+    gpu_ceiling read, copy;    /* GB/s */
+    gpu_ceiling idle, loaded;  /* DRAM's load latency (a pointer chase), ns: alone, and beside a read stream */
     cuda_device_info info;
     char why[256];             /* why there is no device */
 } gpu_state;
@@ -81,6 +86,27 @@ static int gpu_check(gpu_state *g, size_t n, const cli_options *opt)
     return 1;
 }
 
+/* The ceilings (common/gpu/ceiling.h) over two scratch buffers of
+ * REDUCE_CEILING_BYTES: the copy between them; the read over the input, or
+ * over a buffer when the input is smaller (reduce.h says why); both chases
+ * through the first (scratch by then), the loaded one beside a stream over
+ * what the read ceiling read. */
+static void measure_ceilings_on(gpu_state *g, size_t in_bytes)
+{
+    void *a, *b;
+    CUDA_CHECK(cudaMalloc(&a, REDUCE_CEILING_BYTES));
+    CUDA_CHECK(cudaMalloc(&b, REDUCE_CEILING_BYTES));
+    CUDA_CHECK(cudaMemset(a, 1, REDUCE_CEILING_BYTES));
+    g->copy = gpu_copy_ceiling(b, a, REDUCE_CEILING_BYTES);
+    const void *stream = in_bytes >= REDUCE_CEILING_BYTES ? (const void *)g->d_in : b;
+    size_t stream_bytes = in_bytes >= REDUCE_CEILING_BYTES ? in_bytes : REDUCE_CEILING_BYTES;
+    g->read = gpu_read_ceiling(stream, stream_bytes);
+    g->idle = gpu_latency_idle(a, REDUCE_CEILING_BYTES);
+    g->loaded = gpu_latency_loaded(a, REDUCE_CEILING_BYTES, stream, stream_bytes);
+    CUDA_CHECK(cudaFree(a));
+    CUDA_CHECK(cudaFree(b));
+}
+
 /* 0 on success; -1 (with a message printed) if gpu_check found no device. */
 static int gpu_setup(gpu_state *g, const int *in, size_t n, const cli_options *opt, int found)
 {
@@ -98,11 +124,11 @@ static int gpu_setup(gpu_state *g, const int *in, size_t n, const cli_options *o
     CUDA_CHECK(cudaMemcpy(g->d_in, in, n * sizeof(int), cudaMemcpyHostToDevice));
     if (!measure_ceilings)
         return 0;
-    reduce_ceilings(g->d_in, n * sizeof(int), &g->read_gbs, &g->copy_gbs, &g->latency_ns, g->read_config,
-                    sizeof g->read_config);
+    measure_ceilings_on(g, n * sizeof(int));
     if (!opt->quiet)
         fprintf(stderr, "ch06: measured read-only streaming %.0f GB/s, device-to-device copy %.0f GB/s "
-                        "(peak from clocks %.0f GB/s)\n", g->read_gbs, g->copy_gbs, g->info.peak_bw_gbs);
+                        "(peak from clocks %.0f GB/s); DRAM latency %.0f ns, %.0f ns under load\n", g->read.rate,
+                g->copy.rate, g->info.peak_bw_gbs, g->idle.rate, g->loaded.rate);
     return 0;
 }
 
@@ -149,18 +175,28 @@ static int check_sum(void *context, char *note, size_t size)
 static void add_ceilings(report *rep, const gpu_state *g, size_t n)
 {
     double bytes = (double)n * sizeof(int);
+    const gpu_ceiling *r = &g->read, *c = &g->copy, *i = &g->idle, *l = &g->loaded;
     report_entry e = {.threads = REPORT_ON_GPU, .unit = "GB/s", .ok = REPORT_NO_CHECK, .device = g->info.name};
-    e.stage = "ceiling-read-stream", e.value = g->read_gbs, e.ms = bytes / (g->read_gbs * 1e6);
-    report_note(report_add(rep, e), "read-only streaming kernel, the best configuration searched: %s", g->read_config);
-    e.stage = "ceiling-copy", e.value = g->copy_gbs, e.ms = 2 * bytes / (g->copy_gbs * 1e6);
-    e.note = "cudaMemcpy device to device, read + written: a second reference";
-    report_add(rep, e);
-    /* Little's law: to stream at the read ceiling, bandwidth x latency bytes must be in flight. */
-    double in_flight = g->read_gbs * g->latency_ns; /* GB/s x ns = bytes */
-    e.stage = "dram-latency", e.value = g->latency_ns, e.ms = g->latency_ns * 1e-6, e.unit = "ns", e.note = NULL;
-    report_note(report_add(rep, e), "one load at a time, random 128-byte lines of 256 MiB, none read twice; Little's "
-                "law: read ceiling x latency = %.2f MB in flight, %.1f KB per SM", in_flight * 1e-6,
-                in_flight * 1e-3 / g->info.sms);
+    e.stage = "ceiling-read-stream", e.value = r->rate, e.ms = bytes / (r->rate * 1e6);
+    report_note(report_add(rep, e), "read-only streaming kernel, the best configuration searched: %s; best of %d "
+                "repetitions of %lld passes (%.0f ms each); SM clock at most %d MHz", r->config, r->repeats, r->passes,
+                r->rep_ms, r->max_clock_mhz);
+    e.stage = "ceiling-copy", e.value = c->rate, e.ms = 2 * bytes / (c->rate * 1e6);
+    report_note(report_add(rep, e), "cudaMemcpy device to device, read + written: a second reference; best of %d "
+                "repetitions of %s (%.0f ms each)", c->repeats, c->config, c->rep_ms);
+    /* Little's law: to stream at the read ceiling, bandwidth x latency bytes
+     * must be in flight; the latency that holds is the loaded one. */
+    double idle_flight = r->rate * i->rate, loaded_flight = r->rate * l->rate; /* GB/s x ns = bytes */
+    e.unit = "ns";
+    e.stage = "dram-latency", e.value = i->rate, e.ms = i->rate * 1e-6;
+    report_note(report_add(rep, e), "one load at a time, %s; best of %d chases of %lld loads (%.0f ms each); with "
+                "this idle latency Little's law would ask %.2f MB in flight, %.1f KiB per SM", i->config, i->repeats,
+                i->passes, i->rep_ms, idle_flight * 1e-6, idle_flight / 1024 / g->info.sms);
+    e.stage = "dram-latency-loaded", e.value = l->rate, e.ms = l->rate * 1e-6;
+    report_note(report_add(rep, e), "the same chase under load: %s, reading %.0f GB/s (%.1f%% of the read ceiling) "
+                "meanwhile; best of %d repetitions (%.0f ms each); Little's law: read ceiling x loaded latency = %.2f "
+                "MB in flight, %.1f KiB per SM", l->config, l->other, 100 * l->other / r->rate, l->repeats, l->rep_ms,
+                loaded_flight * 1e-6, loaded_flight / 1024 / g->info.sms);
 }
 
 int main(int argc, char **argv)
@@ -218,7 +254,7 @@ int main(int argc, char **argv)
                                           gpu ? g.info.name : host_cpu_name());
         if (gpu && measure_ceilings)
             report_note(row, "%s%.1f%% of the read ceiling, %.1f%% of copy", m.note[0] ? "; " : "",
-                        100 * gbs / g.read_gbs, 100 * gbs / g.copy_gbs);
+                        100 * gbs / g.read.rate, 100 * gbs / g.copy.rate);
         if (!gpu && host.rate > 0)
             report_note(row, "%s%.1f%% of the host's read ceiling", m.note[0] ? "; " : "", 100 * gbs / host.rate);
     }

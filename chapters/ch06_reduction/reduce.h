@@ -54,26 +54,12 @@ typedef struct {
     reduce_fn *run;
 } stage;
 
-/* The ceilings, measured in the same run (bytes moved per second):
- * a read-only streaming kernel over `bytes` bytes of d_in, the best of a
- * search over loads in flight, block sizes and grids (what a reduction can at
- * most reach; the winner described in best_config), and a device-to-device
- * cudaMemcpy (read + written), each the median of `repeat` timed runs. */
-double measure_read_bandwidth(const void *d_in, size_t bytes, int repeat, char *best_config, size_t len);
-double measure_copy_bandwidth(void *d_a, void *d_b, size_t bytes, int repeat);
-
-/* DRAM's load latency in ns: one thread chasing indices through `bytes` of
- * d_scratch (overwritten) in random 128-byte lines, the median of `repeat`
- * timed chases (each checked against the chain the host built). */
-double measure_dram_latency_ns(void *d_scratch, size_t bytes, int repeat);
-
-/* Both ceilings in GB/s, as main.c reports them: the copy over two buffers of
- * REDUCE_CEILING_BYTES; the read over the input d_in (in_bytes), or over such
- * a buffer when the input is smaller; and DRAM's latency, chased through one
- * of those buffers. */
+/* The ceilings (common/gpu/ceiling.h) run over buffers of this size where
+ * the input is smaller: the copy between two of them, the latency chases
+ * through one; the read ceiling and the stream beside the loaded chase read
+ * the input itself when it is at least this large (so launch and tail costs
+ * weigh as in the stages). Larger than L2, so every pass comes from DRAM. */
 #define REDUCE_CEILING_BYTES ((size_t)256 << 20)
-void reduce_ceilings(const void *d_in, size_t in_bytes, double *read_gbs, double *copy_gbs, double *latency_ns,
-                     char *read_config, size_t len);
 
 #ifdef __cplusplus
 }

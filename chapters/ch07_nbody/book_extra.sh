@@ -42,3 +42,7 @@ GP
         if [ -f "$svg" ]; then printf '![ch07 output timeline](%s)\n\n' "$svg"; fi
     } >> "$gen/timeline_ch07.md"
 done
+# The issue-slot ceiling in the target's units, per profiled stage, for the
+# chapter's limit argument (issue_slots.sh says how it is computed).
+"$(dirname "${BASH_SOURCE[0]}")/issue_slots.sh" > "$gen/issue_slots_ch07.md" ||
+    { echo "book: chapters/ch07_nbody/issue_slots.sh failed" >&2; exit 1; }

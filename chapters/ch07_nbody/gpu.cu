@@ -423,63 +423,6 @@ void gpu_integrate(body *d_b, vec3 *d_v, const vec3 *d_a, int n, float dt)
     gpu_integrate_on(d_b, d_v, d_a, n, dt, 0);
 }
 
-/* ---------------------------------------------------------------- the FP32 ceiling, measured
- * A plain kernel of nothing but FMAs: each thread runs FMA_CHAINS independent
- * chains (enough to cover the FMA's latency), FMA_STEPS long, and never
- * touches memory in the loop; two blocks' worth of waves per SM. Its best
- * rate is the ceiling the chapter's shares are of: what this GPU does, not
- * what its data sheet says. */
-#define FMA_CHAINS 8
-#define FMA_STEPS 4096
-#define FMA_THREADS 256
-__global__ void fma_ceiling_kernel(float *sink, float a, float b)
-{
-    float x[FMA_CHAINS];
-#pragma unroll
-    for (int k = 0; k < FMA_CHAINS; k++)
-        x[k] = (float)(threadIdx.x + k);
-#pragma unroll 16
-    for (int i = 0; i < FMA_STEPS; i++)
-#pragma unroll
-        for (int k = 0; k < FMA_CHAINS; k++)
-            x[k] = fmaf(x[k], a, b);
-    float sum = 0;
-#pragma unroll
-    for (int k = 0; k < FMA_CHAINS; k++)
-        sum += x[k];
-    if (sum == 1234.5f) /* never: keeps the chains from being removed */
-        *sink = sum;
-}
-
-extern "C" double gpu_fma_ceiling_gflops(int sms)
-{
-    float *sink;
-    CUDA_CHECK(cudaMalloc((void **)&sink, sizeof(float)));
-    int per_sm = 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fma_ceiling_kernel, FMA_THREADS, 0));
-    unsigned blocks = (unsigned)(sms * (per_sm > 0 ? per_sm : 1) * 2);
-    cudaEvent_t t0, t1;
-    CUDA_CHECK(cudaEventCreate(&t0));
-    CUDA_CHECK(cudaEventCreate(&t1));
-    float best = 0;
-    for (int r = 0; r < 6; r++) { /* the first run warms up; the best of the rest counts */
-        CUDA_CHECK(cudaEventRecord(t0));
-        fma_ceiling_kernel<<<blocks, FMA_THREADS>>>(sink, 0.9999999f, 1e-7f);
-        CUDA_CHECK_LAUNCH();
-        CUDA_CHECK(cudaEventRecord(t1));
-        CUDA_CHECK(cudaEventSynchronize(t1));
-        float ms = 0;
-        CUDA_CHECK(cudaEventElapsedTime(&ms, t0, t1));
-        if (r > 0 && (best == 0 || ms < best))
-            best = ms;
-    }
-    CUDA_CHECK(cudaEventDestroy(t0));
-    CUDA_CHECK(cudaEventDestroy(t1));
-    CUDA_CHECK(cudaFree(sink));
-    double flops = 2.0 * FMA_CHAINS * FMA_STEPS * (double)blocks * FMA_THREADS;
-    return flops / (best * 1e-3) * 1e-9;
-}
-
 /* ---------------------------------------------------------------- multi-gpu
  * Every step all positions go to every GPU, each computes the forces of its
  * slice of the bodies, the host integrates. Three ways to drive the GPUs:

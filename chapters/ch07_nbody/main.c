@@ -17,6 +17,10 @@
  * CPU stages run at n = min(n, 16384) to keep them to seconds (--cpu-n sets
  * it: make bench runs cpu-simd-threads at the GPU's n too, so the headline
  * compares the two at one n where the GPU is full).
+ * The shares are of ceilings measured in the same run: the host's FMA ceiling
+ * (common/cpu_ceiling.h) for the CPU stages, the GPU's (common/gpu/ceiling.h:
+ * independent FMA chains, each timed run at least 50 ms, the SM clock it ran
+ * at measured) for the GPU stages; --ceiling no skips them.
  * Without a CUDA device the CPU stages run and the exit status is 3.
  */
 #include "nbody.h"
@@ -27,6 +31,7 @@
 #include "../../common/cpu_ceiling.h"
 #include "../../common/image.h"
 #include "../../common/cuda_util.h"
+#include "../../common/gpu/ceiling.h"
 #include "../../common/measure.h"
 #include "../../common/report.h"
 #include "../../common/timer.h"
@@ -44,12 +49,16 @@
 static const char *timeline_path;
 static FILE *timeline;
 static long cpu_n = 0; /* --cpu-n: the CPU stages' n; 0: min(n, CPU_MAX_N) */
+static const char *ceiling = "yes"; /* --ceiling no: no ceilings, no shares of them (runs at many n) */
+static int measure_ceilings;
 static const cli_option options[] = {
     {"timeline", "FILE", "write each output stage's traced steps as CSV (stage,step,lane,what,start_ms,end_ms)",
      .text = &timeline_path},
     {"cpu-n", "N", "the CPU stages' number of bodies (default min(n, 16384)); make bench runs cpu-simd-threads "
                    "at the GPU's n with it, to compare the two at one size", .min = 1, .max = 1 << 24,
      .number = &cpu_n},
+    {"ceiling", "yes|no", "measure the FMA ceilings, the host's and the GPU's (default yes; no: the notes give no "
+                          "% of them)", .text = &ceiling},
 };
 
 static const cli_spec spec = {
@@ -140,7 +149,9 @@ static int run_cpu_stages(const cli_options *opt, int n)
     report rep;
     problem p;
     begin_group(&rep, &p, n, opt);
-    cpu_ceiling one = cpu_fma_ceiling(1, 5), all = cpu_fma_ceiling((int)opt->threads, 5);
+    cpu_ceiling one = {0}, all = {0};
+    if (measure_ceilings)
+        one = cpu_fma_ceiling(1, 5), all = cpu_fma_ceiling((int)opt->threads, 5);
     for (size_t i = 0; i < STAGE_COUNT; i++) {
         const stage *s = &stages[i];
         if (s->info.where != STAGE_CPU || !cli_stage_selected(opt, i))
@@ -151,14 +162,31 @@ static int run_cpu_stages(const cli_options *opt, int n)
         }
         report_row *row = measure_row(&rep, &p, s, (int)opt->repeat, host_cpu_name(), 0);
         double ceiling = s->info.all_cores ? all.rate : one.rate;
-        report_note(row, ", %.1f%% of the host's FMA ceiling on %d thread%s", 100 * row->value / ceiling,
-                    s->info.all_cores ? all.threads : 1, s->info.all_cores && all.threads > 1 ? "s" : "");
+        if (ceiling > 0)
+            report_note(row, ", %.1f%% of the host's FMA ceiling on %d thread%s", 100 * row->value / ceiling,
+                        s->info.all_cores ? all.threads : 1, s->info.all_cores && all.threads > 1 ? "s" : "");
         if (s->run == cpu_avx512_threads_forces)
             report_note(row, "; ran with %s", strcmp(cpu_widest_isa(), "avx512") == 0 ? "AVX-512" : "AVX2 (no AVX-512)");
     }
-    add_cpu_ceiling(&rep, &p, one);
-    add_cpu_ceiling(&rep, &p, all);
+    if (measure_ceilings) {
+        add_cpu_ceiling(&rep, &p, one);
+        add_cpu_ceiling(&rep, &p, all);
+    }
     return end_group(&rep, &p);
+}
+
+/* The GPU's FMA ceiling as a row of its own (check n/a), in ms per step of
+ * the problem's n^2 interactions, with the clock it ran at and the data
+ * sheet's peak at that clock (2 x FP32 lanes x SMs x clock) beside it. */
+static void add_gpu_ceiling(report *rep, int n, const gpu_ceiling *c, const cuda_device_info *info)
+{
+    report_entry e = {.stage = "ceiling-fp32-peak", .threads = REPORT_ON_GPU, .value = c->rate, .unit = "GFLOP/s",
+                      .ms = FLOPS_PER_INTERACTION * (double)n * n / (c->rate * 1e9) * 1e3, .ok = REPORT_NO_CHECK,
+                      .device = info->name};
+    report_note(report_add(rep, e), "measured: %s, no memory, best of %d runs of %.0f ms after a warm-up; ran at %d "
+                "MHz on %d SMs: %.1f%% of the data sheet's %.0f at that clock (the data sheet's: %.0f at %d MHz)",
+                c->config, c->repeats, c->rep_ms, c->ran_mhz, info->sms, c->other > 0 ? 100 * c->rate / c->other : 0,
+                c->other, info->fp32_peak_gflops, c->max_clock_mhz);
 }
 
 /* The GPU stages at n bodies on `devices` GPUs; returns 1 if all checked ok. */
@@ -179,7 +207,9 @@ static int run_gpu_stages(const cli_options *opt, int n, int devices)
     /* The ceiling, measured in this run (a reference, check n/a): the best
      * rate of a plain kernel of FMAs on this GPU. Shares in the notes are of it
      * (the multi-gpu row, on several GPUs, gets none). */
-    double ceiling = gpu_fma_ceiling_gflops(info.sms);
+    gpu_ceiling fma = {0};
+    if (measure_ceilings)
+        fma = gpu_fma_ceiling();
     for (size_t i = 0; i < STAGE_COUNT; i++) {
         const stage *s = &stages[i];
         if (s->info.where == STAGE_CPU || !cli_stage_selected(opt, i))
@@ -187,15 +217,10 @@ static int run_gpu_stages(const cli_options *opt, int n, int devices)
         int all = s->info.where == STAGE_ALL_GPUS;
         if (all && !opt->quiet && devices == 1)
             fprintf(stderr, "ch07: multi-gpu: this machine has one GPU, so it runs on one\n");
-        measure_row(&rep, &p, s, (int)opt->repeat, info.name, all ? 0 : ceiling);
+        measure_row(&rep, &p, s, (int)opt->repeat, info.name, all ? 0 : fma.rate);
     }
-    double ceiling_ms = FLOPS_PER_INTERACTION * (double)n * n / (ceiling * 1e9) * 1e3;
-    char note[160];
-    snprintf(note, sizeof note, "measured: independent FMA chains, no memory, best of 5 (the data sheet's: %.0f)",
-             info.fp32_peak_gflops);
-    report_add(&rep, (report_entry){.stage = "ceiling-fp32-peak", .threads = REPORT_ON_GPU, .ms = ceiling_ms,
-                                    .value = ceiling, .unit = "GFLOP/s", .ok = REPORT_NO_CHECK, .device = info.name,
-                                    .note = note});
+    if (measure_ceilings)
+        add_gpu_ceiling(&rep, n, &fma, &info);
     CUDA_CHECK(cudaFree(p.g.d_b));
     CUDA_CHECK(cudaFree(p.g.d_v));
     CUDA_CHECK(cudaFree(p.g.d_a));
@@ -207,6 +232,9 @@ int main(int argc, char **argv)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     cli_options opt = {.n = 1 << 17, .steps = 2, .repeat = 3, .threads = cores > 0 ? cores : 1};
     cli_parse(&spec, &opt, argc, argv);
+    if (strcmp(ceiling, "yes") != 0 && strcmp(ceiling, "no") != 0)
+        cli_usage_error(&spec, "--ceiling '%s': yes or no", ceiling);
+    measure_ceilings = strcmp(ceiling, "yes") == 0;
     if (opt.n > (1 << 24))
         cli_usage_error(&spec, "--n %lld is too large: an all-pairs step grows as n^2 (at most 16777216)", opt.n);
     int n = (int)opt.n, want_gpu = 0, want_cpu = 0, all_ok = 1;

@@ -80,9 +80,6 @@ int cpu_simd_supported(void); /* AVX2 and FMA at run time */
  * it (add = 1): cpu-simd's loop (scalar without AVX2), for ch11's ranks. */
 void cpu_simd_block_forces(const body *targets, int nt, const body *sources, int ns, vec3 *a, int add);
 void gpu_integrate(body *d_b, vec3 *d_v, const vec3 *d_a, int n, float dt);
-/* The best GFLOP/s of a kernel of independent FMA chains on the current GPU
- * (sms: its SM count): the FP32 ceiling, measured (gpu.cu). */
-double gpu_fma_ceiling_gflops(int sms);
 
 /* multi-gpu: `steps` steps of gpu-tiled-ftz's kernel + integration, the bodies
  * split across `devices` GPUs, positions exchanged through the host every
