@@ -115,8 +115,8 @@ typedef struct stage { /* STAGE_ZERO: see stage.h */
 } stage;
 
 /* One stage at n bodies, as measure_stage resets, runs and checks it
- * (steps.c): reset_bodies puts them back to the start, run_steps makes
- * `steps` leapfrog steps, check_forces checks they stayed finite and the
+ * (problem.c: reset_bodies puts them back to the start; steps.c: run_steps makes
+ * `steps` leapfrog steps, and check_forces checks they stayed finite and the
  * forces on the initial bodies (multi-gpu: its first step's) are within the
  * bound. */
 #define DT 1e-4f

@@ -1,30 +1,11 @@
-/* steps.c - one stage's run as common/measure.h sees it: the bodies back to
- * their start, --steps steps, and the check. */
+/* steps.c - one stage's run as common/measure.h sees it: --steps steps, and
+ * the check (the bodies back to their start: problem.c). */
 #include "nbody.h"
 #include "output.h"
 
 #include "../../common/cuda_util.h"
 
-#include <math.h>
 #include <stdio.h>
-
-int positions_finite(const body *b, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (!isfinite(b[i].x) || !isfinite(b[i].y) || !isfinite(b[i].z))
-            return 0;
-    return 1;
-}
-
-void reset_bodies(void *context)
-{
-    problem *p = context;
-    nbody_init(p->b, p->v, p->n);
-    if (p->s->info.where != STAGE_GPU)
-        return;
-    CUDA_CHECK(cudaMemcpy(p->g.d_b, p->b, (size_t)p->n * sizeof(body), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(p->g.d_v, p->v, (size_t)p->n * sizeof(vec3), cudaMemcpyHostToDevice));
-}
 
 /* --steps steps from the initial state (GPU: launched, not waited for). */
 void run_steps(void *context)

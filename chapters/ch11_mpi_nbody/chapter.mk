@@ -35,7 +35,7 @@ ch11_CHART_YLABEL := GFLOP/s (log scale)
 
 ch11_OBJ := $(BUILD)/ch11/backend.o $(BUILD)/ch11/exchange.o $(BUILD)/ch11/deadline.o $(BUILD)/ch11/setup.o
 # ch07's kernels and CPU loop, reused as ch07 builds them (not copied).
-ch07_LINKED := $(BUILD)/ch07/gpu.o $(BUILD)/ch07/cpu.o $(BUILD)/ch07/check.o $(BUILD)/ch07/steps.o $(BUILD)/ch07/output.o
+ch07_LINKED := $(BUILD)/ch07/gpu.o $(BUILD)/ch07/cpu.o $(BUILD)/ch07/check.o $(BUILD)/ch07/steps.o $(BUILD)/ch07/problem.o $(BUILD)/ch07/output.o
 
 $(BUILD)/ch11/%.o: $(ch11_DIR)/%.c $(ch11_DIR)/*.h chapters/ch07_nbody/*.h common/*.h | $(BUILD)/ch11/.dir
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) $(MPI_CFLAGS) -c $< -o $@
