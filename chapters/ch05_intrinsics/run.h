@@ -12,6 +12,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" { /* tests/test_ch05.cu measures a stage too */
+#endif
+
 typedef struct {
     image host, original;
     int have_original;
@@ -34,5 +38,9 @@ int check(void *run, char *note, size_t len); /* 1 if every check passed; what t
  * geometry in r; then measured once more at that one, last (its kernel's
  * resources in k, that measurement in m). */
 void measure_best(run *r, const stage *s, int repeat, int *best, kernel_info *k, measure_result *m, int quiet);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
