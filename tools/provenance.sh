@@ -2,10 +2,16 @@
 # provenance.sh (sourced, not run): where a profile or log came from, written
 # the way make bench writes its rows' provenance columns, so a report and the
 # rows it is read beside can be matched:
-#   provenance_commit   HEAD's short hash, "-dirty" when tracked files differ
-#                       from it; PROFILE_COMMIT instead where the tree was
-#                       copied from a commit whose history the copy lacks
-#   provenance_init     once, first: exports BENCH_RUN_ID, the run id every
+#   provenance_commit   HEAD's short hash, "-dirty" when tracked files outside
+#                       data/ differ from it (data/ is what the tools write:
+#                       results, profiles, images; a profile written before
+#                       this one is not a change to the code); PROFILE_COMMIT
+#                       instead where the tree was copied from a commit whose
+#                       history the copy lacks; the one provenance_init fixed,
+#                       once it has run
+#   provenance_init     once, first: exports PROVENANCE_COMMIT (the commit, as
+#                       at the start: every report of one invocation names the
+#                       same) and BENCH_RUN_ID, the run id every
 #                       report of this invocation (and the scripts it calls)
 #                       carries: the one given (make profiles right after make
 #                       bench, with its id), else a new one made as make bench
@@ -14,11 +20,12 @@
 #   provenance_lines    the "# commit: ..." and "# run: ..." lines of a report
 
 provenance_commit() {
+    if [ -n "${PROVENANCE_COMMIT:-}" ]; then echo "$PROVENANCE_COMMIT"; return; fi
     if [ -n "${PROFILE_COMMIT:-}" ]; then echo "$PROFILE_COMMIT"; return; fi
     local hash
     hash=$(git rev-parse --short HEAD 2>/dev/null) || { echo unknown; return; }
-    # tracked files only: a build's untracked outputs do not make the tree dirty
-    if git diff --quiet HEAD -- 2>/dev/null; then echo "$hash"; else echo "$hash-dirty"; fi
+    # tracked files only (a build's untracked outputs do not count), data/ aside
+    if git diff --quiet HEAD -- . ':(exclude)data' 2>/dev/null; then echo "$hash"; else echo "$hash-dirty"; fi
 }
 
 provenance_new_run_id() {
@@ -26,8 +33,9 @@ provenance_new_run_id() {
 }
 
 provenance_init() {
+    [ -n "${PROVENANCE_COMMIT:-}" ] || PROVENANCE_COMMIT=$(provenance_commit)
     [ -n "${BENCH_RUN_ID:-}" ] || BENCH_RUN_ID=$(provenance_new_run_id)
-    export BENCH_RUN_ID
+    export PROVENANCE_COMMIT BENCH_RUN_ID
 }
 
 provenance_lines() {

@@ -2,7 +2,8 @@
 # make profile and make profiles with stand-ins for nvidia-smi, ncu,
 # compute-sanitizer and ch05, so they run without a GPU:
 # - every report names its device on its first line, then carries
-#   "# commit: HASH" (HASH-dirty when a tracked file changed) and
+#   "# commit: HASH" (HASH-dirty when a tracked file outside data/ changed:
+#   the reports make profiles writes are no change to the code) and
 #   "# run: RUN_ID" (BENCH_RUN_ID when given; else one new id, shared by every
 #   report of one make profiles, racecheck's log included);
 # - the launch profiled is the stage's last launch of its kernel (the check
@@ -72,9 +73,16 @@ LAUNCHES=0 bash tools/profile.sh ch05 fast-math > profile.log 2>&1 && fail "a ru
 grep -q "ncu saw no launch of" profile.log || fail "no line says ncu saw no launch: $(cat profile.log)"
 cmp -s before.txt "$dir/ch05_fast-math.txt" || fail "a failed profile replaced the last good report"
 
-# make profiles, no run id given: one new id for all its reports and the racecheck log
-rm -f "$dir"/*.txt "$dir"/*.log
+# make profiles, no run id given: one new id for all its reports and the
+# racecheck log; the reports are committed (as the course's are), and one
+# written is no change to the code: every report names the clean commit
+rm -f "$dir"/*.failed
+git add -A data && git -c user.name=test -c user.email=test@test commit -qm reports || fail "git commit of the reports"
+hash=$(git rev-parse --short HEAD)
 CHAPTERS=ch05 bash tools/profiles.sh > profiles.log 2>&1 || fail "profiles failed: $(tail -n 5 profiles.log)"
+for f in "$dir"/ch05_*.txt "$dir"/ch05_racecheck_*.log; do
+    head -n 5 "$f" | grep -qx "# commit: $hash" || fail "$f does not name the clean commit $hash: $(grep -m1 '^# commit' "$f")"
+done
 runs=$(for f in "$dir"/ch05_*.txt "$dir"/ch05_racecheck_*.log; do head -n 5 "$f" | grep '^# run:' || echo "no run line: $f"; done | sort | uniq -c)
 [ "$(wc -l <<<"$runs")" -eq 1 ] || fail "make profiles wrote several run ids: $runs"
 grep -qE '^ *4 # run: [0-9]{8}T[0-9]{4}Z-[0-9a-f]{4}$' <<<"$runs" || fail "want 4 files (3 reports, 1 log) of one run id like 20261126T0415Z-3f9a: $runs"
