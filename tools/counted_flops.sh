@@ -15,7 +15,7 @@ for dir in data/profiles/*/; do
     device=$(sed -n '1s/^# device: \([^,]*\),.*/\1/p' "${reports[@]}" | sort -u | head -n1)
     # the best row of the newest run (tools/best_ceiling.sh), not the file's last row
     peak='' run=''
-    [ -f "data/results/$machine.csv" ] && read -r peak run < <(tools/best_ceiling.sh "data/results/$machine.csv" ceiling-fp32-peak)
+    [ -f "data/results/$machine.csv" ] && read -r peak run < <("$(dirname "$0")"/best_ceiling.sh "data/results/$machine.csv" ceiling-fp32-peak)
     printf '\n*FP32 operations counted by Nsight Compute on the %s (`%s`; ceiling %s GFLOP/s, the best ch07 ceiling row of %s):*\n\n' \
         "$device" "${dir%/}" "${peak:--}" "$([ "${run:--}" = - ] && echo "its results" || echo "run $run")"
     echo "| profile | FADD | FMUL | FFMA | FP32 operations (FADD + FMUL + 2 FFMA) | kernel time | GFLOP/s counted | of the FP32 ceiling |"

@@ -15,7 +15,7 @@
 # time may be more than its profiled kernel. So each row also shows the
 # speedup measured (the ratio of the two stages' median times in
 # data/results/<machine>.csv, at the workload the profiles ran, which each
-# report's own table names) and the residual, measured / product - 1: where it
+# report's own table names, or else the stage's first in the CSV) and the residual, measured / product - 1: where it
 # is over RESIDUAL (1%) the row says "approximate". Beside them, the ratio of
 # the two kernels' durations as ncu measured them. The stages' order is their
 # first appearance in data/results/<machine>.csv; a stage is compared with the
@@ -34,10 +34,11 @@ for dir in data/profiles/*/; do
     echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|"
     # One line per profiled stage, in the CSV's order:
     # chapter stage TI W A E duration_ns clock_MHz workload (the rest of the line)
-    awk -F, 'NR > 1 && !seen[$1 "_" $2]++ {print $1 "_" $2}' "$csv" | while read -r key; do
+    # (a report without the program's table: the stage's first workload in the CSV)
+    awk -F, 'NR > 1 && !seen[$1 "_" $2]++ {print $1 "_" $2 "\t" $3}' "$csv" | while IFS=$'\t' read -r key first_wl; do
         f=$dir$key.txt
         [ -f "$f" ] || continue
-        awk -v key="$key" '
+        awk -v key="$key" -v first_wl="$first_wl" '
         function num(s) { gsub(",", "", s); return s + 0 }
         function last(line) { n = split(line, a, " "); return num(a[n]) }
         /smsp__thread_inst_executed.sum / { ti = last($0) }
@@ -50,7 +51,7 @@ for dir in data/profiles/*/; do
         $1 ~ /^ch[0-9]+$/ && $2 == "workload" && wl == "" { wl = $0; sub(/^ *ch[0-9]+ +workload +/, "", wl); sub(/ +$/, "", wl) }
         END { if (ti && w && act && el && dur) { split(key, k, "_")
               printf "%s %s %.0f %.0f %.2f %.2f %.0f %.0f %s\n", k[1], substr(key, length(k[1]) + 2), ti, w, act, el, dur,
-                     clock, (wl == "" ? "-" : wl) } }' "$f"
+                     clock, (wl != "" ? wl : first_wl != "" ? first_wl : "-") } }' "$f"
     done | awk -v csv="$csv" -v limit=$RESIDUAL '
     BEGIN { # the first row of each chapter, stage and workload: its median time
         FS = ","
@@ -79,7 +80,7 @@ for dir in data/profiles/*/; do
                 residual = sprintf("%+.1f%%", 100 * r)
                 if (r > limit || r < -limit) residual = "approximate: " residual
             } else {
-                measured = "-"; residual = "no bench row at " wl
+                measured = "-"; residual = "no bench time at " wl
             }
             clocks = (pf > 0 && f > 0) ? sprintf("%.0f, %.0f", pf, f) : "-"
             printf "| %s | %s (after %s) | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", ch, st, pst, measured,

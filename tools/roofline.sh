@@ -26,8 +26,8 @@ for dir in data/profiles/*/; do
     csv=data/results/$machine.csv
     # each the best row of its newest run (tools/best_ceiling.sh), not a file's last row
     peak='' bw='' peak_run='' bw_run=''
-    [ -f "$csv" ] && read -r peak peak_run < <(tools/best_ceiling.sh "$csv" ceiling-fp32-peak)
-    [ -f "$csv" ] && read -r bw bw_run < <(tools/best_ceiling.sh "$csv" ceiling-read-stream ch06)
+    [ -f "$csv" ] && read -r peak peak_run < <("$(dirname "$0")"/best_ceiling.sh "$csv" ceiling-fp32-peak)
+    [ -f "$csv" ] && read -r bw bw_run < <("$(dirname "$0")"/best_ceiling.sh "$csv" ceiling-read-stream ch06)
     reports=("$dir"ch[0-9][0-9]_*.txt)
     [ ${#reports[@]} -gt 0 ] || continue
     device=$(sed -n '1s/^# device: \([^,]*\),.*/\1/p' "${reports[@]}" | sort -u | head -n1)
