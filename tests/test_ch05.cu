@@ -18,6 +18,8 @@
  *     butterfly gives every lane the same sum; 4 lanes render the same
  *     picture up to noise; GPU: every lane count against the CPU at odd
  *     sizes, with fewer samples than lanes;
+ *   - GPU: a sweep (block shapes, lanes) launches its winner last, so the
+ *     launch make profile measures is the one its row reports;
  *   - GPU: the trap ch05 avoids is real: the float-only kernel (powf) built
  *     with -use_fast_math, where powf becomes __powf, gives NaN pixels
  *     (__powf of a negative base is NaN).
@@ -33,6 +35,7 @@
 
 #include "card.h"
 #include "render.h"
+#include "run.h"
 
 #include "cuda_util.h"
 
@@ -354,6 +357,46 @@ START_TEST(gpu_matches_ch01_image)
 }
 END_TEST
 
+/* The geometry of the last launch measure_best made. */
+static int last_bx, last_by, last_lanes;
+static void recording_render(int flags, int lanes, unsigned char *d_rgb, int *d_bad, int width, int height, int spp,
+                             int block_x, int block_y, kernel_info *info)
+{
+    last_bx = block_x, last_by = block_y, last_lanes = lanes;
+    gpu_render_fast(flags, lanes, d_rgb, d_bad, width, height, spp, block_x, block_y, info);
+}
+
+/* A sweeping stage launches its winner last: the launch make profile measures
+ * (tools/profile.sh: the stage's last launch of its kernel) and the image it
+ * writes are the geometry its row reports. Before the fix the last launch was
+ * the sweep's last shape (32x16) or lane count (2), whichever won. */
+START_TEST(a_sweep_launches_its_winner_last)
+{
+    static const int sweeps[] = {SWEEP_SHAPES, SWEEP_LANES};
+    run r = {};
+    r.width = 67, r.height = 45, r.spp = 4; /* odd sizes; the winner depends on timing */
+    ck_assert(image_alloc(&r.host, r.width, r.height) == 0);
+    CUDA_CHECK(cudaMalloc((void **)&r.d_rgb, image_bytes(&r.host)));
+    CUDA_CHECK(cudaMalloc((void **)&r.d_bad, sizeof(int)));
+    for (int k = 0; k < 2; k++) {
+        stage s = {};
+        s.info.name = "sweep", s.info.description = "test", s.info.where = STAGE_GPU;
+        s.run = recording_render, s.flags = SET_SPHERE_LIST, s.sweep = sweeps[k], s.lanes = k == 0 ? 1 : 0;
+        int best = 0;
+        kernel_info info;
+        measure_result m;
+        measure_best(&r, &s, 3, &best, &info, &m, 1);
+        ck_assert_msg(m.ok == REPORT_OK, "sweep %d: %s", k, m.note);
+        ck_assert_msg(last_bx == r.bx && last_by == r.by && last_lanes == r.lanes,
+                      "sweep %d kept %dx%d x %d lanes but launched %dx%d x %d lanes last", k, r.bx, r.by, r.lanes,
+                      last_bx, last_by, last_lanes);
+    }
+    CUDA_CHECK(cudaFree(r.d_rgb));
+    CUDA_CHECK(cudaFree(r.d_bad));
+    image_free(&r.host);
+}
+END_TEST
+
 START_TEST(fast_math_powf_of_a_negative_base_is_nan)
 {
     enum { W = 64, H = 48, SPP = 4 };
@@ -388,6 +431,7 @@ int main(void)
     skipped += harness_add_gpu_test(tc, gpu_lanes_match_cpu_at_odd_sizes, SIZES);
     skipped += harness_add_gpu_test(tc, gpu_matches_ch01_image, 1);
     skipped += harness_add_gpu_test(tc, fast_math_powf_of_a_negative_base_is_nan, 1);
+    skipped += harness_add_gpu_test(tc, a_sweep_launches_its_winner_last, 1);
     suite_add_tcase(s, tc);
     return harness_run_gpu(s, "ch05", skipped);
 }

@@ -53,7 +53,9 @@ study=${STUDY:-}
 # The provenance every row and log carries (report.h): this tree's commit,
 # one id for this invocation, this machine's.
 commit=$(tools/commit.sh)
-run_id=$(date -u +%Y%m%dT%H%MZ)-$(od -An -N2 -tx2 /dev/urandom | tr -d ' ')
+# shellcheck source=tools/run_provenance.sh
+. "$(dirname "$0")/run_provenance.sh"
+run_id=$(provenance_new_run_id)
 [ -z "$study" ] || run_id=study-$run_id
 machine_id=$(cat /etc/machine-id 2>/dev/null || hostname) # the first 8 hex of its hash: no host name in the data
 machine_id=$(printf '%s' "$machine_id" | sha256sum | cut -c1-8)

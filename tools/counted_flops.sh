@@ -2,8 +2,9 @@
 # FP32 work as Nsight Compute counts it, per profiled GPU stage, one table per
 # device (data/profiles/<machine>/): FADD + FMUL + 2 x FFMA thread-level
 # instructions executed, over the kernel's duration in the same report, and
-# that rate as a share of the device's FP32 ceiling (the ceiling-fp32-peak row of
-# data/results/<machine>.csv, measured by ch07 on that device; "-" without it).
+# that rate as a share of the device's FP32 ceiling (the best ceiling-fp32-peak
+# row of the newest run in data/results/<machine>.csv, measured by ch07 on that
+# device: tools/best_ceiling.sh; "-" without one).
 # Counted operations, not a model of the algorithm: what the compiled code did.
 set -u
 shopt -s nullglob
@@ -12,9 +13,11 @@ for dir in data/profiles/*/; do
     reports=("$dir"ch[0-9][0-9]_*.txt)
     [ ${#reports[@]} -gt 0 ] || continue
     device=$(sed -n '1s/^# device: \([^,]*\),.*/\1/p' "${reports[@]}" | sort -u | head -n1)
-    peak=$(awk -F, '$2 == "ceiling-fp32-peak" {v = $6} END {print v}' "data/results/$machine.csv" 2>/dev/null)
-    printf '\n*FP32 operations counted by Nsight Compute on the %s (`%s`; ceiling %s GFLOP/s from its ch07 ceiling row):*\n\n' \
-        "$device" "${dir%/}" "${peak:--}"
+    # the best row of the newest run (tools/best_ceiling.sh), not the file's last row
+    peak='' run=''
+    [ -f "data/results/$machine.csv" ] && read -r peak run < <("$(dirname "$0")"/best_ceiling.sh "data/results/$machine.csv" ceiling-fp32-peak)
+    printf '\n*FP32 operations counted by Nsight Compute on the %s (`%s`; ceiling %s GFLOP/s, the best ch07 ceiling row of %s):*\n\n' \
+        "$device" "${dir%/}" "${peak:--}" "$([ "${run:--}" = - ] && echo "its results" || echo "run $run")"
     echo "| profile | FADD | FMUL | FFMA | FP32 operations (FADD + FMUL + 2 FFMA) | kernel time | GFLOP/s counted | of the FP32 ceiling |"
     echo "|---|---:|---:|---:|---:|---:|---:|---:|"
     for f in "${reports[@]}"; do

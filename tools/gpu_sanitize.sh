@@ -6,8 +6,8 @@
 # the CPU (those are left to the CPU sanitizers). Every stage must be clean,
 # except a row tagged racy, which racecheck must flag (its race is the lesson):
 # if racecheck finds nothing there, that is a failure too.
-# Logs go to build/sanitize/, each headed by the device, the commit and the
-# command. Runs are independent, so JOBS of them (default: half the cores, at
+# Logs go to build/sanitize/, each headed by the device (its first line), the
+# commit, the run id (tools/run_provenance.sh) and the command. Runs are independent, so JOBS of them (default: half the cores, at
 # most 8) share the GPU at once; CHAPTERS="ch06 ch07" and TOOLS="racecheck"
 # choose a subset. Ends with one line: "gpu-sanitize: R runs, F failures".
 set -u
@@ -22,8 +22,11 @@ rm -rf "$logs" && mkdir -p "$logs" || exit 1
 cores=$(nproc)
 jobs=${JOBS:-$(( cores / 2 > 8 ? 8 : (cores / 2 < 1 ? 1 : cores / 2) ))}
 device=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n1)
-# PROFILE_COMMIT: where the tree was copied from a commit whose history the copy lacks (as profile.sh)
-commit=${PROFILE_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo -dirty)}
+# the commit and run id every log carries (tools/run_provenance.sh: BENCH_RUN_ID when given)
+# shellcheck source=tools/run_provenance.sh
+. "$(dirname "$0")/run_provenance.sh"
+provenance_init
+commit=$(provenance_commit)
 export cs logs device commit
 
 # The GPU stages of a chapter from its rows (--list-stages): name, and yes when
@@ -37,7 +40,9 @@ run_one() {
     local log=$logs/${tool}_${ch}_${stage}$(printf '_%s' "$@" | tr -c 'A-Za-z0-9_.-' '_').log out=()
     case " $RAYTRACERS " in *" $ch "*) out=(--out "$logs/$ch-$id.ppm") ;; esac
     {
-        echo "# device: ${device:-unknown} (nvidia-smi: name, driver); commit $commit"
+        echo "# device: ${device:-unknown} (nvidia-smi: name, driver)"
+        echo "# commit: $commit"
+        echo "# run: $BENCH_RUN_ID"
         echo "# command: compute-sanitizer --tool $tool ./$ch --stage $stage --repeat 1 --quiet $* ${out[*]}"
     } > "$log"
     "$cs" --tool "$tool" --error-exitcode 99 ./"$ch" --stage "$stage" --repeat 1 --quiet "$@" "${out[@]}" >> "$log" 2>&1 < /dev/null

@@ -1,15 +1,24 @@
 #!/usr/bin/env bash
 # make profile CH=ch05 STAGE=fast-math: Nsight Compute on one stage's kernels.
 # Saves the report as text in data/profiles/<machine>/<chapter>_<stage>.txt
-# (<machine> as make bench names it: <gpu>_<cpu>), its first lines naming the
-# device, the driver, ncu's version and the commit profiled: launch
-# statistics (registers, block shape), occupancy, speed of light (compute and
-# memory throughput), scheduler statistics (active, eligible and issued warps),
-# warp-state stalls, local-memory traffic and FP64 instruction counts.
+# (<machine> as make bench names it: <gpu>_<cpu>), its first line naming the
+# device and driver, then ncu's version, the commit profiled and the run id
+# (tools/run_provenance.sh: BENCH_RUN_ID, make bench's, when given), the SM clock
+# when profiling began, the command and the launch profiled: launch
+# statistics (registers, grid and block), occupancy, speed of light (compute
+# and memory throughput; the SM Frequency the kernel ran at), scheduler
+# statistics (active, eligible and issued warps), warp-state stalls,
+# local-memory traffic and FP64 instruction counts.
 # The kernel to profile is the stage's row's (./chNN --list-stages, third
 # column: its name as Nsight Compute writes it, "tiled_float4_kernel<(int)3>",
-# or a part of it), after the stage's warm-up launch. The chapter's registry
-# entry may add arguments (chNN_PROFILE_ARGS).
+# or a part of it), run as make bench runs it (the chapter's standard
+# workload; chNN_PROFILE_ARGS, where a chapter has them, are added: keep them
+# to what does not change the launch), and the launch measured is the stage's
+# last launch of that kernel: the check run after the timed runs, the same
+# grid, block and input as the timed launch, after any sweep of shapes has
+# chosen (ch05, ch08 measure their winner last). Profiling a timed launch would
+# slow the very launch a sweep chooses by. A first, light pass of ncu (launch
+# statistics only) counts the launches; the second profiles the last.
 set -u
 ch=${1:-}
 stage=${2:-}
@@ -27,6 +36,22 @@ name=$(cut -f3 <<<"$row")
 kernel="regex:$(sed 's/[][()*+?.^$|\\{}]/./g' <<<"$name")"
 ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 if [ ! -x "$ncu" ]; then echo "profile: ncu (Nsight Compute) not found (it comes with the full CUDA Toolkit): nothing profiled" >&2; exit 1; fi
+# count_launches: how many times the stage's run launches the kernel (ncu's
+# launch statistics alone, one light pass: every launch is listed with its
+# grid and block, "(64, 32, 1)x(16, 8, 1), Context 1, ...").
+count_launches() {
+    local n
+    "$ncu" --clock-control none --kernel-name-base demangled --kernel-name "$kernel" --section LaunchStats \
+        "${command[@]}" > "$out.launches" 2>&1 < /dev/null
+    n=$(grep -cE '\([0-9]+, [0-9]+, [0-9]+\)x\([0-9]+, [0-9]+, [0-9]+\), Context' "$out.launches")
+    if [ "$n" -lt 1 ]; then
+        mv "$out.launches" "$out.failed"
+        echo "profile: $ch $stage: ncu saw no launch of $kernel in ${command[*]} (log: $out.failed); $out left as it was" >&2
+        return 1
+    fi
+    rm -f "$out.launches"
+    echo "$n"
+}
 dir=data/profiles/$MACHINE
 mkdir -p "$dir"
 out=$dir/${ch}_${stage}.txt
@@ -40,16 +65,22 @@ for reason in no_instruction wait long_scoreboard short_scoreboard math_pipe_thr
     metrics=$metrics,smsp__average_warps_issue_stalled_${reason}_per_issue_active.ratio
 done
 device=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n1)
+clock=$(nvidia-smi --query-gpu=clocks.sm,clocks.max.sm --format=csv,noheader 2>/dev/null | head -n1)
+# shellcheck source=tools/run_provenance.sh
+. "$(dirname "$0")/run_provenance.sh"
+provenance_init
+# shellcheck disable=SC2206 # PROFILE_ARGS is words
+command=(./"$ch" --stage "$stage" --repeat 1 --quiet ${!avar})
+launches=$(count_launches) || exit 1
 {
     echo "# device: ${device:-unknown} (nvidia-smi: name, driver)"
     echo "# ncu: $("$ncu" --version 2>/dev/null | tail -n1)"
-    # PROFILE_COMMIT: where the tree was copied from a commit whose history the copy lacks
-    echo "# commit: ${PROFILE_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')}"
-    echo "# command: ./$ch --stage $stage --repeat 1 --quiet ${!avar}; kernel $kernel, the launch after the first"
+    provenance_lines
+    echo "# SM clock at the start: ${clock:-unknown} (nvidia-smi: current, max); the kernel's own is ncu's SM Frequency below"
+    echo "# command: ${command[*]}; kernel $kernel, launch $launches of $launches (the last: the check run after the timed runs)"
 } > "$out.tmp"
-# shellcheck disable=SC2086 # PROFILE_ARGS is words
-"$ncu" --clock-control none --kernel-name-base demangled --kernel-name "$kernel" --launch-skip 1 --launch-count 1 --section LaunchStats --section Occupancy \
-    --section SpeedOfLight --section SchedulerStats --section WarpStateStats --metrics "$metrics" ./"$ch" --stage "$stage" --repeat 1 --quiet ${!avar} >> "$out.tmp" 2>&1
+"$ncu" --clock-control none --kernel-name-base demangled --kernel-name "$kernel" --launch-skip $((launches - 1)) --launch-count 1 --section LaunchStats --section Occupancy \
+    --section SpeedOfLight --section SchedulerStats --section WarpStateStats --metrics "$metrics" "${command[@]}" >> "$out.tmp" 2>&1
 status=$?
 # Kept only when ncu profiled the kernel: a failed run leaves the last good report.
 if [ $status -ne 0 ] || ! grep -q "Registers Per Thread" "$out.tmp"; then

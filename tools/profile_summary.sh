@@ -28,6 +28,26 @@ table() {
     done
 }
 
+# provenance_of commit|run REPORT...: "commit A" or "commits A (n), B (m)" from
+# the reports' "# commit: ..." (or "# run: ...") header lines; reports made
+# before there were run ids: "run not recorded (n)".
+provenance_of() {
+    local what=$1
+    shift
+    awk -v what="$what" '
+    function none() { if (files && !found) count["not recorded"]++ }
+    FNR == 1 { none(); files++; found = 0 }
+    FNR <= 8 && $1 == "#" && $2 == what ":" && !found { count[$3]++; found = 1 }
+    END {
+        none()
+        n = 0; for (k in count) keys[++n] = k
+        for (i = 2; i <= n; i++) for (j = i; j > 1 && keys[j - 1] > keys[j]; j--) { t = keys[j]; keys[j] = keys[j - 1]; keys[j - 1] = t }
+        s = what (n > 1 ? "s " : " ")
+        for (i = 1; i <= n; i++) s = s (i > 1 ? ", " : "") keys[i] (n > 1 ? " (" count[keys[i]] ")" : "")
+        print s
+    }' "$@"
+}
+
 for dir in data/profiles/*/; do
     profiles=("$dir"ch[0-9][0-9]_*.txt)
     [ ${#profiles[@]} -gt 0 ] || continue
@@ -36,7 +56,8 @@ for dir in data/profiles/*/; do
         echo "profile_summary: $dir holds reports of no one device (${devices:-none named}): not summarised" >&2
         exit 1
     fi
-    printf '\n*Nsight Compute on the %s (`%s`, %d reports):*\n' "$devices" "${dir%/}" ${#profiles[@]}
+    printf '\n*Nsight Compute on the %s (`%s`, %d reports; %s; %s):*\n' "$devices" "${dir%/}" ${#profiles[@]} \
+        "$(provenance_of commit "${profiles[@]}")" "$(provenance_of run "${profiles[@]}")"
     table "| profile | duration | registers/thread | occupancy theoretical / achieved | SM throughput | DRAM throughput | L1/shared throughput | local memory ld + st | warp instructions executed | FP64 instructions | FP64 per SM per cycle | FP32 FMA instructions | active threads per warp instruction |" \
         "Registers Per Thread" '
         /Duration/ && !dur { dur = val($0) " " unit($0) }

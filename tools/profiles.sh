@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
 # make profiles: make profile for every GPU stage that names a kernel, in every
 # GPU chapter of the registry (CHAPTERS="ch06 ch07": a subset), into
-# data/profiles/<machine>/ (the device named in each report). Needs ncu and a GPU.
+# data/profiles/<machine>/ (the device named in each report, with the commit
+# and one run id for them all: BENCH_RUN_ID, or a new one). Needs ncu and a GPU.
 set -u
 requested=${CHAPTERS:-}
 eval "$(make -s print-registry)" || exit 2
 [ -n "$requested" ] && CHAPTERS=$requested
 command -v ncu > /dev/null || [ -x /usr/local/cuda/bin/ncu ] || { echo "profiles: ncu (Nsight Compute) not found (it comes with the full CUDA Toolkit): nothing profiled" >&2; exit 1; }
+# One run id for every report of this invocation (make bench's, BENCH_RUN_ID,
+# when given): exported, so profile.sh and racecheck_evidence.sh write it.
+# shellcheck source=tools/run_provenance.sh
+. "$(dirname "$0")/run_provenance.sh"
+provenance_init
+echo "profiles: run $BENCH_RUN_ID, commit $(provenance_commit)"
 failures=0 done=0
 for ch in $CHAPTERS; do
     gpu=${ch}_GPU

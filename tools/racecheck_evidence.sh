@@ -3,7 +3,8 @@
 # ch06 warp-unrolled-volatile): compute-sanitizer racecheck's report on it,
 # saved as data/profiles/<machine>/<chapter>_racecheck_<stage>.log (not .txt:
 # the profile tools read every .txt there as an Nsight Compute report), its first
-# line naming the device, then the commit and the command. make profiles runs
+# line naming the device, then the commit, the run id (tools/run_provenance.sh) and
+# the command. make profiles runs
 # it; CHAPTERS="ch06" limits it. The report's first lines and its summary are
 # kept; a report that flags no race is not.
 set -u
@@ -14,8 +15,10 @@ cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 [ -x "$cs" ] || { echo "racecheck-evidence: compute-sanitizer not found: nothing saved"; exit 0; }
 device=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n1)
 [ -n "$device" ] || { echo "racecheck-evidence: no GPU: nothing saved"; exit 0; }
-# PROFILE_COMMIT: where the tree was copied from a commit whose history the copy lacks (as profile.sh)
-commit=${PROFILE_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo -dirty)}
+# the commit and run id the logs carry (tools/run_provenance.sh: BENCH_RUN_ID when given)
+# shellcheck source=tools/run_provenance.sh
+. "$(dirname "$0")/run_provenance.sh"
+provenance_init
 dir=data/profiles/$MACHINE
 mkdir -p "$dir" || exit 1
 failures=0
@@ -28,7 +31,7 @@ for ch in $CHAPTERS; do
         out=$dir/${ch}_racecheck_${stage}.log
         {
             echo "# device: $device (nvidia-smi: name, driver)"
-            echo "# commit: $commit"
+            provenance_lines
             echo "# command: compute-sanitizer --tool racecheck ./$ch --stage $stage --repeat 1 --quiet $args"
             # shellcheck disable=SC2086 # an argument set is words
             "$cs" --tool racecheck ./"$ch" --stage "$stage" --repeat 1 --quiet $args > "$out.full" 2>&1 < /dev/null

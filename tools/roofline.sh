@@ -5,7 +5,8 @@
 # Nsight Compute counted them) and y = those operations over the kernel's
 # duration. The roof: the device's DRAM read ceiling (ch06's
 # ceiling-read-stream row) and its FP32 ceiling (ch07's ceiling-fp32-peak row),
-# both measured on that device and read from data/results/<machine>.csv; a
+# both measured on that device and read from data/results/<machine>.csv (the
+# best row of each one's newest run: tools/best_ceiling.sh); a
 # machine without both gets no roofline. A stage whose FP64 operations
 # outnumber its FP32 ones is listed but not drawn: this roof is FP32's.
 # A third ceiling is the kernel's own: issue slots. A scheduler issues one warp
@@ -18,11 +19,15 @@
 set -u
 shopt -s nullglob
 gen=${1:-build/book}
+# run_words RUN_ID: ", run RUN_ID", or nothing for rows older than run ids ("-")
+run_words() { [ "${1:--}" = - ] || printf ', run %s' "$1"; }
 for dir in data/profiles/*/; do
     machine=$(basename "$dir")
     csv=data/results/$machine.csv
-    peak=$(awk -F, '$2 == "ceiling-fp32-peak" {v = $6} END {print v}' "$csv" 2>/dev/null)
-    bw=$(awk -F, '$1 == "ch06" && $2 == "ceiling-read-stream" {v = $6} END {print v}' "$csv" 2>/dev/null)
+    # each the best row of its newest run (tools/best_ceiling.sh), not a file's last row
+    peak='' bw='' peak_run='' bw_run=''
+    [ -f "$csv" ] && read -r peak peak_run < <("$(dirname "$0")"/best_ceiling.sh "$csv" ceiling-fp32-peak)
+    [ -f "$csv" ] && read -r bw bw_run < <("$(dirname "$0")"/best_ceiling.sh "$csv" ceiling-read-stream ch06)
     reports=("$dir"ch[0-9][0-9]_*.txt)
     [ ${#reports[@]} -gt 0 ] || continue
     device=$(sed -n '1s/^# device: \([^,]*\),.*/\1/p' "${reports[@]}" | sort -u | head -n1)
@@ -30,8 +35,9 @@ for dir in data/profiles/*/; do
         printf '\n*No roofline for `%s`: its results lack the FP32 or the DRAM read ceiling.*\n' "$machine"
         continue
     fi
-    printf '\n*Rooflines on the %s (`%s`): FP32 ceiling %.0f GFLOP/s (ch07), DRAM read ceiling %.0f GB/s (ch06), both measured on it; ridge at %.1f FP32 operations per byte.*\n' \
-        "$device" "${dir%/}" "$peak" "$bw" "$(awk -v p="$peak" -v b="$bw" 'BEGIN {print p / b}')"
+    printf '\n*Rooflines on the %s (`%s`): FP32 ceiling %.0f GFLOP/s (ch07%s), DRAM read ceiling %.0f GB/s (ch06%s), both measured on it, each the best row of its run; ridge at %.1f FP32 operations per byte.*\n' \
+        "$device" "${dir%/}" "$peak" "$(run_words "$peak_run")" "$bw" "$(run_words "$bw_run")" \
+        "$(awk -v p="$peak" -v b="$bw" 'BEGIN {print p / b}')"
     # the chapters profiled on this device, from the reports' names (no list of chapters here)
     for ch in $(for f in "${reports[@]}"; do basename "$f" | cut -d_ -f1; done | sort -u); do
         rows=("$dir$ch"_*.txt)

@@ -13,7 +13,7 @@ CH05_FLAGS_ftz := $(CUDA_FTZ)
 CH05_FLAGS_approx_div := $(CUDA_APPROX_DIV)
 CH05_FLAGS_approx_sqrt := $(CUDA_APPROX_SQRT)
 CH05_RENDER_OBJ := $(BUILD)/ch05/render.o $(CH05_BUILDS:%=$(BUILD)/ch05/render_%.o)
-ch05_TEST_OBJ := $(CH05_RENDER_OBJ) $(BUILD)/ch03/card.o
+ch05_TEST_OBJ := $(CH05_RENDER_OBJ) $(BUILD)/ch05/run.o $(BUILD)/ch03/card.o
 ch05_TEST_FLAGS := -I$(BUILD)/tests
 ch05_TEST_DEPS := $(BUILD)/tests/ch05_card_planted.h
 ch05_DIFFS := ch05-loop ch05-float-only diff-ch05-float-only;ch05-sphere-list ch05-fast-math diff-ch05-fast-math

@@ -75,7 +75,7 @@ int check(void *context, char *note, size_t len)
 static const int shapes[][2] = {{8, 8}, {16, 8}, {8, 16}, {16, 16}, {32, 4}, {32, 8}, {64, 4}, {32, 16}};
 #define SHAPE_COUNT (sizeof shapes / sizeof shapes[0])
 /* With several lanes per pixel, blocks of 32 x 8 threads: each warp one row of 32 / lanes pixels. */
-static const int lane_counts[] = {32, 16, 8, 4, 2}; /* the first is the default, and what `make profile` sees */
+static const int lane_counts[] = {32, 16, 8, 4, 2}; /* the first is the default until a sweep says otherwise */
 #define LANE_COUNT (sizeof lane_counts / sizeof lane_counts[0])
 
 /* A geometry: `lanes` threads per pixel, blocks of bx x by pixels. */
@@ -89,30 +89,39 @@ static void use_lanes(run *r, int lanes)
     r->lanes = lanes, r->bx = 32 / lanes, r->by = 8;
 }
 
+/* Sets r's geometry to `at` (a shape, or an index in lane_counts) and measures stage s there. */
+static void measure_at(run *r, const stage *s, int at, int repeat, kernel_info *k, measure_result *m)
+{
+    if (s->lanes == 1)
+        use_shape(r, at);
+    else
+        use_lanes(r, lane_counts[at]);
+    r->fn = s->run, r->flags = s->flags, r->info = k;
+    measure_stage(&(measure_plan){.reset = poison, .run = render, .check = check, .timer = cuda_time_ms,
+                                  .context = r, .repeat = repeat}, m);
+}
+
 /* Measures stage s at the best geometry so far, or at each one its sweep
- * tries, keeping the fastest (*best, r's geometry and info, m). */
+ * tries, keeping the fastest (*best, r's geometry and info, m). A sweep then
+ * measures its winner once more, last, and reports that: the row's time is not
+ * the least of several noisy medians (the winner of a sweep is biased fast),
+ * and the stage's last launches, its image and the launch `make profile`
+ * measures (tools/profile.sh: the stage's last launch) are the geometry the
+ * row names. */
 void measure_best(run *r, const stage *s, int repeat, int *best, kernel_info *k, measure_result *m, int quiet)
 {
     size_t count = s->sweep == SWEEP_SHAPES ? SHAPE_COUNT : s->sweep == SWEEP_LANES ? LANE_COUNT : 1;
     for (size_t i = 0; i < count; i++) {
         int at = s->sweep ? (int)i : *best;
-        if (s->lanes == 1)
-            use_shape(r, at);
-        else
-            use_lanes(r, lane_counts[at]);
         kernel_info ki;
         measure_result mi;
-        r->fn = s->run, r->flags = s->flags, r->info = &ki;
-        measure_stage(&(measure_plan){.reset = poison, .run = render, .check = check, .timer = cuda_time_ms,
-                                      .context = r, .repeat = repeat}, &mi);
+        measure_at(r, s, at, repeat, &ki, &mi);
         if (s->sweep && !quiet)
             fprintf(stderr, "ch05: %s %2d lanes, %2dx%-2d pixels %8.3f ms\n", s->info.name, r->lanes, r->bx, r->by,
                     mi.times.median);
         if (i == 0 || mi.times.median < m->times.median)
             *m = mi, *k = ki, *best = at;
     }
-    if (s->lanes == 1)
-        use_shape(r, *best);
-    else
-        use_lanes(r, lane_counts[*best]);
+    if (s->sweep)
+        measure_at(r, s, *best, repeat, k, m);
 }

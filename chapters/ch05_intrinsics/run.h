@@ -12,6 +12,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" { /* tests/test_ch05.cu measures a stage too */
+#endif
+
 typedef struct {
     image host, original;
     int have_original;
@@ -31,7 +35,12 @@ int check(void *run, char *note, size_t len); /* 1 if every check passed; what t
 /* Measures stage s (common/measure.h) at the geometry *best names (a block
  * shape, or a lane count for a stage with lanes 0), or, for a stage that
  * sweeps, at each one it tries, keeping the fastest: its index in *best, its
- * geometry in r, its kernel's resources in k, its measurement in m. */
+ * geometry in r; then measured once more at that one, last (its kernel's
+ * resources in k, that measurement in m). */
 void measure_best(run *r, const stage *s, int repeat, int *best, kernel_info *k, measure_result *m, int quiet);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

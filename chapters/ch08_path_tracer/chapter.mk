@@ -10,8 +10,6 @@ ch08_BAD := --spp 6 multiple;--noise-test maybe noise-test;--linear-reference /n
 ch08_SANITIZE := --width 33 --height 31 --spp 4
 ch08_SAN_SRC := $(ch08_DIR)/scene.c $(ch08_DIR)/cpu.c $(ch08_DIR)/cpu_f32.c $(ch08_DIR)/linear.c
 ch08_TEST_OBJ := $(BUILD)/ch08/scene.o $(BUILD)/ch08/cpu.o $(BUILD)/ch08/cpu_f32.o $(BUILD)/ch08/linear.o
-# every profile at 16 spp and 16x16 (the launch after the first is a 16x16 one in every stage)
-ch08_PROFILE_ARGS := --spp 16
 ch08_STUDY := $(ch08_DIR)/study.sh
 ch08_BOOK_EXTRA := $(ch08_DIR)/book_extra.sh
 ch08_CHART := lines-quality

@@ -2,7 +2,8 @@
 # tools/gpu_sanitize.sh (make sanitize's GPU half, make check-gpu's second part)
 # with stand-ins for nvidia-smi, compute-sanitizer and ch06, so it runs without
 # a GPU: a clean run passes, a sanitizer error fails, a racy row that racecheck
-# does not flag fails, and every log's first line names the device.
+# does not flag fails, and every log's first line names the device, the next
+# two its commit and run id (BENCH_RUN_ID, given here).
 set -u
 [ "${1:-}" = --can-run ] && exit 0
 . "$(dirname "$0")/lib.bash"
@@ -30,11 +31,14 @@ printf '#!/bin/sh\nprintf "cpu-one\\tcpu\\t-\\t-\\t-\\tx\\nclean\\tgpu\\tk\\t-\\
 chmod +x bin/* ch06
 export PATH=$PWD/bin:$PATH
 runs=$((4 * 2 * 2)) # four tools, two GPU rows, ch06's two argument sets
-MODE=clean CHAPTERS=ch06 bash tools/gpu_sanitize.sh > clean.log 2>&1 || fail "a clean run failed: $(tail -n 5 clean.log)"
+MODE=clean CHAPTERS=ch06 BENCH_RUN_ID=20261126T0415Z-3f9a bash tools/gpu_sanitize.sh > clean.log 2>&1 ||
+    fail "a clean run failed: $(tail -n 5 clean.log)"
 grep -q "^gpu-sanitize: $runs runs, 0 failures$" clean.log || fail "want $runs runs, 0 failures: $(tail -n 1 clean.log)"
 grep -q 'cpu-one' clean.log && fail "a CPU row was run under compute-sanitizer"
 for log in build/sanitize/*.log; do
     head -n 1 "$log" | grep -q '^# device: Stand-in GPU' || fail "$log does not name its device on its first line"
+    sed -n 2p "$log" | grep -qE '^# commit: [^ ]+$' || fail "$log's second line is not its commit: $(sed -n 2p "$log")"
+    sed -n 3p "$log" | grep -qx '# run: 20261126T0415Z-3f9a' || fail "$log's third line is not the run given: $(sed -n 3p "$log")"
 done
 MODE=misses-race CHAPTERS=ch06 bash tools/gpu_sanitize.sh > race.log 2>&1 && fail "a racy row racecheck did not flag passed"
 grep -q 'FAIL  racecheck found no race in ch06 racy-one' race.log || fail "no line names the unflagged racy row"
