@@ -57,7 +57,8 @@ commit=$(tools/commit.sh)
 . "$(dirname "$0")/run_provenance.sh"
 run_id=$(provenance_new_run_id)
 [ -z "$study" ] || run_id=study-$run_id
-machine_id=$(cat /etc/machine-id 2>/dev/null || hostname) # the first 8 hex of its hash: no host name in the data
+machine_id=$(cat /etc/machine-id 2>/dev/null) # the first 8 hex of its hash: no host name in the data
+[ -n "$machine_id" ] || machine_id=$(hostname) # (an empty machine-id, as in some containers: the host name)
 machine_id=$(printf '%s' "$machine_id" | sha256sum | cut -c1-8)
 export BENCH_COMMIT=$commit BENCH_RUN_ID=$run_id BENCH_MACHINE_ID=$machine_id
 # stamp DIR: the first line of a chapter's logs; code is its code's fingerprint

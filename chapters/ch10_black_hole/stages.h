@@ -47,7 +47,7 @@ static const stage stages[] = {
     {{"gpu-hand-written", "the step written by hand, compiled by NVRTC (IEEE, no FMA contraction)", GPU, ABLATION},
      HAND, 0, MATH_STRICT},
     {{"gpu-hand-written-double", "gpu-hand-written in double, the reference's arithmetic: cpu-threads' work on the "
-      "GPU", .where = STAGE_GPU, .kernel = "render"}, HAND_DOUBLE, 0, MATH_STRICT},
+      "GPU", .where = STAGE_GPU, .kernel = "render", .tags = "kernel=run-time"}, HAND_DOUBLE, 0, MATH_STRICT},
     {{"gpu-generated", "the step from the tree, no rules: what differentiation leaves", GPU, ABLATION}, GENERATED,
      EX_NONE, MATH_STRICT},
     {{"gpu-generated-simplified", "the tree with the IEEE-exact rules: the same image, bit for bit", GPU}, GENERATED,
