@@ -343,11 +343,11 @@ summary_of() {
             if (!(c in main_wl) || gpu_rows[c, kwl[j]] > gpu_rows[c, main_wl[c]]) main_wl[c] = kwl[j] }
         for (j = 1; j <= nk; j++) { k = kkey[j]; c = kch[j]; pwl[k] = kwl[j]; pw[k] = kw[j]
             if (kwl[j] == main_wl[c] && (k in cms) && (k in gms) && (!(c in pair) || gms[k] < gms[pair[c]])) pair[c] = k }
-        printf "*%s, %s; %s (`%s`)*\n\n| chapter | first stage | time | fastest stage, same work | time | speedup | GPU against CPU, like for like | checks |\n|---|---|---:|---|---:|---:|---|---|\n", devs, prov_days(), prov_ids(), file
+        printf "*%s, %s; %s (`%s`)*\n\n| chapter | workload | first stage | time | fastest stage, same work | time | speedup | GPU against CPU, like for like | checks |\n|---|---|---|---:|---|---:|---:|---|---|\n", devs, prov_days(), prov_ids(), file
         for (i = 1; i <= n; i++) for (k = i + 1; k <= n; k++) if (order[k] < order[i]) { t = order[i]; order[i] = order[k]; order[k] = t }
         for (i = 1; i <= n; i++) { c = order[i]; vs = "-"
             if (c in pair) { k = pair[c]; vs = sprintf("%.1fx: %s against %s, %s%s", cms[k] / gms[k], gname[k], cname[k], pwl[k], pw[k] != "" ? ", work " pw[k] : "") }
-            printf "| %s | %s | %s | %s | %s | %.1fx | %s | %s |\n", c chmark[c], first[c], ftime(firstms[c]), best[c], ftime(bestms[c]), firstms[c] / bestms[c], vs, fails[c] ? fails[c] " FAIL" : "all ok" }
+            printf "| %s | %s | %s | %s | %s | %s | %.1fx | %s | %s |\n", c chmark[c], wl[c], first[c], ftime(firstms[c]), best[c], ftime(bestms[c]), firstms[c] / bestms[c], vs, fails[c] ? fails[c] " FAIL" : "all ok" }
         printf "%s\n", prov_notes()
     }' "$2" "$2"
 }
