@@ -503,34 +503,13 @@ END_TEST
 #ifndef PROGRAM_DIR
 #define PROGRAM_DIR "."
 #endif
+#include "fma_ceiling_row.h"
+
 START_TEST(the_fma_ceiling_row_is_printed)
 {
-    const char *dir = harness_scratch("test_ch10");
-    ck_assert_int_eq(harness_shell("%s/ch10 --stage cpu-threads-simd-float --width 33 --height 31 --threads 3 "
-                                   "--repeat 1 --quiet --out %s/x.ppm --csv %s/r.csv > %s/table 2> %s/err",
-                                   harness_q(PROGRAM_DIR), harness_q(dir), harness_q(dir), harness_q(dir),
-                                   harness_q(dir)), 0);
-    char path[300], isa[64];
-    snprintf(path, sizeof path, "%s/table", dir);
-    char *table = harness_read_file(path), *row = table ? strstr(table, "\nceiling-cpu-fma ") : NULL;
-    ck_assert_msg(row != NULL, "no ceiling-cpu-fma row in:\n%s", table ? table : "(no output)");
-    int threads;
-    double ms, gflops;
-    ck_assert_int_eq(sscanf(row, "\nceiling-cpu-fma %d %lf - - %lf GFLOP/s n/a", &threads, &ms, &gflops), 3);
-    ck_assert_int_eq(threads, 3);
-    ck_assert_msg(ms >= CPU_CEILING_MIN_MS && gflops > 0, "%g ms, %g GFLOP/s", ms, gflops);
-    snprintf(isa, sizeof isa, " at %s (", cpu_widest_isa());
-    char *end = strchr(row + 1, '\n');
-    if (end)
-        *end = 0;
-    ck_assert_msg(strstr(row, isa) && strstr(row, " logical CPUs"), "the note names neither ISA nor CPUs: %s", row);
-    ck_assert_msg(strstr(table, "\ncpu-threads-simd-float "), "the stage's row is missing");
-    free(table);
-    snprintf(path, sizeof path, "%s/r.csv", dir);
-    char *csv = harness_read_file(path);
-    ck_assert_msg(csv && strstr(csv, "\nch10,ceiling-cpu-fma,33x31,3,") && strstr(csv, ",GFLOP/s,n/a,"),
-                  "no ceiling row in the CSV:\n%s", csv ? csv : "(none)");
-    free(csv);
+    check_fma_ceiling_row("ch10",
+                          "--stage cpu-threads-simd-float --width 33 --height 31 --threads 3 --repeat 1 --quiet",
+                          "cpu-threads-simd-float", "ch10,ceiling-cpu-fma,33x31,3,");
 }
 END_TEST
 
