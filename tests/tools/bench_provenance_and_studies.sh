@@ -12,8 +12,6 @@
 #   id "study-...", the bench's rows of ch06 stay; a second bench replaces its
 #   own rows and keeps the study's.
 set -u
-# the commit comes from this test's own repository, not from a copied tree's name for it (the GPU gate sets one)
-unset COURSE_COMMIT PROFILE_COMMIT PROVENANCE_COMMIT BENCH_RUN_ID
 [ "${1:-}" = --can-run ] && { command -v git > /dev/null || { echo "no git"; exit 77; }; exit 0; }
 . "$(dirname "$0")/lib.bash"
 scratch_copy "$1"

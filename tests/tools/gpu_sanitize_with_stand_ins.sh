@@ -5,8 +5,6 @@
 # does not flag fails, and every log's first line names the device, the next
 # two its commit and run id (BENCH_RUN_ID, given here).
 set -u
-# the commit comes from this test's own repository, not from a copied tree's name for it (the GPU gate sets one)
-unset COURSE_COMMIT PROFILE_COMMIT PROVENANCE_COMMIT BENCH_RUN_ID
 [ "${1:-}" = --can-run ] && exit 0
 . "$(dirname "$0")/lib.bash"
 scratch_copy "$1"

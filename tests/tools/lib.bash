@@ -9,3 +9,7 @@ scratch_copy() {
 }
 # fail MESSAGE: says why on the last line and fails the test.
 fail() { echo "FAIL: $*"; exit 1; }
+# A test's commit and run id come from its own scratch repository and run, not
+# from a copied tree's name for them (the GPU gate exports COURSE_COMMIT and
+# PROFILE_COMMIT; make profiles, BENCH_RUN_ID).
+unset COURSE_COMMIT PROFILE_COMMIT PROVENANCE_COMMIT BENCH_RUN_ID

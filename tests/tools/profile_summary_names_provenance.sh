@@ -5,8 +5,6 @@
 # Fixtures: tests/fixtures/profiles/ (commit 2222222, run 20261126T0415Z-3f9a),
 # and one of them rewritten as a report made before run ids.
 set -u
-# the commit comes from this test's own repository, not from a copied tree's name for it (the GPU gate sets one)
-unset COURSE_COMMIT PROFILE_COMMIT PROVENANCE_COMMIT BENCH_RUN_ID
 [ "${1:-}" = --can-run ] && exit 0
 . "$(dirname "$0")/lib.bash"
 fixtures=$1/tests/fixtures

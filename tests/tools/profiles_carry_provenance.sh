@@ -11,8 +11,6 @@
 #   launches (ch05 block-shape: 8 shapes x 3 launches, then its winner's 3),
 #   so the profile must skip 26.
 set -u
-# the commit comes from this test's own repository, not from a copied tree's name for it (the GPU gate sets one)
-unset COURSE_COMMIT PROFILE_COMMIT PROVENANCE_COMMIT BENCH_RUN_ID
 [ "${1:-}" = --can-run ] && { command -v git > /dev/null || { echo "no git"; exit 77; }; exit 0; }
 . "$(dirname "$0")/lib.bash"
 scratch_copy "$1"
