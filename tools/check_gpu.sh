@@ -18,7 +18,7 @@ if [ -z "$device" ]; then
     exit 3
 fi
 # PROFILE_COMMIT: where the tree was copied from a commit whose history the copy lacks (as profile.sh)
-commit=${PROFILE_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo -dirty)}
+commit=$("$(dirname "$0")/commit.sh") # as every tool records it (COURSE_COMMIT / PROFILE_COMMIT for a copied tree)
 echo "check-gpu: on $device, commit $commit; logs in $out/"
 make=(make --no-print-directory)
 status=0
