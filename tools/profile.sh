@@ -60,6 +60,11 @@ out=$dir/${ch}_${stage}.txt
 # cycle, and thread-level instructions (for active lanes).
 counted=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,sm__cycles_active.avg,sm__cycles_elapsed.avg,smsp__issue_active.avg.per_cycle_active,smsp__thread_inst_executed.sum
 metrics=$counted,smsp__inst_executed.sum,smsp__sass_thread_inst_executed_op_dadd_pred_on.sum,smsp__sass_thread_inst_executed_op_dmul_pred_on.sum,smsp__sass_thread_inst_executed_op_dfma_pred_on.sum,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,smsp__sass_thread_inst_executed_op_fadd_pred_on.sum,smsp__sass_thread_inst_executed_op_fmul_pred_on.sum,l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum,l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum,smsp__thread_inst_executed_per_inst_executed.ratio,dram__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
+# how busy each pipe was, in % of its peak over the active cycles: which one a
+# compute-bound kernel is up against (FMA: fp32; FP64; XU: rsqrt, sin, conversions)
+for pipe in alu fma fp64 xu lsu; do
+    metrics=$metrics,sm__inst_executed_pipe_${pipe}.avg.pct_of_peak_sustained_active
+done
 # warp stalls, in cycles per issued instruction, by reason (the smallpt report's "Stall No Instructions", "Stall Wait")
 for reason in no_instruction wait long_scoreboard short_scoreboard math_pipe_throttle branch_resolving barrier; do
     metrics=$metrics,smsp__average_warps_issue_stalled_${reason}_per_issue_active.ratio
@@ -80,7 +85,7 @@ launches=$(count_launches) || exit 1
     echo "# command: ${command[*]}; kernel $kernel, launch $launches of $launches (the last: the check run after the timed runs)"
 } > "$out.tmp"
 "$ncu" --clock-control none --kernel-name-base demangled --kernel-name "$kernel" --launch-skip $((launches - 1)) --launch-count 1 --section LaunchStats --section Occupancy \
-    --section SpeedOfLight --section SchedulerStats --section WarpStateStats --metrics "$metrics" "${command[@]}" >> "$out.tmp" 2>&1
+    --section SpeedOfLight --section SchedulerStats --section WarpStateStats --section ComputeWorkloadAnalysis --metrics "$metrics" "${command[@]}" >> "$out.tmp" 2>&1
 status=$?
 # Kept only when ncu profiled the kernel: a failed run leaves the last good report.
 if [ $status -ne 0 ] || ! grep -q "Registers Per Thread" "$out.tmp"; then

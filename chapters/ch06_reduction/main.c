@@ -179,8 +179,10 @@ static void add_ceilings(report *rep, const gpu_state *g, size_t n)
     report_entry e = {.threads = REPORT_ON_GPU, .unit = "GB/s", .ok = REPORT_NO_CHECK, .device = g->info.name};
     e.stage = "ceiling-read-stream", e.value = r->rate, e.ms = bytes / (r->rate * 1e6);
     report_note(report_add(rep, e), "read-only streaming kernel, the best configuration searched: %s; best of %d "
-                "repetitions of %lld passes (%.0f ms each); SM clock at most %d MHz", r->config, r->repeats, r->passes,
-                r->rep_ms, r->max_clock_mhz);
+                "repetitions of %lld passes (%.0f ms each); SM clock at most %d MHz; timed as a stage is (one launch, the "
+                "median of %d), the same kernel reads at %.1f GB/s (%.1f%%): the launch and the tail", r->config,
+                r->repeats, r->passes, r->rep_ms, r->max_clock_mhz, GPU_ONE_LAUNCH_REPEAT, r->one_launch,
+                100 * r->one_launch / r->rate);
     e.stage = "ceiling-copy", e.value = c->rate, e.ms = 2 * bytes / (c->rate * 1e6);
     report_note(report_add(rep, e), "cudaMemcpy device to device, read + written: a second reference; best of %d "
                 "repetitions of %s (%.0f ms each)", c->repeats, c->config, c->rep_ms);
@@ -253,8 +255,9 @@ int main(int argc, char **argv)
         report_row *row = report_measured(&rep, s->info.name, gpu ? REPORT_ON_GPU : threads, &m, gbs, "GB/s",
                                           gpu ? g.info.name : host_cpu_name());
         if (gpu && measure_ceilings)
-            report_note(row, "%s%.1f%% of the read ceiling, %.1f%% of copy", m.note[0] ? "; " : "",
-                        100 * gbs / g.read.rate, 100 * gbs / g.copy.rate);
+            report_note(row, "%s%.1f%% of the read ceiling (%.1f%% of its kernel timed as a stage), %.1f%% of copy",
+                        m.note[0] ? "; " : "", 100 * gbs / g.read.rate, 100 * gbs / g.read.one_launch,
+                        100 * gbs / g.copy.rate);
         if (!gpu && host.rate > 0)
             report_note(row, "%s%.1f%% of the host's read ceiling", m.note[0] ? "; " : "", 100 * gbs / host.rate);
     }

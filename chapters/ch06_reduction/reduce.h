@@ -24,7 +24,7 @@ typedef struct {
 
 typedef void reduce_fn(const int *in, size_t n, long long *sum, const reduce_ctx *ctx);
 reduce_fn reduce_cpu_serial, reduce_cpu_threads, reduce_cpu_threads_simd;
-reduce_fn reduce_cover_once;
+reduce_fn reduce_cover_once, reduce_ceiling_shape;
 reduce_fn reduce_atomic_global, reduce_interleaved_divergent, reduce_interleaved_strided, reduce_sequential,
     reduce_first_add_on_load, reduce_warp_unrolled_volatile, reduce_warp_unrolled_sync, reduce_fully_unrolled,
     reduce_chunk_per_thread, reduce_many_per_thread, reduce_warp_shuffle, reduce_four_loads, reduce_read_only_path,

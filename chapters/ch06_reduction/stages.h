@@ -44,7 +44,9 @@ static const stage stages[] = {
     {{"vector-shuffle", "+ 16-byte loads (int4), two in flight", .where = STAGE_GPU,
       .kernel = "vector_shuffle_kernel"}, reduce_vector_shuffle},
     {{"cover-once", "+ a grid that covers the input once: eight 16-byte loads per thread, all in flight at once, "
-      "no grid-stride loop", .where = STAGE_GPU, .kernel = "cover_once_kernel"}, reduce_cover_once},
+      "no grid-stride loop", .where = STAGE_GPU, .kernel = "cover_once_kernel<(int)256, (int)8>"}, reduce_cover_once},
+    {{"ceiling-shape", "+ the read ceiling's launch shape: 512 threads of two 16-byte loads instead of 256 of eight",
+      .where = STAGE_GPU, .kernel = "cover_once_kernel<(int)512, (int)2>"}, reduce_ceiling_shape},
     {{"cub", "CUB's DeviceReduce::Sum, the yardstick", .where = STAGE_GPU, .kernel = "DeviceReduceKernel"},
      reduce_cub},
 };

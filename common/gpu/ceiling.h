@@ -31,6 +31,7 @@ extern "C" {
 
 #define GPU_CEILING_MIN_MS 50.0 /* each timed repetition at least this long */
 #define GPU_CEILING_REPEAT 5    /* timed repetitions after the warm-up; the best counts */
+#define GPU_ONE_LAUNCH_REPEAT 20 /* single launches timed for gpu_ceiling.one_launch, as ch06 times a stage */
 
 typedef struct {
     double rate;       /* GB/s, GFLOP/s, or ns a load (latency: lower is better) */
@@ -42,6 +43,8 @@ typedef struct {
     double other;      /* latency under load: the GB/s the rest of the GPU read meanwhile;
                           FMA: the data sheet's GFLOP/s at ran_mhz (2 x FP32 lanes x SMs x clock) */
     int sms_used;      /* latency under load: distinct SMs the chasing threads ran on */
+    double one_launch; /* read stream: the winner's GB/s timed as a stage is, one launch between two
+                          events, the median of GPU_ONE_LAUNCH_REPEAT: its launch and tail included */
     char config[160];  /* what ran: the read search's winner, the chase's size */
 } gpu_ceiling;
 
