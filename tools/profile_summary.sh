@@ -97,6 +97,22 @@ for dir in data/profiles/*/; do
         /sectors_pipe_lsu_mem_global_op_ld/ { sec = val($0) }
         END { if (num(req) > 0) printf "| %s | %s | %s | %.2f |\n", name, req, sec, num(sec) / num(req) }'
 
+    # What limits a compute-bound kernel: the share of its active cycles that
+    # issued an instruction (of one per cycle per scheduler), and how busy each
+    # pipe was (ncu's % of the pipe's peak). Reports made before these were
+    # recorded have none and are left out.
+    table "| profile | issue slots busy | achieved occupancy | FMA pipe | ALU pipe | XU pipe (rsqrt, sin, conversions) | FP64 pipe | LSU pipe |" \
+        "sm__inst_executed_pipe_fma" '
+        /Issue Slots Busy/ { iss = val($0) "%" }
+        /Achieved Occupancy/ { occ = val($0) "%" }
+        /inst_executed_pipe_fma\./ { fma = val($0) "%" }
+        /inst_executed_pipe_alu\./ { alu = val($0) "%" }
+        /inst_executed_pipe_xu\./ { xu = val($0) "%" }
+        /inst_executed_pipe_fp64\./ { fp64 = val($0) "%" }
+        /inst_executed_pipe_lsu\./ { lsu = val($0) "%" }
+        END { printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", name, or_dash(iss), or_dash(occ), or_dash(fma),
+              or_dash(alu), or_dash(xu), or_dash(fp64), or_dash(lsu) }'
+
     # The scheduler's view (the smallpt report's tables): warps per scheduler, and
     # cycles between two instructions of one warp with what they were waiting for.
     table "| profile | active warps / scheduler | eligible warps / scheduler | issued warps / scheduler | warp cycles per issued instruction | of which stalled: no instruction | wait | short scoreboard | long scoreboard | branch resolving | math pipe throttle |" \
