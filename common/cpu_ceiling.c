@@ -2,12 +2,14 @@
  * reaches the limit: wide loads XORed into four accumulators (no arithmetic
  * to wait on), and twelve independent FMA chains (a chain waits 4 cycles for
  * its FMA; two pipes need 8 in flight). Their results are kept (sink), so the
- * compiler cannot drop the work. */
+ * compiler cannot drop the work. The work is dealt in pieces on demand
+ * (piece_queue), so no thread waits for a slower one. */
 #include "cpu_ceiling.h"
 #include "team.h"
 #include "timer.h"
 
 #include <immintrin.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,32 +85,83 @@ static uint64_t read_scalar(const char *p, size_t bytes)
     return a[0] ^ a[1] ^ a[2] ^ a[3];
 }
 
+/* Work handed out in pieces on demand: each thread takes the next piece
+ * nobody has taken until none is left. On a shared host (a virtual machine's
+ * cores are not all equally fast) equal shares end when the slowest thread
+ * ends; pieces keep every thread busy to the end, and the ceiling is the best
+ * a plain kernel reaches, not the pace of the slowest core. */
+typedef struct {
+    atomic_long next; /* the next piece nobody has taken */
+    long count;       /* pieces in all */
+} piece_queue;
+
+static void pieces_reset(piece_queue *q, long count)
+{
+    atomic_store(&q->next, 0);
+    q->count = count;
+}
+
+/* The next piece's index, or -1 when all are taken. */
+static long piece_take(piece_queue *q)
+{
+    long k = atomic_fetch_add(&q->next, 1);
+    return k < q->count ? k : -1;
+}
+
+#define READ_PIECE_BYTES ((size_t)1 << 20)
+
 typedef struct {
     const char *buf;
     size_t bytes;
     long passes;
     uint64_t (*read)(const char *, size_t);
+    piece_queue queue; /* passes x pieces of READ_PIECE_BYTES */
     uint64_t sink[TEAM_MAX];
+    size_t done[TEAM_MAX]; /* bytes each thread read in the last run: the counted work */
 } read_job;
+
+/* At least one piece, an empty one for an empty buffer: a run of no pieces
+ * would take no time however many passes it had, and never reach its length. */
+static long read_pieces_per_pass(size_t bytes)
+{
+    return bytes == 0 ? 1 : (long)((bytes + READ_PIECE_BYTES - 1) / READ_PIECE_BYTES);
+}
+
+static void read_fill(void *p, int threads)
+{
+    (void)threads;
+    read_job *j = p;
+    pieces_reset(&j->queue, j->passes * read_pieces_per_pass(j->bytes));
+}
 
 static void read_share(void *p, int t, int threads)
 {
+    (void)threads;
     read_job *j = p;
-    size_t begin = j->bytes * (size_t)t / (size_t)threads, end = j->bytes * (size_t)(t + 1) / (size_t)threads;
+    long per_pass = read_pieces_per_pass(j->bytes), k;
+    if (t == 0 && j->queue.count == 0)
+        return;
     uint64_t x = 0;
-    for (long k = 0; k < j->passes; k++)
-        x ^= j->read(j->buf + begin, end - begin);
+    size_t done = 0;
+    while ((k = piece_take(&j->queue)) >= 0) {
+        size_t begin = (size_t)(k % per_pass) * READ_PIECE_BYTES;
+        size_t size = j->bytes - begin < READ_PIECE_BYTES ? j->bytes - begin : READ_PIECE_BYTES;
+        x ^= j->read(j->buf + begin, size);
+        done += size;
+    }
     j->sink[t] = x;
+    j->done[t] = done;
 }
 
 /* The best of `repeat` runs of run(job) on `threads` threads, in ms, after
  * scaling *count (passes or iterations) until even the best run lasts
- * CPU_CEILING_MIN_MS. */
-static double best_ms(team_fn *run, void *job, long *count, int threads, int repeat)
+ * CPU_CEILING_MIN_MS. fill(job, threads) lays out a run's pieces before it. */
+static double best_ms(team_fn *run, void (*fill)(void *, int), void *job, long *count, int threads, int repeat)
 {
     for (;;) {
         double best = 0;
         for (int r = 0; r < (repeat > 1 ? repeat : 1); r++) {
+            fill(job, threads);
             double t0 = now_seconds();
             team_run(threads, run, job);
             double ms = 1e3 * (now_seconds() - t0);
@@ -127,8 +180,12 @@ cpu_ceiling cpu_read_ceiling(const void *buf, size_t bytes, int threads, int rep
     const char *isa = cpu_widest_isa();
     j = (read_job){.buf = buf, .bytes = bytes, .passes = 1};
     j.read = strcmp(isa, "avx512") == 0 ? read_avx512 : strcmp(isa, "avx2") == 0 ? read_avx2 : read_scalar;
-    double ms = best_ms(read_share, &j, &j.passes, threads, repeat);
-    return (cpu_ceiling){(double)bytes * (double)j.passes / (ms * 1e6), ms, isa, threads};
+    double ms = best_ms(read_share, read_fill, &j, &j.passes, threads, repeat);
+    /* Every run of the last round read the same passes: the last one's count stands for the best's. */
+    double read = 0;
+    for (int t = 0; t < threads; t++)
+        read += (double)j.done[t];
+    return (cpu_ceiling){read / (ms * 1e6), ms, isa, threads, read, (double)bytes * (double)j.passes};
 }
 
 /* ---------------------------------------------------------------- FMA */
@@ -188,17 +245,32 @@ static float fma_scalar(long iterations)
     return x0 + x1 + x2 + x3 + x4 + x5 + x6 + x7 + x8 + x9 + x10 + x11;
 }
 
+#define FMA_PIECE_ITERATIONS 4096L /* ~50k FMAs a lane: tens of microseconds a piece */
+
 typedef struct {
-    long iterations;
+    long iterations; /* a thread's share, were the pieces dealt evenly */
     float (*chains)(long);
+    piece_queue queue; /* iterations x threads in pieces of FMA_PIECE_ITERATIONS */
     float sink[TEAM_MAX];
+    long pieces_done[TEAM_MAX]; /* pieces each thread ran in the last run: the counted work */
 } fma_job;
+
+static void fma_fill(void *p, int threads)
+{
+    fma_job *j = p;
+    pieces_reset(&j->queue, (j->iterations * threads + FMA_PIECE_ITERATIONS - 1) / FMA_PIECE_ITERATIONS);
+}
 
 static void fma_share(void *p, int t, int threads)
 {
     (void)threads;
     fma_job *j = p;
-    j->sink[t] = j->chains(j->iterations);
+    float x = 0;
+    long pieces = 0;
+    while (piece_take(&j->queue) >= 0)
+        x += j->chains(FMA_PIECE_ITERATIONS), pieces++;
+    j->sink[t] = x;
+    j->pieces_done[t] = pieces;
 }
 
 cpu_ceiling cpu_fma_ceiling(int threads, int repeat)
@@ -208,9 +280,11 @@ cpu_ceiling cpu_fma_ceiling(int threads, int repeat)
     int lanes = strcmp(isa, "avx512") == 0 ? 16 : strcmp(isa, "avx2") == 0 ? 8 : 1;
     j = (fma_job){.iterations = 1 << 16};
     j.chains = lanes == 16 ? fma_avx512 : lanes == 8 ? fma_avx2 : fma_scalar;
-    double ms = best_ms(fma_share, &j, &j.iterations, threads, repeat);
-    double flops = 2.0 * lanes * CHAINS * (double)j.iterations * threads;
-    return (cpu_ceiling){flops / (ms * 1e6), ms, isa, threads};
+    double ms = best_ms(fma_share, fma_fill, &j, &j.iterations, threads, repeat);
+    double per_piece = 2.0 * lanes * CHAINS * FMA_PIECE_ITERATIONS, flops = 0; /* an FMA: 2 flops a lane */
+    for (int t = 0; t < threads; t++)
+        flops += per_piece * (double)j.pieces_done[t];
+    return (cpu_ceiling){flops / (ms * 1e6), ms, isa, threads, flops, per_piece * (double)j.queue.count};
 }
 
 cpu_ceiling cpu_fma_ceiling_row(report *rep, int threads, int repeat)

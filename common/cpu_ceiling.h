@@ -4,7 +4,8 @@
  * (compute-bound work), each at the widest vector ISA this CPU has (chosen at
  * run time: AVX-512, else AVX2 + FMA, else plain C), on `threads` threads.
  * Each timed repetition lasts at least CPU_CEILING_MIN_MS, so the rate is a
- * steady one; the best of `repeat` repetitions is the ceiling. */
+ * steady one; the best of `repeat` repetitions is the ceiling. The work is
+ * dealt in pieces on demand, so every thread is busy to the end. */
 #ifndef COMMON_CPU_CEILING_H
 #define COMMON_CPU_CEILING_H
 
@@ -23,10 +24,14 @@ typedef struct {
     double ms;       /* the best repetition's time */
     const char *isa; /* "avx512", "avx2" or "scalar": what the kernel ran with */
     int threads;
+    double work;     /* what the best repetition's threads counted as done: bytes read, or flops */
+    double expected; /* what that repetition had to do: passes x bytes, or iterations x chains x lanes x 2 */
 } cpu_ceiling;
 
-/* Reads the `bytes` of buf (each thread a contiguous share), whole passes over
- * it repeated within a repetition until it lasts CPU_CEILING_MIN_MS. */
+/* Reads the `bytes` of buf, whole passes over it repeated within a repetition
+ * until it lasts CPU_CEILING_MIN_MS; the threads take 1 MiB pieces as they
+ * are free, not one fixed share each (on a virtual machine's cores equal
+ * shares end when the slowest thread ends: ch06's cpu-threads-pieces row shows the cost). */
 cpu_ceiling cpu_read_ceiling(const void *buf, size_t bytes, int threads, int repeat);
 
 /* fp32 FMA chains, enough of them per thread to keep both FMA pipes busy. */

@@ -51,16 +51,21 @@ END_TEST
 
 /* Every vector path (CPU_ISA caps the ISA; one this CPU lacks falls back) at
  * int32's extremes: 2^20 + 1 values of INT32_MAX, or of INT32_MIN, sum far
- * past 32 bits, so a lane that adds in 32 bits is caught. */
+ * past 32 bits, so a lane that adds in 32 bits is caught; then int32s from
+ * the whole range, both signs mixed (cpu-biased-lanes splits each into a high
+ * and a low half: a slip in either shows here). */
 static const char *isas[] = {"scalar", "avx2", "avx512"};
 START_TEST(cpu_stages_exact_at_extremes_on_every_isa)
 {
     size_t n = (1u << 20) + 1;
     int *in = (int *)malloc(n * sizeof(int));
-    for (int sign = 0; sign < 2; sign++) {
-        for (size_t i = 0; i < n; i++)
-            in[i] = sign ? INT32_MIN : INT32_MAX;
-        long long expected = (long long)n * in[0];
+    for (int pattern = 0; pattern < 3; pattern++) {
+        test_rng r = {6060};
+        long long expected = 0;
+        for (size_t i = 0; i < n; i++) {
+            in[i] = pattern == 0 ? INT32_MAX : pattern == 1 ? INT32_MIN : (int)(uint32_t)(test_rng_next(&r) >> 32);
+            expected += in[i];
+        }
         for (size_t s = 0; s < STAGE_COUNT; s++)
             if (stages[s].info.where == STAGE_CPU) {
                 setenv("CPU_ISA", isas[_i], 1);

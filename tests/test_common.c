@@ -3,6 +3,7 @@
 #include "harness.h"
 
 #include "cli.h"
+#include "cpu_ceiling.h"
 #include "image.h"
 #include "measure.h"
 #include "report.h"
@@ -997,11 +998,38 @@ START_TEST(team_rows_renders_each_row_once)
 }
 END_TEST
 
+/* The host's ceilings count the work their threads did, pieces taken on
+ * demand: every byte of every pass read once, every piece of FMA chains run
+ * once, whatever the size (odd, smaller than a piece, empty) and the team. */
+START_TEST(cpu_ceilings_count_every_piece_once)
+{
+    static const size_t sizes[] = {((size_t)3 << 20) + 17, 1, 0};
+    static const int teams[] = {3, 2, 1};
+    char *buf = malloc(sizes[0]);
+    ck_assert_ptr_nonnull(buf);
+    memset(buf, 7, sizes[0]);
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        cpu_ceiling c = cpu_read_ceiling(buf, sizes[k], teams[k], 1);
+        ck_assert_msg(c.work == c.expected, "%zu bytes, %d threads: read %.0f bytes of %.0f", sizes[k], teams[k],
+                      c.work, c.expected);
+        if (sizes[k] > 0)
+            ck_assert_msg(c.expected > 0 && fmod(c.expected, (double)sizes[k]) == 0,
+                          "%zu bytes: %.0f is not whole passes", sizes[k], c.expected);
+        ck_assert_msg(c.ms >= CPU_CEILING_MIN_MS, "a repetition of %.1f ms", c.ms);
+    }
+    free(buf);
+    cpu_ceiling f = cpu_fma_ceiling(3, 1);
+    ck_assert_msg(f.work == f.expected && f.expected > 0, "FMA: %.0f flops counted of %.0f", f.work, f.expected);
+    ck_assert_msg(f.rate > 0 && isfinite(f.rate), "FMA rate %g", f.rate);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("common");
     TCase *tc = tcase_create("all");
     tcase_add_test(tc, timer_is_monotonic);
+    tcase_add_test(tc, cpu_ceilings_count_every_piece_once);
     tcase_add_test(tc, median_odd_even_one_zero);
     tcase_add_test(tc, image_alloc_refuses_bad_sizes);
     tcase_add_loop_test(tc, ppm_round_trip, 0, sizeof round_trip_sizes / sizeof round_trip_sizes[0]);

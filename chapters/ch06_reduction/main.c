@@ -264,8 +264,8 @@ int main(int argc, char **argv)
     if (host.rate > 0) {
         report_entry e = {.stage = "ceiling-cpu-read", .threads = host.threads, .ms = host.ms, .value = host.rate,
                           .unit = "GB/s", .ok = REPORT_NO_CHECK, .device = host_cpu_name()};
-        report_note(report_add(&rep, e), "the host's plain read stream over the same input, %s loads, the best of 5 "
-                    "runs of at least %.0f ms", host.isa, CPU_CEILING_MIN_MS);
+        report_note(report_add(&rep, e), "the host's plain read stream over the same input, %s loads, 1 MiB pieces "
+                    "taken as threads are free, the best of 5 runs of at least %.0f ms", host.isa, CPU_CEILING_MIN_MS);
     }
     if (have_gpu && measure_ceilings)
         add_ceilings(&rep, &g, n);

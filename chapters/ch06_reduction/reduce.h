@@ -23,7 +23,7 @@ typedef struct {
 } reduce_ctx;
 
 typedef void reduce_fn(const int *in, size_t n, long long *sum, const reduce_ctx *ctx);
-reduce_fn reduce_cpu_serial, reduce_cpu_threads, reduce_cpu_threads_simd;
+reduce_fn reduce_cpu_serial, reduce_cpu_threads, reduce_cpu_threads_simd, reduce_cpu_pieces, reduce_cpu_biased_lanes;
 reduce_fn reduce_cover_once, reduce_ceiling_shape;
 reduce_fn reduce_atomic_global, reduce_interleaved_divergent, reduce_interleaved_strided, reduce_sequential,
     reduce_first_add_on_load, reduce_warp_unrolled_volatile, reduce_warp_unrolled_sync, reduce_fully_unrolled,

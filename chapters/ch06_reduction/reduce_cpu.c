@@ -1,5 +1,6 @@
 /* reduce_cpu.c - ch06's CPU stages: one core, then all of them, then all of
- * them with vector loads and adds. */
+ * them with vector loads and adds, then the work dealt in pieces on demand,
+ * then fewer instructions per byte. */
 #define _GNU_SOURCE
 #include "reduce.h"
 
@@ -7,6 +8,8 @@
 #include "../../common/team.h"
 
 #include <immintrin.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <string.h>
 
 long long reduce_fill(int *in, size_t n)
@@ -74,6 +77,51 @@ __attribute__((target("avx2"))) static long long sum_avx2(const int *in, size_t 
     return sum;
 }
 
+/* Sixteen int32 per 64-byte load, exact for any int32: each int biased to
+ * unsigned (its sign bit flipped: x + 2^31), the 16 read as eight 64-bit lanes
+ * (high int x 2^32 + low int) and added, and the high ints added apart; the
+ * low ints' total is the difference, and the bias comes off at the end. One
+ * load and four adds, xors and shifts per 64 bytes, where widening took two
+ * loads, two conversions and two adds. */
+__attribute__((target("avx512f"))) static long long sum_avx512_biased(const int *in, size_t n)
+{
+    const __m512i sign = _mm512_set1_epi32(INT32_MIN);
+    __m512i lanes0 = _mm512_setzero_si512(), lanes1 = lanes0, high0 = lanes0, high1 = lanes0;
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m512i a = _mm512_xor_si512(_mm512_loadu_si512(in + i), sign);
+        __m512i b = _mm512_xor_si512(_mm512_loadu_si512(in + i + 16), sign);
+        lanes0 = _mm512_add_epi64(lanes0, a), high0 = _mm512_add_epi64(high0, _mm512_srli_epi64(a, 32));
+        lanes1 = _mm512_add_epi64(lanes1, b), high1 = _mm512_add_epi64(high1, _mm512_srli_epi64(b, 32));
+    }
+    unsigned long long lanes[8], high[8], total = 0; /* < 2^32 per int x 2^32 ints: no wrap */
+    _mm512_storeu_si512(lanes, _mm512_add_epi64(lanes0, lanes1));
+    _mm512_storeu_si512(high, _mm512_add_epi64(high0, high1));
+    for (int k = 0; k < 8; k++)
+        total += high[k] + (lanes[k] - (high[k] << 32)); /* high ints + low ints, each biased */
+    return (long long)(total - (unsigned long long)i * 0x80000000ULL) + serial_sum(in + i, n - i);
+}
+
+/* The same with AVX2: eight int32 per 32-byte load. */
+__attribute__((target("avx2"))) static long long sum_avx2_biased(const int *in, size_t n)
+{
+    const __m256i sign = _mm256_set1_epi32(INT32_MIN);
+    __m256i lanes0 = _mm256_setzero_si256(), lanes1 = lanes0, high0 = lanes0, high1 = lanes0;
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m256i a = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(in + i)), sign);
+        __m256i b = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(in + i + 8)), sign);
+        lanes0 = _mm256_add_epi64(lanes0, a), high0 = _mm256_add_epi64(high0, _mm256_srli_epi64(a, 32));
+        lanes1 = _mm256_add_epi64(lanes1, b), high1 = _mm256_add_epi64(high1, _mm256_srli_epi64(b, 32));
+    }
+    unsigned long long lanes[4], high[4], total = 0;
+    _mm256_storeu_si256((__m256i *)lanes, _mm256_add_epi64(lanes0, lanes1));
+    _mm256_storeu_si256((__m256i *)high, _mm256_add_epi64(high0, high1));
+    for (int k = 0; k < 4; k++)
+        total += high[k] + (lanes[k] - (high[k] << 32));
+    return (long long)(total - (unsigned long long)i * 0x80000000ULL) + serial_sum(in + i, n - i);
+}
+
 typedef struct {
     const int *in;
     size_t n;
@@ -102,6 +150,42 @@ static long long sum_on_threads(const int *in, size_t n, int threads, long long 
     return total;
 }
 
+/* Pieces on demand: every thread takes the next 1 MiB nobody has taken until
+ * none is left, so a thread on a slower core takes fewer and no thread waits
+ * idle for the last one (a virtual machine's cores are not equally fast). */
+#define PIECE_INTS ((size_t)1 << 18)
+
+typedef struct {
+    const int *in;
+    size_t n;
+    long long (*sum)(const int *, size_t);
+    atomic_size_t next;        /* the first int of the next piece nobody has taken */
+    long long sums[TEAM_MAX]; /* each thread's, written once at its end */
+} pieces;
+
+static void sum_pieces(void *p, int t, int threads)
+{
+    (void)threads;
+    pieces *c = p;
+    long long sum = 0;
+    size_t begin;
+    while ((begin = atomic_fetch_add(&c->next, PIECE_INTS)) < c->n)
+        sum += c->sum(c->in + begin, c->n - begin < PIECE_INTS ? c->n - begin : PIECE_INTS);
+    c->sums[t] = sum;
+}
+
+static long long sum_in_pieces(const int *in, size_t n, int threads, long long (*sum)(const int *, size_t))
+{
+    static pieces c; /* static: 8 kB of sums */
+    c.in = in, c.n = n, c.sum = sum;
+    atomic_store(&c.next, 0);
+    team_run(threads, sum_pieces, &c);
+    long long total = 0;
+    for (int t = 0; t < threads; t++)
+        total += c.sums[t];
+    return total;
+}
+
 /* Each thread sums one contiguous chunk; the host's memory bandwidth, not its
  * adders, is the limit once a few cores are busy. */
 void reduce_cpu_threads(const int *in, size_t n, long long *result, const reduce_ctx *ctx)
@@ -109,10 +193,25 @@ void reduce_cpu_threads(const int *in, size_t n, long long *result, const reduce
     *result = sum_on_threads(in, n, ctx->threads, serial_sum);
 }
 
-void reduce_cpu_threads_simd(const int *in, size_t n, long long *result, const reduce_ctx *ctx)
+/* The widest vector sum this CPU has (CPU_ISA may ask for a narrower one). */
+static long long (*widest(long long (*avx512)(const int *, size_t), long long (*avx2)(const int *, size_t)))(
+    const int *, size_t)
 {
     const char *isa = cpu_widest_isa();
-    *result = sum_on_threads(in, n, ctx->threads, strcmp(isa, "avx512") == 0 ? sum_avx512
-                                                  : strcmp(isa, "avx2") == 0  ? sum_avx2
-                                                                              : serial_sum);
+    return strcmp(isa, "avx512") == 0 ? avx512 : strcmp(isa, "avx2") == 0 ? avx2 : serial_sum;
+}
+
+void reduce_cpu_threads_simd(const int *in, size_t n, long long *result, const reduce_ctx *ctx)
+{
+    *result = sum_on_threads(in, n, ctx->threads, widest(sum_avx512, sum_avx2));
+}
+
+void reduce_cpu_pieces(const int *in, size_t n, long long *result, const reduce_ctx *ctx)
+{
+    *result = sum_in_pieces(in, n, ctx->threads, widest(sum_avx512, sum_avx2));
+}
+
+void reduce_cpu_biased_lanes(const int *in, size_t n, long long *result, const reduce_ctx *ctx)
+{
+    *result = sum_in_pieces(in, n, ctx->threads, widest(sum_avx512_biased, sum_avx2_biased));
 }

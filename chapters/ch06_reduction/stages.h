@@ -13,6 +13,11 @@ static const stage stages[] = {
      reduce_cpu_threads},
     {{"cpu-threads-simd", "+ each chunk summed with the widest vectors the CPU has (AVX-512 or AVX2, chosen at run "
                           "time), four sums in flight", .where = STAGE_CPU, .all_cores = 1}, reduce_cpu_threads_simd},
+    {{"cpu-pieces", "+ the input dealt in 1 MiB pieces as threads ask for them, not one fixed chunk each",
+      .where = STAGE_CPU, .all_cores = 1}, reduce_cpu_pieces},
+    {{"cpu-biased-lanes", "+ one 64-byte load per 16 ints, biased to unsigned and added as 64-bit lanes (exact for "
+      "any int32): four instructions per 64 bytes instead of six", .where = STAGE_CPU, .all_cores = 1},
+     reduce_cpu_biased_lanes},
     {{"atomic-global", "one 64-bit atomicAdd per element, all on one address", .where = STAGE_GPU,
       .kernel = "atomic_global_kernel"}, reduce_atomic_global},
     {{"interleaved-divergent", "shared-memory tree, every 2s-th thread works: divergent warps", .where = STAGE_GPU,
