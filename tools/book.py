@@ -1052,17 +1052,23 @@ def make_book():
     chapter_extras(registry, chapters, csvs)
     tool_sections()
     write_text(GEN + "/host_record.md", host_records())
-    write_text(GEN + "/toc.md", contents(read_text("book.md")))
+    write_text(GEN + "/toc.md", contents(read_text("book.md")) if os.path.isfile("book.md") else "")
     write_documents([doc for doc in ("book.md", "README.md") if os.path.isfile(doc)])
     print("book: tables and includes regenerated from %d results file(s); %s" % (len(csvs), charts))
 
 
 def main():
+    if sys.version_info < (3, 9):
+        print("book: tools/book.py needs Python 3.9 or later (this is %s)" % sys.version.split()[0], file=sys.stderr)
+        return 1
     try:
         make_book()
     except BookError as e:
         if str(e):
             print(e, file=sys.stderr)
+        return 1
+    except OSError as e:  # a file that cannot be read or written: its name and why
+        print("book: %s (book.md and README.md not written)" % e, file=sys.stderr)
         return 1
     return 0
 
