@@ -187,7 +187,7 @@ CUDA_CONFIG := $(NVCC_CONFIG) $(if $(filter clang,$(CUDA_COMPILER)),$(CLANG_CONF
 #   chNN_BENCH_EXTRA           a script bench.sh runs after the chapter (short extra runs, images)
 #   chNN_STUDY                 a script make studies runs: a long study (full-size renders, MSE ladders,
 #                              scaling curves), its rows in the same CSV under a run id of its own
-#   chNN_BOOK_EXTRA            a script book.sh sources: the chapter's own generated sections
+#   chNN_BOOK_EXTRA            a bash script tools/book.py runs: the chapter's own generated sections
 #   chNN_PROFILE_ARGS          what make profile adds to the stage's command line (each stage's
 #                              kernel is its row's: ./chNN --list-stages)
 #   chNN_CHART, chNN_CHART_TITLE, chNN_CHART_YLABEL   bar | bar-log | lines-threads | lines-n
@@ -584,7 +584,7 @@ cpu-scaling: $(BUILD)/cpu_scaling
 # make evidence, a maintainer's step before make book, so that another
 # machine's compilers never change a published number.
 book: $(BUILD)/ppm2png $(CHAPTERS)
-	@PPM2PNG=$(BUILD)/ppm2png tools/book.sh
+	@command -v python3 >/dev/null || { echo "make book: python3 is not installed (apt-get install python3): tools/book.py needs it" >&2; exit 1; }; PPM2PNG=$(BUILD)/ppm2png python3 tools/book.py
 .PHONY: evidence
 evidence: $(BOOK_INPUTS)
 

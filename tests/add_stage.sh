@@ -43,7 +43,7 @@ csv=$(ls data/results/*.csv | xargs grep -l "^ch03,rng-local-again," | head -n1)
 grep -q "^ch03,rng-local-again,512x512x4spp," "$csv" || fail "no row at the bench's workload (512x512x4spp) in $csv"
 grep -q "^ch03,rng-local-again,24x16x2spp," "$csv" || fail "no row from the stage's own bench runs in $csv"
 step "make bench wrote its rows (the standard run, and the row's bench arguments) to $csv"
-PPM2PNG=build/ppm2png tools/book.sh > book.log 2>&1 || { tail -20 book.log; fail "make book"; }
+PPM2PNG=build/ppm2png python3 tools/book.py > book.log 2>&1 || { tail -20 book.log; fail "make book"; }
 awk '/<!-- results:ch03 -->/ {on = 1} /<!-- end results:ch03 -->/ {on = 0} on' book.md | grep -q "rng-local-again" ||
     fail "book.md's ch03 table does not show the stage"
 step "make book put it in book.md's ch03 table"

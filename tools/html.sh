@@ -7,7 +7,7 @@
 #   SLUG.html       one page per "## " section of book.md (a chapter, the
 #                   introduction, the appendix), SLUG its heading's anchor
 #   PATH.html       any other .md file of the repository a page links to
-# Every "## " and "### " heading gets the anchor book.sh's contents links use
+# Every "## " and "### " heading gets the anchor book.py's contents links use
 # (GitHub's: lower case, punctuation dropped, spaces as dashes, -1, -2 on
 # repeats across the whole book), so a link to #anchor is rewritten to the
 # page that holds it. Files the pages link to or show (data/plots/*.svg,

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # make book writes every provenance sentence from the results rows
-# (tools/provenance.sh): on the fixture tests/fixtures/book_provenance/ (one
+# (tools/book.py): on the fixture tests/fixtures/book_provenance/ (one
 # results file, two machines, two runs, one row without provenance, ch03's rows
 # measured on other code than ch03's now: its log's stamp names another code
-# fingerprint), in a scratch copy, book.sh must
+# fingerprint), in a scratch copy, book.py must
 #   - list each machine's runs, commits, times, rows and chapters, and the row
 #     without provenance as "not recorded";
 #   - head each chapter table with its machine, run and commit, and mark
@@ -17,7 +17,11 @@
 # Every expected line below is written by hand. No git: stale or not comes
 # from the files (tools/code_id.sh), the same with or without a history.
 set -u
-[ "${1:-}" = --can-run ] && exit 0
+# (make book's generator is tools/book.py: without python3, skipped, saying so)
+if [ "${1:-}" = --can-run ]; then
+    command -v python3 > /dev/null || { echo "no python3: make book's generator, tools/book.py, needs it"; exit 77; }
+    exit 0
+fi
 . "$(dirname "$0")/lib.bash"
 scratch_copy "$1"
 fixture=$1/tests/fixtures/book_provenance
@@ -39,7 +43,7 @@ echo "# run 20261126T0200Z-bbbb commit $c2-dirty machine 2222bbbb code $(tools/c
 # expect TEXT: book.md has the line TEXT, whole.
 expect() { grep -qxF -- "$1" book.md || { cat book.md; fail "book.md lacks the line (book.md above): $1"; }; }
 
-bash tools/book.sh > "$scratch/book.log" 2>&1 || { cat "$scratch/book.log"; fail "book.sh failed on the fixture (its output above)"; }
+python3 tools/book.py > "$scratch/book.log" 2>&1 || { cat "$scratch/book.log"; fail "book.py failed on the fixture (its output above)"; }
 
 # The provenance block: oldest first; ch03 stale.
 expect '| not recorded | not recorded | not recorded | 2026-11-20T10:00Z | 1 | ch01 |'
@@ -63,34 +67,34 @@ cp book.md "$scratch/book.good"
 
 # Refused: a ch04 row of the other machine joins ch04's rows.
 echo "ch04,block-shape,512x512x64spp,0,5,52,Msamples/s,ok,GPU A,2026-11-25T01:06:00Z,$c1,20261125T0100Z-aaaa,1111aaaa,-,-,-,-,-,-" >> "$csv"
-bash tools/book.sh > "$scratch/mixed.log" 2>&1 && { cat "$scratch/mixed.log"; fail "book.sh put two machines' ch04 rows under one heading"; }
+python3 tools/book.py > "$scratch/mixed.log" 2>&1 && { cat "$scratch/mixed.log"; fail "book.py put two machines' ch04 rows under one heading"; }
 grep -qF "book: $csv: ch04: rows of 2 machines under one heading (machine id 2222bbbb; machine id 1111aaaa)" "$scratch/mixed.log" ||
     { cat "$scratch/mixed.log"; fail "the refusal does not name the file, the chapter and both machines (output above)"; }
-cmp -s book.md "$scratch/book.good" || fail "book.md changed although book.sh refused"
+cmp -s book.md "$scratch/book.good" || fail "book.md changed although book.py refused"
 sed -i '$d' "$csv" || exit 1
 
 # Refused: an include of an empty file, and of a missing one (book.md:LINE).
 : > data/empty.txt
 printf '\n<!-- include:data/empty.txt -->\n<!-- end include:data/empty.txt -->\n' >> book.md
 line=$(grep -n '^<!-- include:data/empty.txt -->$' book.md | cut -d: -f1)
-bash tools/book.sh > "$scratch/empty.log" 2>&1 && { cat "$scratch/empty.log"; fail "book.sh included an empty file"; }
+python3 tools/book.py > "$scratch/empty.log" 2>&1 && { cat "$scratch/empty.log"; fail "book.py included an empty file"; }
 grep -qF "book: book.md:$line: <!-- include:data/empty.txt -->: the file is empty" "$scratch/empty.log" ||
     { cat "$scratch/empty.log"; fail "the empty include's error does not say where and why (output above)"; }
 rm data/empty.txt
-bash tools/book.sh > "$scratch/missing.log" 2>&1 && { cat "$scratch/missing.log"; fail "book.sh included a missing file"; }
+python3 tools/book.py > "$scratch/missing.log" 2>&1 && { cat "$scratch/missing.log"; fail "book.py included a missing file"; }
 grep -qF "book: book.md:$line: <!-- include:data/empty.txt -->: no such file" "$scratch/missing.log" ||
     { cat "$scratch/missing.log"; fail "the missing include's error does not say where and why (output above)"; }
 
 # A change to ch04's code: its rows are now stale too.
 rm -f book.md && cp "$scratch/book.good" book.md || exit 1
 echo "/* a change to ch04's code */" >> chapters/ch04_gpu_loop/main.c
-bash tools/book.sh > "$scratch/changed.log" 2>&1 || { cat "$scratch/changed.log"; fail "book.sh failed after a code change"; }
+python3 tools/book.py > "$scratch/changed.log" 2>&1 || { cat "$scratch/changed.log"; fail "book.py failed after a code change"; }
 expect '| loop † | 512x512x64spp | GPU | 10.0 ms | 10.00x | 26.0 Msamples/s | ok |'
 
 # Unknown, never a failure: a log without a fingerprint marks its rows ‡.
 rm -f book.md && cp "$scratch/book.good" book.md || exit 1
 sed -i 's/ code [0-9a-f]* / /' data/results/GPU-A_CPU-A/ch04.txt || exit 1
-bash tools/book.sh > "$scratch/unknown.log" 2>&1 || { cat "$scratch/unknown.log"; fail "book.sh failed on a log without a fingerprint"; }
+python3 tools/book.py > "$scratch/unknown.log" 2>&1 || { cat "$scratch/unknown.log"; fail "book.py failed on a log without a fingerprint"; }
 expect '| recursive ‡ | 512x512x64spp | GPU | 100.0 ms | 1.00x | 2.6 Msamples/s | ok |'
 expect "*‡ stale or not: unknown (commit $c2-dirty: its log GPU-A_CPU-A/ch04.txt records no code fingerprint).*"
 echo "make book lists machines, runs and commits from the rows, marks stale rows by their code, refuses two machines under one heading and empty includes"

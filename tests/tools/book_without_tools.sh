@@ -4,11 +4,15 @@
 # ones (which make book wrote where both were installed), and leaves the charts
 # alone. In a scratch copy, with a PATH that has every program of this one but
 # gnuplot and clang, and the chapter programs as a build without clang would
-# list their stages (ch09 and ch02 without their *-clang stages), book.sh must
+# list their stages (ch09 and ch02 without their *-clang stages), book.py must
 # not change a byte of either file: no speedup of a *-clang row against
 # another work's first row, no link to a committed chart dropped.
 set -u
-[ "${1:-}" = --can-run ] && exit 0
+# (make book's generator is tools/book.py: without python3, skipped, saying so)
+if [ "${1:-}" = --can-run ]; then
+    command -v python3 > /dev/null || { echo "no python3: make book's generator, tools/book.py, needs it"; exit 77; }
+    exit 0
+fi
 . "$(dirname "$0")/lib.bash"
 scratch_copy "$1"
 cp -R "$1/book.md" "$1/README.md" "$1/data" "$1/common" "$repo/" || exit 1 # (common/: the code fingerprints read it)
@@ -38,12 +42,12 @@ done
 [ -x ch09 ] || fail "no committed stage list of ch09 (data/results/*/ch09-stages.tsv)"
 
 ls -l data/plots > "$scratch/plots.before"
-PATH=$bin bash tools/book.sh > "$scratch/book.log" 2>&1 || { cat "$scratch/book.log"; fail "book.sh failed (its output above)"; }
+PATH=$bin python3 tools/book.py > "$scratch/book.log" 2>&1 || { cat "$scratch/book.log"; fail "book.py failed (its output above)"; }
 tail -n 3 "$scratch/book.log"
-grep -q 'gnuplot is not installed' "$scratch/book.log" || fail "book.sh found a gnuplot on the stand-in PATH"
+grep -q 'gnuplot is not installed' "$scratch/book.log" || fail "book.py found a gnuplot on the stand-in PATH"
 for doc in book.md README.md; do
     diff -u "$1/$doc" "$doc" > "$scratch/$doc.diff" ||
         { head -n 40 "$scratch/$doc.diff"; fail "$doc changed without gnuplot and clang (diff above, first 40 lines)"; }
 done
 ls -l data/plots | diff "$scratch/plots.before" - || fail "data/plots changed although gnuplot is missing"
-echo "without gnuplot and clang, book.sh wrote book.md and README.md byte for byte as committed"
+echo "without gnuplot and clang, book.py wrote book.md and README.md byte for byte as committed"

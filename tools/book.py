@@ -1,0 +1,1077 @@
+#!/usr/bin/env python3
+"""make book: regenerates every generated part of book.md and README.md from data/.
+
+  <!-- results:chNN --> ... <!-- end results:chNN -->   a table per CSV file, of one machine (refused otherwise)
+  <!-- generated:quality_chNN --> ...                  time to MSE < 52 per stage (rows in unit "MSE")
+  <!-- results:summary --> ... <!-- end results:summary -->  first vs best stage per chapter, a table per machine
+  <!-- generated:provenance --> ...                    each CSV file's machines, runs, commits, dates, chapters
+  <!-- include:PATH --> ... <!-- end include:PATH -->   the file PATH, verbatim (missing or empty: an error)
+  <!-- generated:NAME --> ... <!-- end generated:NAME -->  build/book/NAME.md (e.g. profile_summary;
+                                                         toc: the contents, from book.md's headings)
+and draws the charts into data/plots (gnuplot, SVG) when gnuplot is installed.
+
+Every table's heading names the machine and the runs its rows come from, and a
+row measured before its chapter's code last changed is marked stale: read from
+the rows' provenance columns, never typed by hand. The book links every chart
+that is in data/plots, drawn now or committed: the same committed data make the
+same book.md and README.md on any machine (tests/tools/book_without_tools.sh:
+without gnuplot and clang). Nothing between the markers is typed by hand: this
+program overwrites it. Which chapters exist, which are raytracers and which
+chart each wants come from the chapter registry (make -s print-registry); every
+number comes from the CSV files, where a ceiling or a start-up time is a row of
+its own with check "n/a".
+
+Python 3 standard library only. Run from the repository root: python3 tools/book.py
+(PPM2PNG=PROGRAM: PPMs in data/images become PNGs). Exit status: 0 written;
+1 refused or failed (book.md and README.md left as they were); 2 no registry.
+
+The numbers are formatted as the awk programs this replaced formatted them
+(printf's %.1f, %.3g ..., and awk's "%.6g unless integral" for a bare number),
+so the book is byte for byte what it was.
+"""
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+
+GEN = "build/book"  # relative: the charts' data files are named in the SVGs gnuplot writes
+NO_DATA = "*(no data yet: run `make bench`, then `make book`)*"
+
+
+class BookError(Exception):
+    """A refusal or failure: its message (may be empty: already said) goes to stderr, then exit 1."""
+
+
+# ---------------------------------------------------------------- reading files
+
+def read_text(path):
+    """A file's text as written: no newline translation, any bytes kept (surrogateescape)."""
+    with open(path, encoding="utf-8", errors="surrogateescape", newline="") as f:
+        return f.read()
+
+
+def write_text(path, text):
+    with open(path, "w", encoding="utf-8", errors="surrogateescape", newline="") as f:
+        f.write(text)
+
+
+def lines_of(text):
+    """The records of a text as awk and read see them: split at newlines, a last unterminated line kept."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+class Row:
+    """One CSV line, split at every comma as awk -F, does (no quoting in these files).
+    row[1] is the first field, as awk's $1; a field past the end is ""."""
+
+    def __init__(self, line):
+        self.line = line
+        self.fields = line.split(",") if line != "" else []
+        self.nf = len(self.fields)
+
+    def __getitem__(self, i):
+        return self.fields[i - 1] if 1 <= i <= self.nf else ""
+
+
+def read_csv(path):
+    """(header line, rows after it) of a results file."""
+    lines = lines_of(read_text(path))
+    return (lines[0] if lines else ""), [Row(line) for line in lines[1:]]
+
+
+def all_rows(path):
+    """Every line as a Row, the header too: the programs that did not skip it (a header never matches a chapter)."""
+    return [Row(line) for line in lines_of(read_text(path))]
+
+
+def machine_of(csv):
+    return os.path.basename(csv)[: -len(".csv")] if csv.endswith(".csv") else os.path.basename(csv)
+
+
+def sorted_glob(folder, suffix="", dirs=False):
+    """The entries of FOLDER ending in SUFFIX, in byte order (the shell's glob under LC_ALL=C), hidden ones left out."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    out = []
+    for name in sorted(names, key=lambda n: n.encode("utf-8", "surrogateescape")):
+        path = os.path.join(folder, name)
+        if name.startswith(".") or not name.endswith(suffix):
+            continue
+        if dirs and not os.path.isdir(path):
+            continue
+        out.append(path)
+    return out
+
+
+# ---------------------------------------------------------------- numbers as awk writes them
+
+# A number as strtod reads one (awk reads fields with it): decimal, hex, inf and nan too
+# (ch10's double-precision stage is "inf dB" from its CPU reference).
+_LEADING = re.compile(r"\s*[-+]?(0[xX][0-9a-fA-F]+|(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?|inf(inity)?|nan)", re.IGNORECASE)
+
+
+def num(s):
+    """A field as a number the way awk reads one: its leading number, 0 if none."""
+    if isinstance(s, (int, float)):
+        return s
+    m = _LEADING.match(s)
+    if not m:
+        return 0.0
+    text = m.group(0).strip()
+    return float(int(text, 16)) if "x" in text.lower() else float(text)
+
+
+def is_zero(s):
+    """awk's $4 == 0: numeric only where the field looks like a number ("" and "max" are not 0)."""
+    m = _LEADING.match(s)
+    return m is not None and s[m.end():].strip() == "" and num(s) == 0
+
+
+def awk_str(x):
+    """A computed number as awk prints it: integral as an integer, else %.6g (OFMT/CONVFMT)."""
+    if x == x and abs(x) < 1e16 and x == int(x):  # (nan and inf are not integral)
+        return "%d" % int(x)
+    return "%.6g" % x
+
+
+def ftime(ms):
+    """A time in ms, with as many digits as mean something."""
+    ms = num(ms)
+    if ms >= 10000:
+        return "%.1f s" % (ms / 1000)
+    if ms >= 1000:
+        return "%.2f s" % (ms / 1000)
+    if ms >= 10:
+        return "%.1f ms" % ms
+    if ms >= 1:
+        return "%.2f ms" % ms
+    return "%.3f ms" % ms
+
+
+def fval(v):
+    """A rate: three significant digits, no exponent above 100."""
+    v = num(v)
+    return "%.0f" % v if v >= 100 else "%.1f" % v if v >= 10 else "%.3g" % v
+
+
+# The same two functions in awk, for the chapters' book_extra.sh scripts, which
+# format their tables with them (they receive it as $fmt_awk).
+FMT_AWK = r'''
+function ftime(ms) {
+    if (ms >= 10000) return sprintf("%.1f s", ms / 1000)
+    if (ms >= 1000) return sprintf("%.2f s", ms / 1000)
+    if (ms >= 10) return sprintf("%.1f ms", ms)
+    if (ms >= 1) return sprintf("%.2f ms", ms)
+    return sprintf("%.3f ms", ms)
+}
+function fval(v) { return v >= 100 ? sprintf("%.0f", v) : v >= 10 ? sprintf("%.1f", v) : sprintf("%.3g", v) }
+'''
+
+
+def sort_n(lines):
+    """sort -n: by the leading number (no exponent; none = 0), ties by the whole line in byte order."""
+    def key(line):
+        m = re.match(r"\s*(-?)(\d*)(\.\d*)?", line)
+        digits = m.group(2) + (m.group(3) or "")
+        value = float(digits) if digits not in ("", ".") else 0.0
+        return (-value if m.group(1) else value, line.encode("utf-8", "surrogateescape"))
+    return sorted(lines, key=key)
+
+
+def exchange_sort(items, less):
+    """The awk programs' sort (for i, for j > i: swap when item j < item i), kept where it
+    matters: it is not stable, and the order of equal items is in the book."""
+    items = list(items)
+    for i in range(len(items)):
+        for j in range(i + 1, len(items)):
+            if less(items[j], items[i]):
+                items[i], items[j] = items[j], items[i]
+    return items
+
+
+# ---------------------------------------------------------------- the registry
+
+def read_registry():
+    """The chapter registry: make -s print-registry's NAME='value' lines, as a dict."""
+    try:
+        out = subprocess.run(["make", "-s", "print-registry"], stdout=subprocess.PIPE, check=True,
+                             encoding="utf-8", errors="surrogateescape").stdout
+        registry = {}
+        for word in shlex.split(out, comments=True):
+            name, sep, value = word.partition("=")
+            if not sep:
+                raise ValueError(word)
+            registry[name] = value
+        return registry
+    except (OSError, subprocess.CalledProcessError, ValueError):
+        print("book: cannot read the chapter registry", file=sys.stderr)
+        sys.exit(2)
+
+
+# ---------------------------------------------------------------- provenance of the rows
+# A results row (data/results/<machine>.csv) of make bench carries, after its
+# ten columns, the commit it was built from (-dirty: tracked files differed),
+# the run id every row of one make bench shares, the machine id, and the GPU's
+# clock, power and temperature at the stage's start and end. Older rows have
+# the ten columns only: their provenance is not recorded.
+#
+# The book groups rows by machine: the machine id where it is recorded, and for
+# the older rows the UTC day they were written (the only thing that tells them
+# apart: a day may hold several runs, and two days one machine). Stale or not
+# needs no git: make bench stamps each chapter's log with its code's
+# fingerprint (tools/code_id.sh), and a chapter whose fingerprint now differs
+# was measured on other code. The same files give the same book on any machine.
+
+def recorded(row):
+    return row.nf >= 13 and row[11] not in ("", "-") and row[12] != "" and row[13] != ""
+
+
+def machine_key(row):
+    """The machine a row is grouped under: its id, or (not recorded) its UTC day."""
+    return "machine id " + row[13] if recorded(row) else "provenance not recorded, rows of " + row[10][:10]
+
+
+_STAMP = re.compile(r"# run .* code ([0-9a-f]*) .*")
+
+
+def fingerprint_then(log):
+    """The code fingerprint make bench stamped on a chapter's log (its first line), or ""."""
+    try:
+        first = read_text(log).split("\n", 1)[0]
+    except OSError:
+        return ""
+    m = _STAMP.match(first)
+    return m.group(1) if m and m.end() == len(first) else ""
+
+
+def stale_map(csvs, registry):
+    """{(chapter, commit): (fresh|stale|unknown, why)} for every recorded row's chapter and commit."""
+    states, now_of = {}, {}
+    for csv in csvs:
+        _, rows = read_csv(csv)
+        pairs = sorted({row[1] + " " + row[11] for row in rows if row.nf >= 13 and row[11] not in ("", "-")},
+                       key=lambda s: s.encode("utf-8", "surrogateescape"))
+        for pair in pairs:
+            ch, commit = pair.split(" ", 1)
+            folder = registry.get(ch + "_DIR", "") if re.fullmatch(r"[A-Za-z0-9_]+", ch) else ""
+            log = (csv[:-4] if csv.endswith(".csv") else csv) + "/" + ch + ".txt"
+            then = fingerprint_then(log)
+            if folder == "":
+                states[ch, commit] = ("unknown", "not a chapter of this course")
+            elif then == "":
+                states[ch, commit] = ("unknown", "its log %s records no code fingerprint" % log.removeprefix("data/results/"))
+            else:
+                if folder not in now_of:
+                    run = subprocess.run(["tools/code_id.sh", folder], stdout=subprocess.PIPE,
+                                         encoding="utf-8", errors="surrogateescape")
+                    now_of[folder] = run.stdout.rstrip("\n") if run.returncode == 0 else None
+                now = now_of[folder]
+                if now is None:
+                    states[ch, commit] = ("unknown", "its code cannot be fingerprinted here")
+                elif now == then:
+                    states[ch, commit] = ("fresh", "")
+                else:
+                    states[ch, commit] = ("stale", "measured on code %s, the code is now %s" % (then, now))
+    return states
+
+
+class Provenance:
+    """What one table's heading and footnotes say of its rows: add() each row, mark() each shown row."""
+
+    def __init__(self, states):
+        self.states = states
+        self.keys = []  # machines, in the order first seen
+        self.runs = []  # recorded runs, in the order first seen
+        self.commit_of = {}
+        self.day1 = self.day2 = ""
+        self.noted = set()
+        self.stale_note = self.unknown_note = ""
+
+    def add(self, row):
+        k = machine_key(row)
+        if k not in self.keys:
+            self.keys.append(k)
+        if recorded(row) and row[12] not in self.commit_of:
+            self.runs.append(row[12])
+            self.commit_of[row[12]] = row[11]
+        day = row[10][:10]
+        if self.day1 == "" or day < self.day1:
+            self.day1 = day
+        if day > self.day2:
+            self.day2 = day
+
+    def days(self):
+        return self.day1 if self.day1 == self.day2 else self.day1 + " to " + self.day2
+
+    def refuse_mixed(self, file, what):
+        """Several machines under one heading: a chapter table compares its rows with its first."""
+        if len(self.keys) < 2:
+            return
+        raise BookError(
+            "book: %s: %s: rows of %d machines under one heading (%s); a chapter table compares its rows with its "
+            "first, so it must come from one machine: make bench replaces a chapter's rows whole, so these were "
+            "joined by hand (rerun make bench for the chapter on one machine, or give each machine its own results "
+            "file)" % (file, what, len(self.keys), "; ".join(self.keys)))
+
+    def ids(self):
+        """'machine M, run R, commit C; run R2, commit C2', or 'provenance not recorded'."""
+        if not self.runs:
+            return "provenance not recorded"
+        return self.keys[0] + "".join("%s run %s, commit %s" % ("," if i == 0 else ";", r, self.commit_of[r])
+                                      for i, r in enumerate(self.runs))
+
+    def mark(self, ch, row):
+        """'' fresh or not recorded, ' †' stale, ' ‡' unknown; the footnotes collected."""
+        if not recorded(row):
+            return ""
+        k = (ch, row[11])
+        state, why = self.states.get(k, ("", ""))
+        if state == "stale":
+            if k not in self.noted:
+                self.noted.add(k)
+                self.stale_note += " %s at commit %s was %s;" % (ch, row[11], why)
+            return " †"
+        if state == "unknown":
+            if k not in self.noted:
+                self.noted.add(k)
+                self.unknown_note += " commit %s: %s;" % (row[11], why)
+            return " ‡"
+        return ""
+
+    def notes(self):
+        s = ""
+        if self.stale_note:
+            s += ("\n*† stale: measured on other code than the chapter's now (`tools/code_id.sh`: its folder, the "
+                  "folders it uses and `common/`):%s.*\n" % self.stale_note.removesuffix(";"))
+        if self.unknown_note:
+            s += "\n*‡ stale or not: unknown (%s).*\n" % self.unknown_note.removesuffix(";")[1:]
+        return s
+
+
+def machine_groups(csv):
+    """The rows of CSV split by machine (machine_key), in the order of their first row's time."""
+    _, rows = read_csv(csv)
+    first, members = {}, {}
+    for row in rows:
+        k = machine_key(row)
+        if k not in first or row[10] < first[k]:
+            first[k] = row[10]
+        members.setdefault(k, []).append(row)
+    return [members[k] for k in sorted(first, key=lambda k: (first[k], k))]
+
+
+def provenance_block(csvs, states):
+    """Markdown: per results file, one line per run (recorded) or per day (not recorded)."""
+    out = ["Where each results file's rows come from, read from the rows themselves (`make book`): the machine id, "
+           "the run id every row of one `make bench` shares, the commit it was built from (`-dirty`: with "
+           "uncommitted changes), the first and last row's time (UTC), the rows, and the chapters.\n\n"]
+    for csv in csvs:
+        prov = Provenance(states)
+        _, rows = read_csv(csv)
+        runs, old = {}, False  # key -> {t1, t2, commit, count, chapters}
+        for row in rows:
+            k = (row[13], row[12]) if recorded(row) else ("", row[10][:10])
+            run = runs.setdefault(k, {"t1": row[10], "t2": row[10], "commit": row[11] if recorded(row) else "",
+                                      "count": 0, "chapters": {}})
+            run["count"] += 1
+            run["t1"] = min(run["t1"], row[10])
+            run["t2"] = max(run["t2"], row[10])
+            if row[1] not in run["chapters"]:
+                run["chapters"][row[1]] = row[1] + prov.mark(row[1], row)
+                if not recorded(row):
+                    old = True
+        minute = lambda t: t[:16] + "Z"
+        out.append("**`%s`** (`%s`, %d rows):\n\n| machine id | run | commit | written (UTC) | rows | chapters |\n"
+                   "|---|---|---|---|---:|---|\n" % (machine_of(csv), csv, len(rows)))
+        for (mid, run_or_day), run in exchange_sort(list(runs.items()), lambda a, b: a[1]["t1"] < b[1]["t1"]):
+            when = minute(run["t1"]) + (" to " + minute(run["t2"]) if run["t2"] != run["t1"] else "")
+            chapters = ", ".join(sorted(run["chapters"].values()))
+            if mid != "":
+                out.append("| %s | %s | %s | %s | %d | %s |\n" % (mid, run_or_day, run["commit"], when, run["count"], chapters))
+            else:
+                out.append("| not recorded | not recorded | not recorded | %s | %d | %s |\n" % (when, run["count"], chapters))
+        if old:
+            out.append("\n*Provenance not recorded: rows written before `make bench` recorded it, grouped by their day "
+                       "(UTC); their machine, run and commit are unknown (a day may hold several runs, two days one "
+                       "machine), so whether they are stale is unknown.*\n")
+        out.append(prov.notes() + "\n")
+    return "".join(out)
+
+
+# ---------------------------------------------------------------- what work each stage does
+# A stage's row may be tagged work=LABEL (common/stage.h). A speedup compares
+# rows of one work only; untagged rows do the chapter's first stage's work. The
+# tags are read from the stage lists make bench keeps beside each machine's rows
+# (data/results/<machine>/chNN-stages.tsv: the program's --list-stages at that
+# run), never from the programs built here: a build may lack stages the data has
+# (ch09 without clang has no *-clang stages), and the book must be the same from
+# the same committed data on any machine. A chapter benched before bench kept
+# its list falls back to the program built here, and says so.
+
+_WORK = re.compile(r"(^| )work=[^ ]+")
+
+
+def work_tags(machine):
+    """{(chapter, stage): label} of the tagged stages in MACHINE's results."""
+    _, rows = read_csv("data/results/%s.csv" % machine)
+    tags = {}
+    for ch in sorted({w for row in rows for w in row[1].split()}):
+        listing = "data/results/%s/%s-stages.tsv" % (machine, ch)
+        if os.path.isfile(listing):
+            stages = read_text(listing)
+        elif os.access("./" + ch, os.X_OK):
+            print("book: no %s (make bench keeps it): %s's work= tags taken from ./%s as built here" % (listing, ch, ch),
+                  file=sys.stderr)
+            run = subprocess.run(["./" + ch, "--list-stages"], stdout=subprocess.PIPE, encoding="utf-8",
+                                 errors="surrogateescape")
+            if run.returncode != 0:
+                raise BookError("book: ./%s --list-stages failed" % ch)
+            stages = run.stdout
+        else:
+            print("book: no %s (make bench keeps it) and ./%s is not built: %s's stages taken as untagged" % (listing, ch, ch),
+                  file=sys.stderr)
+            stages = ""
+        for line in lines_of(stages):
+            cols = line.split("\t")
+            m = _WORK.search(cols[4] if len(cols) > 4 else "")
+            if m:
+                label = re.sub(r"^ ?work=", "", m.group(0))
+                words = (ch + " " + cols[0] + " " + label).split()
+                if len(words) >= 3:
+                    tags[words[0], words[1]] = words[2]
+    return tags
+
+
+# ---------------------------------------------------------------- charts (gnuplot, SVG)
+
+def gnuplot(script):
+    """Draws one chart; a chart that fails is left out (gnuplot says why), as the tables do not depend on it."""
+    subprocess.run(["gnuplot"], input=script, encoding="utf-8", errors="surrogateescape")
+
+
+def stages_of(rows, ch):
+    """CHAPTER's stages in the order of the file, once each."""
+    seen = []
+    for row in rows:
+        if row[1] == ch and row[2] not in seen:
+            seen.append(row[2])
+    return [w for st in seen for w in st.split()]
+
+
+def line_chart(out, rows, machine, ch, extra, points, title, xlabel, ylabel, logscale, key):
+    """One line per stage of CH, its points (x, y strings) from POINTS(row, stage); EXTRA: one more plot item."""
+    plot = ""
+    for st in stages_of(rows, ch):
+        dat = "%s/%s_%s_%s.dat" % (GEN, ch, machine, st)
+        lines = sort_n([" ".join(p) for row in rows for p in [points(row, st)] if p is not None])
+        write_text(dat, "".join(line + "\n" for line in lines))
+        if not lines:
+            continue
+        plot += "%s\"%s\" using 1:2 with linespoints lw 2 title \"%s\"" % (", " if plot else "", dat, st)
+    if not plot:
+        return  # no stage of this kind on this machine
+    if extra:
+        plot += ", " + extra
+    gnuplot('set terminal svg size 800,450 font "sans,11" background rgb "white"\nset output "%s"\nset title "%s"\n'
+            'set xlabel "%s"\nset ylabel "%s"\nset logscale %s\nset grid\nset key %s\nplot %s\n'
+            % (out, title, xlabel, ylabel, logscale, key, plot))
+
+
+def bar_chart(out, title, ylabel, settings, plot):
+    """One bar per stage, names slanted below."""
+    gnuplot('set terminal svg size 900,450 font "sans,11" background rgb "white"\nset output "%s"\nset title "%s"\n'
+            'set ylabel "%s"\nset style fill solid 0.8\nset boxwidth 0.7\nset xtics rotate by -40 left\n'
+            'set grid ytics\n%s\nplot %s\n' % (out, title, ylabel, settings, plot))
+
+
+def reference_lines(rows, ch, unit):
+    """Plot items, one dashed line per reference row (check n/a) of CH in UNIT, at its value, named."""
+    seen, items = set(), ""
+    for row in rows:
+        if row[1] == ch and row[8] == "n/a" and row[7] == unit and row[2] not in seen:
+            seen.add(row[2])
+            items += ', %s with lines dt 2 lw 2 title "%s (%s)"' % (row[6], row[2], row[3])
+    return items
+
+
+def chapter_chart(registry, csv, rows, ch):
+    """The chart CH registers (chNN_CHART) for one results file, at the standard workload (its first row's)."""
+    machine = machine_of(csv)
+    kind, title, ylabel = (registry.get(ch + "_CHART" + s, "") for s in ("", "_TITLE", "_YLABEL"))
+    out = "data/plots/%s_%s.svg" % (ch, machine)
+    first = next((row for row in rows if row[1] == ch and row[8] != "n/a"), None)
+    unit, wl = (first[7], first[3]) if first else ("", "")
+    if kind in ("bar", "bar-log"):
+        dat = "%s/%s_%s.dat" % (GEN, ch, machine)
+        value = (lambda row: awk_str(num(row[5]) / 1000)) if kind == "bar" else (lambda row: row[6])
+        write_text(dat, "".join("%s %s\n" % (row[2], value(row)) for row in rows
+                                if row[1] == ch and row[3] == wl and row[8] != "n/a"))
+        settings = "unset key" if kind == "bar" else "set logscale y; set key left top"
+        bar_chart(out, title, ylabel, settings, '"%s" using 0:2:xtic(1) with boxes lc rgb "#4477aa" title "stage"%s'
+                  % (dat, reference_lines(rows, ch, unit)))
+    elif kind == "lines-threads":
+        line_chart(out, rows, machine, ch, "",
+                   lambda row, st: (row[4], row[6]) if row[1] == ch and row[2] == st and row[3] == wl and row[8] != "n/a" else None,
+                   title, "threads", ylabel, "x 2", "left top")
+    elif kind == "lines-quality":
+        line_chart(out, rows, machine, ch, '52 with lines dt 2 lw 2 title "MSE 52 (the report\'s bar)"',
+                   lambda row, st: (awk_str(num(row[5]) / 1000), row[6])
+                   if row[1] == ch and row[2] == st and row[7] == "MSE" and row[3].startswith("1024x768x") else None,
+                   title, "kernel time, s (log scale)", ylabel, "xy", "right top")
+    elif kind == "lines-n":
+        def n_and_value(row, st):  # the n of workload "n=N steps=S"
+            if row[1] != ch or row[2] != st or st.startswith("cpu-") or row[8] == "n/a":
+                return None
+            parts = re.split("[= ]", row[3]) if row[3] else []
+            return (parts[1] if len(parts) > 1 else "", row[6])
+        line_chart(out, rows, machine, ch, reference_lines(rows, ch, unit).removeprefix(", "), n_and_value,
+                   title, "bodies n", ylabel, "xy", "right bottom")
+
+
+THROUGH_SERIES = [("wall", "#228833", "CPU: wall time of the render"),
+                  ("kernel", "#4477aa", "GPU: kernel time (events)"),
+                  ("process", "#cc6677", "GPU: whole process, start-up included")]
+
+
+def through_line_chart(registry, chapters, csv, rows):
+    """The fastest stage of each raytracer chapter at the standard workload, one series per
+    clock (CPU wall time, GPU kernel time, and the whole process of the fastest GPU stage), never mixed."""
+    machine = machine_of(csv)
+    ray = {c for c in chapters if registry.get(c + "_RAYTRACER", "") == "yes"}
+    best, name = {}, {}
+    for row in rows:
+        if (row[1] in ray and row[3] == "512x512x64spp" and row[7] == "Msamples/s" and row[2] != "bounding-box"
+                and row[8] == "ok"):
+            k = (row[1], "kernel" if is_zero(row[4]) else "wall")
+            if k not in best or num(row[5]) < best[k]:
+                best[k], name[k] = num(row[5]), row[2]
+    lines = sorted(("%s-%s %s %s\\n%s" % (c, clock, awk_str(best[c, clock] / 1000), c, name[c, clock])
+                    for c, clock in best), key=lambda s: s.encode("utf-8", "surrogateescape"))
+    write_text("%s/through_%s.dat" % (GEN, machine), "".join(line + "\n" for line in lines))
+    if not lines:
+        return
+    lines += ["%s-process %s %s\\nwhole-process" % (row[1], awk_str(num(row[5]) / 1000), row[1])
+              for row in rows if row[2] == "process-fastest-stage-only"]
+    write_text("%s/through_%s.dat" % (GEN, machine), "".join(line + "\n" for line in lines))
+    plot, offset = "", 0
+    for clock, colour, label in THROUGH_SERIES:
+        dat = "%s/through_%s_%s.dat" % (GEN, clock, machine)
+        mine = [line for line in lines if line.split() and line.split()[0].endswith("-" + clock)]
+        write_text(dat, "".join(line + "\n" for line in mine))
+        if not mine:
+            continue
+        plot += '%s"%s" using ($0 + %d):2:xtic(3) with boxes lc rgb "%s" title "%s"' % (
+            ", " if plot else "", dat, offset, colour, label)
+        offset += len(mine)
+    gnuplot('set terminal svg size 900,450 font "sans,11" background rgb "white"\n'
+            'set output "data/plots/through_line_%s.svg"\n'
+            'set title "The card, 512x512 at 64 spp: fastest stage of each chapter, by clock"\n'
+            'set bmargin 6\nset ylabel "seconds (log scale)"\nset logscale y\nset style fill solid 0.8\n'
+            'set boxwidth 0.6\nset grid ytics\nset key top right\nplot %s\n' % (machine, plot))
+
+
+def draw_charts(registry, chapters, csvs):
+    """The charts, one per machine that has the data, drawn before the tables: the book links each
+    chart that is in data/plots, drawn now or committed, so a machine without gnuplot writes the same book."""
+    if shutil.which("gnuplot") is None:
+        return "charts NOT redrawn: gnuplot is not installed (apt-get install gnuplot-nox)"
+    for csv in csvs:
+        rows = all_rows(csv)
+        for ch in chapters:
+            if registry.get(ch + "_CHART", "") and any(r.line.startswith(ch + ",") for r in rows):
+                chapter_chart(registry, csv, rows, ch)
+        through_line_chart(registry, chapters, csv, rows)
+    return "charts redrawn"
+
+
+def chart_link(ch, machine):
+    """The chapter's chart on that machine, if it is in data/plots (drawn, or committed), as a Markdown image."""
+    svg = "data/plots/%s_%s.svg" % (ch, machine)
+    return "![%s chart, %s](%s)\n\n" % (ch, machine, svg) if os.path.isfile(svg) else ""
+
+
+def through_line_links(csvs):
+    """build/book/through_line.md: the through-line chart of each machine that has one."""
+    out = ""
+    for csv in csvs:
+        m = machine_of(csv)
+        if os.path.isfile("data/plots/through_line_%s.svg" % m):
+            out += "*On `%s` (`%s`):*\n\n![through-line, %s](data/plots/through_line_%s.svg)\n\n" % (m, csv, m, m)
+    return out
+
+
+# ---------------------------------------------------------------- the tables
+
+def is_quality(row):
+    return row[7] in ("MSE", "relMSE")
+
+
+def results_table(csv, rows, ch, work, states):
+    """CH's rows of one results file: headed by its machine and runs (one machine only: refused
+    otherwise), stale rows marked, each speedup against the first row of the same workload, unit and work."""
+    prov, shown, devices = Provenance(states), [], []
+    for row in rows:
+        if row[1] != ch:
+            continue
+        prov.add(row)
+        if not is_quality(row):
+            shown.append((row, prov.mark(ch, row)))
+            if row[9] not in devices:
+                devices.append(row[9])
+    prov.refuse_mixed(csv, ch)
+    out = ["*Measured on %s, %s; %s (`%s`).*\n\n" % ("; ".join(devices), prov.days(), prov.ids(), csv),
+           "| stage | workload | threads | time | speedup | rate | check |\n|---|---|---:|---:|---:|---:|---|\n"]
+    base, others, w1 = {}, False, ""
+    for i, (row, mark) in enumerate(shown):
+        # a speedup compares rows of one workload, unit and work: against the first such row ("of LABEL"
+        # where the work is not that of the first stage); references (check n/a: ceilings, start-up
+        # times) have none; threads 0 = a GPU stage
+        w = work.get((ch, row[2]), "")
+        if i == 0:
+            w1 = w
+        key = (row[3], row[7], w)
+        reference = row[8] == "n/a"
+        if not reference and key not in base:
+            base[key] = num(row[5])
+        speedup = "%.2fx%s" % (base[key] / num(row[5]), " of " + w if w != w1 else "") if not reference else "-"
+        if w != w1 and not reference:
+            others = True
+        out.append("| %s | %s | %s | %s | %s | %s %s | %s |\n" % (row[2] + mark, row[3], "GPU" if is_zero(row[4]) else row[4],
+                                                                 ftime(row[5]), speedup, fval(row[6]), row[7], row[8]))
+    if others:
+        out.append("\n*\"of LABEL\": that row does other work than the first stage (its row is tagged work=LABEL: "
+                   "another precision or estimator, or less work), so its speedup is against the first row of its own "
+                   "work; across works compare the rates.*\n")
+    out.append(prov.notes() + "\n")
+    return "".join(out)
+
+
+def quality_table(csv, rows, ch, states):
+    """Quality per second (ch08's sweep, unit "MSE"): per stage, the first (lowest-spp) run whose
+    MSE is below 52 (the smallpt report's bar), and the runs of the sweep."""
+    prov = Provenance(states)
+    order, mark, spps, ms, mse, rel = [], {}, {}, {}, {}, {}
+    for row in rows:
+        if row[1] != ch:
+            continue
+        prov.add(row)
+        if not (is_quality(row) and row[3].startswith("1024x768x")):
+            continue
+        s = row[2]
+        if s not in mark:
+            order.append(s)
+            mark[s] = prov.mark(ch, row)
+        spp = num(re.sub(r"spp$", "", row[3][len("1024x768x"):]))
+        k = (s, spp)
+        if k not in ms:  # (as it was: a relMSE row before its MSE row lists its spp twice)
+            spps.setdefault(s, []).append(spp)
+        if row[7] == "relMSE":
+            rel[k] = row[6]
+        else:
+            ms[k], mse[k] = row[5], row[6]
+    prov.refuse_mixed(csv, ch + " (quality)")
+    out = ["*Time to MSE < 52 at 1024x768 (kernel time at the smallest spp measured below it: the sweep doubles, then "
+           "bisects until its bracket is at most 1.25x wide; relative MSE of the unclamped linear radiance, mean of "
+           "(a - ref)^2 / (ref^2 + 0.01), against a double render at 16384 spp, whose own noise it includes; %s; "
+           "`%s`):*\n\n" % (prov.ids(), csv),
+           "| stage | spp | kernel time | MSE | relative MSE, linear | sweep (spp: MSE) |\n|---|---:|---:|---:|---:|---|\n"]
+    for s in order:
+        sweep = sorted(spps[s])
+        hit = next((spp for spp in sweep if num(mse.get((s, spp), 0)) < 52), None)
+        listing = ", ".join("%s: %.0f" % (awk_str(spp), num(mse.get((s, spp), 0))) for spp in sweep)
+        if len(sweep) < 2:
+            continue
+        if hit is not None:
+            k = (s, hit)
+            out.append("| %s | %d | %s | %.1f | %s | %s |\n" % (s + mark[s], int(hit), ftime(ms.get(k, 0)), num(mse.get(k, 0)),
+                                                               "%.4f" % num(rel[k]) if k in rel else "-", listing))
+        else:
+            out.append("| %s | - | not reached | - | - | %s |\n" % (s + mark[s], listing))
+    out.append(prov.notes() + "\n")
+    return "".join(out)
+
+
+def like_for_like(keys, cpu, gpu, gpu_rows):
+    """{chapter: (chapter, workload, unit, work)} of its like-for-like pair: at its GPU workload (the
+    one most of its GPU rows ran: the size the chapter fills the GPU with, not a point of a sweep), of
+    the works with both a CPU and a GPU row there, the one with the fastest GPU row."""
+    main_wl, pair = {}, {}
+    for c, wl, _, _ in keys:
+        if c not in main_wl or gpu_rows.get((c, wl), 0) > gpu_rows.get((c, main_wl[c]), 0):
+            main_wl[c] = wl
+    for k in keys:
+        c, wl = k[0], k[1]
+        if wl == main_wl[c] and k in cpu and k in gpu and (c not in pair or gpu[k][0] < gpu[pair[c]][0]):
+            pair[c] = k
+    return pair
+
+
+def summary_table(csv, rows, work, states):
+    """One machine's rows of CSV (machine_groups): per chapter the first and the fastest stage of the
+    same work, and the like-for-like pair of its fastest CPU and GPU rows."""
+    prov = Provenance(states)
+    # the GPUs first (the device of every row with threads 0), so a row on
+    # several GPUs (threads = the GPU count) is not taken for a CPU row
+    gpus = {row[9] for row in rows if is_zero(row[4])}
+    chmark, first, best, order, devices, fails = {}, {}, {}, [], [], {}
+    cpu, gpu, gpu_rows, keys = {}, {}, {}, []
+    for row in rows:
+        prov.add(row)
+        c = row[1]
+        if c not in chmark:
+            chmark[c] = prov.mark(c, row)
+        if row[8] == "n/a" or is_quality(row):
+            continue
+        # the fastest row of the workload, unit and work of the first row (not a smaller n of a sweep,
+        # not a stage doing other work); and per (workload, unit, work) the fastest CPU row (on no
+        # GPU) and the fastest GPU row, for the like-for-like pair
+        w = work.get((c, row[2]), "")
+        ms = num(row[5])
+        if c not in first:
+            order.append(c)
+            first[c] = {"stage": row[2], "ms": ms, "unit": row[7], "wl": row[3], "work": w}
+            best[c] = (row[2], ms)
+        f = first[c]
+        if row[7] == f["unit"] and row[3] == f["wl"] and w == f["work"] and ms < best[c][1]:
+            best[c] = (row[2], ms)
+        k = (c, row[3], row[7], w)
+        if row[9] in gpus:
+            if k not in gpu or ms < gpu[k][0]:
+                gpu[k] = (ms, row[2])
+            gpu_rows[c, row[3]] = gpu_rows.get((c, row[3]), 0) + 1
+        elif k not in cpu or ms < cpu[k][0]:
+            cpu[k] = (ms, row[2])
+        if k not in keys:
+            keys.append(k)
+        if row[9] not in devices:
+            devices.append(row[9])
+        if row[8] == "FAIL":
+            fails[c] = fails.get(c, 0) + 1
+    pair = like_for_like(keys, cpu, gpu, gpu_rows)
+    out = ["*%s, %s; %s (`%s`)*\n\n| chapter | workload | first stage | time | fastest stage, same work | time | "
+           "speedup | GPU against CPU, like for like | checks |\n|---|---|---|---:|---|---:|---:|---|---|\n"
+           % ("; ".join(devices), prov.days(), prov.ids(), csv)]
+    for c in sorted(order):
+        vs = "-"
+        if c in pair:
+            k = pair[c]
+            vs = "%.1fx: %s against %s, %s%s" % (cpu[k][0] / gpu[k][0], gpu[k][1], cpu[k][1], k[1],
+                                                 ", work " + k[3] if k[3] != "" else "")
+        f = first[c]
+        out.append("| %s | %s | %s | %s | %s | %s | %.1fx | %s | %s |\n" % (
+            c + chmark[c], f["wl"], f["stage"], ftime(f["ms"]), best[c][0], ftime(best[c][1]), f["ms"] / best[c][1],
+            vs, "%d FAIL" % fails[c] if fails.get(c) else "all ok"))
+    out.append(prov.notes() + "\n")
+    return "".join(out)
+
+
+def write_tables(registry, csvs, works, states):
+    """build/book/results_chNN.md, quality_chNN.md and results_summary.md."""
+    lines = {csv: all_rows(csv) for csv in csvs}  # the header too: grep "^chNN," saw it
+    data = {csv: lines[csv][1:] for csv in csvs}
+    everything = [row for csv in csvs for row in data[csv]]
+    for ch in sorted({w for row in everything for w in row[1].split()}):
+        out = ""
+        for csv in csvs:
+            if not any(r.line.startswith(ch + ",") for r in lines[csv]):
+                continue
+            try:
+                out += results_table(csv, data[csv], ch, works[csv], states)
+            except BookError as e:
+                raise BookError("%s\nbook: making the %s table from %s failed" % (e, ch, csv))
+            # the chart under its machine's table (ch08's under its quality table)
+            if registry.get(ch + "_CHART", "") != "lines-quality":
+                out += chart_link(ch, machine_of(csv))
+        write_text("%s/results_%s.md" % (GEN, ch), out)
+    for ch in sorted({w for row in everything if row[7] == "MSE" for w in row[1].split()}):
+        out = ""
+        for csv in csvs:
+            if not any(r.line.startswith(ch + ",") and ",MSE," in r.line[len(ch) + 1:] for r in lines[csv]):
+                continue
+            try:
+                out += quality_table(csv, data[csv], ch, states)
+            except BookError as e:
+                raise BookError("%s\nbook: making the %s quality table from %s failed" % (e, ch, csv))
+            if registry.get(ch + "_CHART", "") == "lines-quality":
+                out += chart_link(ch, machine_of(csv))
+        write_text("%s/quality_%s.md" % (GEN, ch), out)
+    out = ""
+    for csv in csvs:
+        for group in machine_groups(csv):
+            out += summary_table(csv, group, works[csv], states)
+    write_text("%s/results_summary.md" % GEN, out)
+
+
+# ---------------------------------------------------------------- images and galleries
+
+def convert_images():
+    """PPMs from a bench without libpng become PNGs (then the PPM goes), where PPM2PNG names a converter."""
+    converter = os.environ.get("PPM2PNG", "")
+    if not converter:
+        return
+    for folder in sorted_glob("data/images", dirs=True):
+        for ppm in sorted_glob(folder, ".ppm"):
+            png = ppm[: -len(".ppm")] + ".png"
+            if subprocess.run([converter, ppm, png], stderr=subprocess.DEVNULL).returncode == 0:
+                os.remove(ppm)
+
+
+def cell(image, caption, width):
+    return ('<td align="center"><a href="%s"><img src="%s" width="%s" alt="%s"></a><br><sub>%s</sub></td>\n'
+            % (image, image, width, caption, caption))
+
+
+def gallery(ch):
+    """build/book/images_chNN.md: the stages of CH in the order of the CSV, from the machine with the
+    most images of CH (the same code renders the same picture anywhere, so one machine is enough); then
+    every difference image bench.sh made on any machine (data/results/<machine>/image_diffs.txt), with
+    its numbers, once per distinct result."""
+    out, best, most = [], "", 0
+    folders = sorted_glob("data/images", dirs=True)
+    for d in folders:
+        m = os.path.basename(d)
+        n = sum(1 for e in os.listdir(d) if e.startswith(ch + "-"))
+        if os.path.isfile("data/results/%s.csv" % m) and n > most:
+            most, best = n, m
+    if best:
+        d = "data/images/%s/" % best
+        out.append("*Each stage as `make bench` rendered it on `%s` (click for full size):*\n\n<table><tr>\n" % best)
+        n = 0
+        for st in stages_of(all_rows("data/results/%s.csv" % best), ch):
+            if not os.path.isfile("%s%s-%s.png" % (d, ch, st)):
+                continue
+            if n > 0 and n % 4 == 0:
+                out.append("</tr><tr>\n")
+            out.append(cell("%s%s-%s.png" % (d, ch, st), st, 160))
+            n += 1
+        out.append("</tr></table>\n\n")
+    seen = set()
+    for d in folders:
+        m = os.path.basename(d)
+        d += "/"
+        diffs = "data/results/%s/image_diffs.txt" % m
+        if not os.path.isfile(diffs):
+            continue
+        for line in read_text(diffs).split("\n")[:-1]:  # read: a last line without its newline is not read
+            name, a, b, numbers = (line.split("|", 3) + ["", "", ""])[:4]
+            if not name.startswith("diff-%s-" % ch) or not os.path.isfile(d + name + ".png"):
+                continue
+            cut = numbers.rfind(" (x16 in ")
+            numbers = numbers[:cut] if cut >= 0 else numbers
+            if (name, numbers) in seen:
+                continue
+            seen.add((name, numbers))
+            out.append("*`%s` against `%s` on `%s`: %s. Right: |difference| x 16, black where equal.*\n\n<table><tr>\n"
+                       % (b, a, m, numbers))
+            out += [cell(d + a + ".png", a, 220), cell(d + b + ".png", b, 220),
+                    cell(d + name + ".png", "difference x 16", 220), "</tr></table>\n\n"]
+    return "".join(out)
+
+
+# ---------------------------------------------------------------- the README's tables, from the registry
+
+def chapters_table(registry, chapters):
+    rows = ["| %s | `./%s` %s | %s |\n" % (ch.removeprefix("ch"), ch, registry.get(ch + "_TITLE", ""),
+                                          registry.get(ch + "_SUMMARY", "")) for ch in chapters]
+    return "| ch | program | what it shows |\n|----|---------|---------------|\n" + "".join(rows)
+
+
+def exercises_table(registry, exercises):
+    rows = ["| %s | %s | %s |\n" % (e, registry.get("ex_%s_WHAT" % e, ""), registry.get("ex_%s_ON" % e, ""))
+            for e in exercises]
+    return "| exercise | what you write | checked on |\n|---|---|---|\n" + "".join(rows)
+
+
+# ---------------------------------------------------------------- the chapters' own sections, other tools
+
+def chapter_extras(registry, chapters, csvs):
+    """Each chapter's own part of the book (chNN_BOOK_EXTRA: a bash script that writes
+    build/book/<name>.md for a <!-- generated:name --> section). It gets what its comments
+    promise: csvs (an array), gen, and fmt_awk (ftime and fval in awk); nullglob and set -u."""
+    env = dict(os.environ, gen=GEN, fmt_awk=FMT_AWK)
+    for ch in chapters:
+        script = registry.get(ch + "_BOOK_EXTRA", "")
+        if not script:
+            continue
+        run = subprocess.run(["bash", "-c", 'set -u; shopt -s nullglob; csvs=("${@:2}"); source "$1"',
+                              "book_extra", script] + csvs, env=env)
+        if run.returncode != 0:
+            raise BookError("book: %s failed" % script)
+
+
+def tool_sections():
+    """The profiles' tables and the rooflines, the models checked (other tools' output, by name)."""
+    def to_file(command, name):
+        with open("%s/%s.md" % (GEN, name), "w") as out:
+            return subprocess.run(command, stdout=out).returncode
+
+    to_file(["tools/profile_summary.sh"], "profile_summary")
+    to_file(["tools/decomposition.sh"], "decomposition")
+    to_file(["tools/counted_flops.sh"], "counted_flops")
+    if to_file(["tools/model_check.sh", "--check"], "model_check") != 0:
+        raise BookError("book: a profile lacks the counter its rate needs (tools/model_check.sh)")
+    if to_file(["tools/roofline.sh", GEN], "roofline") != 0:
+        raise BookError("book: the rooflines failed")
+
+
+def host_records():
+    """Each machine's host record (make host-record), named."""
+    out = ""
+    for folder in sorted_glob("data/results", dirs=True):
+        path = folder + "/host.txt"
+        if os.path.isfile(path):
+            out += "*The host of `%s` (`%s`):*\n\n```\n%s```\n\n" % (os.path.basename(folder), path, read_text(path))
+    return out
+
+
+def contents(book):
+    """The book's table of contents: a link to each chapter (##) and section (###), outside code
+    fences, with the anchors Markdown renderers give headings (lower case, punctuation dropped,
+    spaces as dashes, -1, -2 ... on repeats)."""
+    out, fence, seen = [], False, {}
+    for line in lines_of(book):
+        if line.startswith("```"):
+            fence = not fence
+            continue
+        if fence or not re.match(r"###? ", line) or line == "## Contents":
+            continue
+        level = line.index(" ")
+        title = line[level + 1:]
+        slug = re.sub(r"[^a-z0-9 _-]", "", title.translate(_ASCII_LOWER)).replace(" ", "-")
+        n = seen.get(slug, 0)
+        seen[slug] = n + 1
+        out.append("%s- [%s](#%s%s)\n" % ("  " if level == 3 else "", title, slug, "-%d" % n if n else ""))
+    return "".join(out)
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")  # the C locale's tolower
+
+
+# ---------------------------------------------------------------- splicing into book.md and README.md
+
+_MARKER = re.compile(r"<!-- (results|include|generated):[^ ]+ -->")
+
+
+def has_text(path):
+    """1: a line with a non-blank character; 0: none; -1: unreadable."""
+    try:
+        text = read_text(path)
+    except OSError:
+        return -1
+    return 1 if re.search(r"[^ \t\r\n]", text) else 0
+
+
+def splice(doc):
+    """DOC's text with the generated text between its markers. An include of a file that is missing or
+    has no text is an error (DOC:LINE): the book would print nothing, or a stale placeholder, where it
+    promises evidence."""
+    out, end_mark = [], None
+    for number, line in enumerate(lines_of(read_text(doc)), 1):
+        m = _MARKER.search(line)
+        if m:
+            out.append(line)
+            kind, name = (m.group(0)[5:-4].split(":") + [""])[:2]
+            path = {"results": "%s/results_%s.md" % (GEN, name), "generated": "%s/%s.md" % (GEN, name)}.get(kind, name)
+            fence = re.search(r"\.(txt|log|err)$", path) is not None  # plain text (a report, a log): a code block
+            text = has_text(path)
+            if kind == "include" and text != 1:
+                raise BookError("book: %s:%d: <!-- include:%s -->: %s, so the book would show nothing there (remove "
+                                "the include, or make the file)\nbook: %s not written (the error above)"
+                                % (doc, number, path, "no such file" if text < 0 else "the file is empty", doc))
+            if text == 1:
+                out += (["```"] if fence else []) + lines_of(read_text(path)) + (["```"] if fence else [])
+            else:
+                out.append(NO_DATA)
+            end_mark = "<!-- end %s:%s -->" % (kind, name)
+        elif end_mark is not None and end_mark in line:
+            end_mark = None
+            out.append(line)
+        elif end_mark is None:
+            out.append(line)
+    return "".join(line + "\n" for line in out)
+
+
+def write_documents(docs):
+    """Both documents are made before either is replaced: an error leaves both as they were. Each is
+    written to a temporary file beside it (its mode kept), then renamed over it."""
+    texts = [(doc, splice(doc)) for doc in docs]
+    temps = []
+    try:
+        for doc, text in texts:
+            fd, tmp = tempfile.mkstemp(prefix=os.path.basename(doc) + ".", dir=os.path.dirname(doc) or ".")
+            temps.append((tmp, doc))
+            with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", newline="") as f:
+                f.write(text)
+            os.chmod(tmp, os.stat(doc).st_mode & 0o7777)
+        for tmp, doc in temps:
+            os.replace(tmp, doc)
+    except OSError as e:
+        for tmp, _ in temps:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+        raise BookError("book: writing %s failed: %s" % (" and ".join(docs), e))
+
+
+# ---------------------------------------------------------------- the whole
+
+def make_book():
+    os.environ["LC_ALL"] = "C"  # the tools run here sort and glob in byte order, whatever the locale
+    registry = read_registry()
+    # Every chapter of the course, those this machine cannot build too (ch11 without an MPI):
+    # the book is made from the committed data, not from the build.
+    chapters = registry.get("COURSE_CHAPTERS", "").split()
+    exercises = registry.get("COURSE_EXERCISES", "").split()
+    if "CHAPTERS" in os.environ:  # (as make exports it to the tools run below)
+        os.environ["CHAPTERS"] = registry.get("COURSE_CHAPTERS", "")
+    os.makedirs(GEN, exist_ok=True)
+    os.makedirs("data/plots", exist_ok=True)
+    csvs = sorted_glob("data/results", ".csv")
+    csvs = [c for c in csvs if os.path.isfile(c)]
+
+    states = stale_map(csvs, registry)
+    write_text(GEN + "/provenance.md", provenance_block(csvs, states))
+    works = {csv: work_tags(machine_of(csv)) for csv in csvs}
+    charts = draw_charts(registry, chapters, csvs)
+    write_text(GEN + "/through_line.md", through_line_links(csvs))
+    write_tables(registry, csvs, works, states)
+    convert_images()
+    for ch in chapters:
+        if registry.get(ch + "_RAYTRACER", "") == "yes":
+            write_text("%s/images_%s.md" % (GEN, ch), gallery(ch))
+    write_text(GEN + "/chapters.md", chapters_table(registry, chapters))
+    write_text(GEN + "/exercises.md", exercises_table(registry, exercises))
+    chapter_extras(registry, chapters, csvs)
+    tool_sections()
+    write_text(GEN + "/host_record.md", host_records())
+    write_text(GEN + "/toc.md", contents(read_text("book.md")) if os.path.isfile("book.md") else "")
+    write_documents([doc for doc in ("book.md", "README.md") if os.path.isfile(doc)])
+    print("book: tables and includes regenerated from %d results file(s); %s" % (len(csvs), charts))
+
+
+def main():
+    if sys.version_info < (3, 9):
+        print("book: tools/book.py needs Python 3.9 or later (this is %s)" % sys.version.split()[0], file=sys.stderr)
+        return 1
+    try:
+        make_book()
+    except BookError as e:
+        if str(e):
+            print(e, file=sys.stderr)
+        return 1
+    except OSError as e:  # a file that cannot be read or written: its name and why
+        print("book: %s (book.md and README.md not written)" % e, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
