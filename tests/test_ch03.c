@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "cpu_ceiling.h"
+#include "cpu_sweep.h"
 
 #include <math.h>
 #include <string.h>
@@ -156,6 +157,34 @@ START_TEST(the_fma_ceiling_row_is_printed)
 }
 END_TEST
 
+/* main.c names no stage: the image check's reference is the row stages.h
+ * picks by its generator, and that must stay rng-local (nothing shared). */
+START_TEST(the_check_reference_is_rng_local)
+{
+    const stage *s = check_reference_stage();
+    ck_assert_str_eq(s->info.name, "rng-local");
+    ck_assert_int_eq(s->rng, RNG_LOCAL);
+}
+END_TEST
+
+/* The sweep: powers of two below the maximum, then the maximum; the balance
+ * figure is the busiest thread over the mean. */
+START_TEST(sweep_counts_and_balance)
+{
+    int c[32];
+    ck_assert_int_eq(cpu_sweep_counts(1, c), 1);
+    ck_assert_int_eq(c[0], 1);
+    ck_assert_int_eq(cpu_sweep_counts(6, c), 4);
+    ck_assert(c[0] == 1 && c[1] == 2 && c[2] == 4 && c[3] == 6);
+    ck_assert_int_eq(cpu_sweep_counts(8, c), 4);
+    ck_assert(c[2] == 4 && c[3] == 8);
+    const double even[] = {2, 2, 2}, skewed[] = {3, 1, 0, 0}, idle[] = {0, 0};
+    ck_assert_double_eq(cpu_busy_imbalance(even, 3), 1);
+    ck_assert_double_eq(cpu_busy_imbalance(skewed, 4), 3); /* 3 over a mean of 1 */
+    ck_assert_double_eq(cpu_busy_imbalance(idle, 2), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("ch03");
@@ -168,6 +197,8 @@ int main(void)
     tcase_add_test(tc, divisor_typo_shrinks_the_range);
     tcase_add_test(tc, generator_is_uniform);
     tcase_add_test(tc, pixel_seeds_differ);
+    tcase_add_test(tc, the_check_reference_is_rng_local);
+    tcase_add_test(tc, sweep_counts_and_balance);
     int skipped = 0;
     if (harness_shell("%s/ch03 --list-stages > /dev/null 2>&1", harness_q(PROGRAM_DIR)) == 0) {
         tcase_add_test(tc, the_fma_ceiling_row_is_printed);

@@ -414,6 +414,22 @@ START_TEST(fast_math_powf_of_a_negative_base_is_nan)
 }
 END_TEST
 
+/* main.c names no stage: it says LESS WORK of the rows tagged work=less, and
+ * what the box saves of the row marked box_note; those are these rows. */
+START_TEST(less_work_and_the_box_note_are_the_rows_own)
+{
+    stage_table_use(stages, STAGE_COUNT, sizeof stages[0]);
+    for (size_t i = 0; i < STAGE_COUNT; i++) {
+        const char *name = stages[i].info.name;
+        char work[32];
+        int less = strcmp(stage_work(name, work, sizeof work), "less") == 0;
+        int box = strcmp(name, "bounding-box") == 0;
+        ck_assert_msg(less == (box || strcmp(name, "letter-boxes") == 0), "%s: work=less %d", name, less);
+        ck_assert_msg(stages[i].box_note == box, "%s: box_note %d", name, stages[i].box_note);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("ch05");
@@ -427,6 +443,7 @@ int main(void)
     tcase_add_test(tc, lanes_share_the_samples);
     tcase_add_loop_test(tc, cpu_sets_match_ch03_at_odd_sizes, 0, SIZES);
     tcase_add_test(tc, planted_bug_fails_against_ch03);
+    tcase_add_test(tc, less_work_and_the_box_note_are_the_rows_own);
     int skipped = harness_add_gpu_test(tc, gpu_stages_match_cpu_at_odd_sizes, SIZES);
     skipped += harness_add_gpu_test(tc, gpu_lanes_match_cpu_at_odd_sizes, SIZES);
     skipped += harness_add_gpu_test(tc, gpu_matches_ch01_image, 1);

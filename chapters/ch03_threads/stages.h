@@ -1,7 +1,20 @@
 /* stages.h - ch03's stages: name, what it changes, where it runs; its worker
  * and where its generator lives. main.c runs them; tests/test_ch03.c tests
  * every row. (The tag divisor-typo: bench_extra.sh renders that stage with the
- * article's typo too.) */
+ * article's typo too.)
+ *
+ *   rand-shared        rows split in equal blocks; every thread calls libc rand().
+ *                      glibc's rand() takes a process-wide lock around its state,
+ *                      so the threads queue on it (and the lock's cache line moves
+ *                      from core to core). It gets slower with more threads.
+ *   rng-packed         each thread has its own LCG, but the states sit side by side
+ *                      in one array: one cache line, written on every draw by every
+ *                      thread. No lock, yet the line still moves: false sharing.
+ *   rng-local          the state lives on each thread's own stack: nothing shared.
+ *   rng-local-dynamic  rows handed out one at a time through an atomic counter:
+ *                      rows through the letters cost far more than sky rows, so
+ *                      equal blocks leave some threads idle at the end.
+ */
 #ifndef CH03_STAGES_H
 #define CH03_STAGES_H
 
@@ -18,5 +31,16 @@ static const stage stages[] = {
      rows_on_demand, RNG_LOCAL},
 };
 #define STAGE_COUNT (sizeof stages / sizeof stages[0])
+
+/* The stage whose 1-thread renders are the image check's reference where
+ * ch01's image is not (image_check.c): the first whose generator is on each
+ * thread's own stack, nothing shared. */
+static inline const stage *check_reference_stage(void)
+{
+    size_t i = 0;
+    while (i + 1 < STAGE_COUNT && stages[i].rng != RNG_LOCAL)
+        i++;
+    return &stages[i];
+}
 
 #endif

@@ -20,20 +20,11 @@
 #include "run.h"
 #include "stages.h"
 
-#include "../../common/cli.h"
 #include "../../common/cuda_util.h"
-#include "../../common/image.h"
+#include "../../common/raytracer.h" /* and cli.h, image.h */
 #include "../../common/report.h"
 
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#ifndef REFERENCE_DIR
-#define REFERENCE_DIR "data/reference"
-#endif
-#define REFERENCE_IMAGE REFERENCE_DIR "/kensler_512x512x64.ppm"
 
 /* Two ways to make a launch fail on purpose, to see what a user then sees:
  * --block 32x32 gives the recursive kernel more threads per block than its
@@ -60,7 +51,6 @@ static const cli_spec spec = {
              "passed). --repeat defaults to 5.",
 };
 
-
 int main(int argc, char **argv)
 {
     cli_options opt = {.width = 512, .height = 512, .spp = 64, .repeat = 5};
@@ -78,23 +68,15 @@ int main(int argc, char **argv)
     cuda_describe_device((int)opt.device, &info);
     if (!opt.quiet)
         cuda_print_device(stderr, (int)opt.device, &info);
-    run r = {.width = (int)opt.width, .height = (int)opt.height, .spp = (int)opt.spp};
-    char err[IMAGE_ERROR_SIZE];
-    if (image_alloc(&r.host, r.width, r.height) != 0) {
-        fprintf(stderr, "%s: out of memory (%dx%d image)\n", spec.program, r.width, r.height);
-        return EXIT_CHECK_FAIL;
-    }
-    r.have_original = r.width == 512 && r.height == 512 && r.spp == 64 &&
-                      image_read_ppm(&r.original, REFERENCE_IMAGE, err, sizeof err) == 0;
+    run r = {.width = (int)opt.width, .height = (int)opt.height, .spp = (int)opt.spp, .bx = bx, .by = by};
+    raytracer_image_alloc(&r.host, spec.program, &opt);
+    r.have_original = raytracer_read_original(&r.original, &opt);
     CUDA_CHECK(cudaMalloc((void **)&r.d_rgb, image_bytes(&r.host)));
     CUDA_CHECK(cudaMalloc((void **)&r.d_bad, sizeof(int)));
     int stack = gpu_prepare_stack((int)stack_bytes);
-
     char workload[96];
-    snprintf(workload, sizeof workload, "%dx%dx%dspp", r.width, r.height, r.spp);
     report rep;
-    report_init(&rep, spec.program, workload, opt.csv, opt.quiet);
-    r.bx = bx, r.by = by;
+    report_init(&rep, spec.program, raytracer_workload(workload, sizeof workload, &opt), opt.csv, opt.quiet);
     for (size_t i = 0; i < STAGE_COUNT; i++) {
         const stage *s = &stages[i];
         if (!cli_stage_selected(&opt, i))

@@ -23,21 +23,14 @@
 #include "run.h"
 #include "stages.h"
 
-#include "../../common/cli.h"
 #include "../../common/cuda_util.h"
-#include "../../common/image.h"
+#include "../../common/raytracer.h" /* and cli.h, image.h */
 #include "../../common/report.h"
+#include "../../common/stage.h"
 #include "../../common/timer.h"
 
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-
-#ifndef REFERENCE_DIR
-#define REFERENCE_DIR "data/reference"
-#endif
-#define REFERENCE_IMAGE REFERENCE_DIR "/kensler_512x512x64.ppm"
 
 static const cli_spec spec = {
     .program = "ch05",
@@ -75,22 +68,14 @@ int main(int argc, char **argv)
     if (!opt.quiet)
         cuda_print_device(stderr, (int)opt.device, &info);
     run r = {.width = (int)opt.width, .height = (int)opt.height, .spp = (int)opt.spp};
-    char err[IMAGE_ERROR_SIZE];
-    if (image_alloc(&r.host, r.width, r.height) != 0) {
-        fprintf(stderr, "%s: out of memory (%dx%d image)\n", spec.program, r.width, r.height);
-        return EXIT_CHECK_FAIL;
-    }
-    r.have_original = r.width == 512 && r.height == 512 && r.spp == 64 &&
-                      image_read_ppm(&r.original, REFERENCE_IMAGE, err, sizeof err) == 0;
+    raytracer_image_alloc(&r.host, spec.program, &opt);
+    r.have_original = raytracer_read_original(&r.original, &opt);
     CUDA_CHECK(cudaMalloc((void **)&r.d_rgb, image_bytes(&r.host)));
     CUDA_CHECK(cudaMalloc((void **)&r.d_bad, sizeof(int)));
-
-    char workload[96];
-    snprintf(workload, sizeof workload, "%dx%dx%dspp", r.width, r.height, r.spp);
+    char workload[96], work[32];
     report rep;
-    report_init(&rep, spec.program, workload, opt.csv, opt.quiet);
-    int best_shape = 3; /* 16x16 until a sweep says otherwise */
-    int best_lanes = 0; /* 32 lanes (the H100's best) until a sweep says otherwise */
+    report_init(&rep, spec.program, raytracer_workload(workload, sizeof workload, &opt), opt.csv, opt.quiet);
+    int best_shape = 3, best_lanes = 0; /* 16x16, and 32 lanes (the H100's best), until a sweep says otherwise */
     for (size_t i = 0; i < STAGE_COUNT; i++) {
         const stage *s = &stages[i];
         if (!cli_stage_selected(&opt, i))
@@ -103,11 +88,12 @@ int main(int argc, char **argv)
         double samples = (double)r.width * r.height * r.spp, ms = m.times.median;
         report_row *row = report_measured(&rep, s->info.name, REPORT_ON_GPU, &m, samples / (ms * 1e3), "Msamples/s",
                                           info.name);
-        report_note(row, "; %s%dx%d px x %d lane%s, %d regs, occ %.0f%%", s->less_work ? "LESS WORK: " : "", r.bx,
-                    r.by, r.lanes, r.lanes > 1 ? "s" : "", k.registers, 100 * k.occupancy);
+        int less = strcmp(stage_work(s->info.name, work, sizeof work), "less") == 0; /* the row's tag work=less */
+        report_note(row, "; %s%dx%d px x %d lane%s, %d regs, occ %.0f%%", less ? "LESS WORK: " : "", r.bx, r.by,
+                    r.lanes, r.lanes > 1 ? "s" : "", k.registers, 100 * k.occupancy);
         if (s->flags & BOUNDING_BOX)
             report_note(row, "; %.1f sphere tests per trace() (CPU check)", r.spheres_per_trace);
-        if (s->flags == SET_BOUNDING_BOX) {
+        if (s->box_note) {
             double ray_miss, warp_miss;
             cpu_primary_box_misses(r.width, r.height, r.bx, r.by, r.lanes, &ray_miss, &warp_miss);
             report_note(row, ", box skips %.0f%% of them; first camera rays: %.0f%% miss it, %.0f%% of warps miss it "
@@ -116,7 +102,6 @@ int main(int argc, char **argv)
     }
     launch_copy(&r); /* warm-up */
     double copy_ms = cuda_median_ms(launch_copy, &r, 5);
-
     int status = report_finish_image(&rep, 1, spec.program, &r.host, out, opt.quiet);
     /* Where the time of a run goes, reported apart from the stages (no check: references). */
     double start_ms[] = {context_ms, copy_ms, 1e3 * (now_seconds() - process_start)};

@@ -10,12 +10,13 @@
  * letter-boxes after it, which do less work rather than the same work faster.
  *
  * A row: name, what it changes, where it runs, the kernel make profile
- * measures; then its render function (the build of the kernels with its
- * floating-point flags), its set of changes, whether it sweeps block shapes or
- * lanes per pixel (keeping the best), whether it does less work than the full
- * algorithm (the tag work=less says the same to the tools), and its lanes per
- * pixel; a field a row leaves out is zero. The tag whole-process: `make
- * bench` also times that stage alone as a whole process (bench_extra.sh). */
+ * measures, its tags; then its render function (the build of the kernels with
+ * its floating-point flags), its set of changes, whether it sweeps block
+ * shapes or lanes per pixel (keeping the best), its lanes per pixel, and
+ * whether its note says what the box saves; a field a row leaves out is zero.
+ * The tag work=less: the stage does less work than the full algorithm (the
+ * table and the tools report it apart); whole-process: `make bench` also times
+ * that stage alone as a whole process (bench_extra.sh). */
 #ifndef CH05_STAGES_H
 #define CH05_STAGES_H
 
@@ -30,8 +31,8 @@ typedef struct {
     render_fn *run;           /* gpu_render, or another build's (render.h): gpu_render_fast, gpu_render_ftz ... */
     int flags;                /* the set of changes (render.h) */
     int sweep STAGE_ZERO;     /* SWEEP_SHAPES: try every block shape; SWEEP_LANES: every lane count; keep the best */
-    int less_work STAGE_ZERO; /* not the same algorithm: reported apart */
     int lanes STAGE_ZERO;     /* threads per pixel: 1, or 0 for the best the lane sweep found */
+    int box_note STAGE_ZERO;  /* the stage that brings in the bounding box: its note says how much the box saves */
 } stage;
 
 static const stage stages[] = {
@@ -74,10 +75,10 @@ static const stage stages[] = {
      .run = gpu_render_fast, .flags = SET_SPHERE_LIST, .sweep = SWEEP_LANES, .lanes = 0},
     {{"bounding-box", "samples-across-lanes, spheres tested only if the ray meets their box: less work",
       .where = STAGE_GPU, .kernel = "render_lanes_kernel", .tags = "work=less"},
-     .run = gpu_render_fast, .flags = SET_BOUNDING_BOX, .less_work = 1, .lanes = 0},
+     .run = gpu_render_fast, .flags = SET_BOUNDING_BOX, .lanes = 0, .box_note = 1},
     {{"letter-boxes", "bounding-box, a box per letter inside the big box: only the letters a ray meets are tested",
       .where = STAGE_GPU, .kernel = "render_lanes_kernel", .tags = "whole-process work=less"},
-     .run = gpu_render_fast, .flags = SET_LETTER_BOXES, .less_work = 1, .lanes = 0},
+     .run = gpu_render_fast, .flags = SET_LETTER_BOXES, .lanes = 0},
 };
 #define STAGE_COUNT (sizeof stages / sizeof stages[0])
 

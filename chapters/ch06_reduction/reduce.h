@@ -8,8 +8,6 @@
 #ifndef CH06_REDUCE_H
 #define CH06_REDUCE_H
 
-#include "../../common/stage.h"
-
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -47,12 +45,6 @@ long long reduce_fill(int *in, size_t n);
 /* Host memory main.c keeps free besides the input (the program, the OS, the
  * page cache); what is available is report.h's host_available_bytes(). */
 #define HOST_MARGIN_BYTES (1ULL << 30)
-
-/* A stage (the table is stages.h). */
-typedef struct {
-    stage_info info;
-    reduce_fn *run;
-} stage;
 
 /* The ceilings (common/gpu/ceiling.h) run over buffers of this size where
  * the input is smaller: the copy between two of them, the latency chases

@@ -63,7 +63,7 @@ static const cli_spec spec = {
 };
 
 /* One stage: measured (common/measure.h); its row in its part's report. */
-static void run_stage(run *r, const stage *s, report *rep, const char *device)
+static void run_stage(run *r, const ch09_stage *s, report *rep, const char *device)
 {
     r->s = s;
     measure_result m;

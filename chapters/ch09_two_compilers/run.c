@@ -39,7 +39,7 @@ static double psnr_vs_cpu(run *r, int flags, int *bad)
 
 static int check_render(run *r, char *note, size_t len)
 {
-    const stage *s = r->s;
+    const ch09_stage *s = r->s;
     int bad = 0;
     CUDA_CHECK(cudaDeviceSynchronize());
     CUDA_CHECK(cudaMemcpy(r->host.rgb, r->d_rgb, image_bytes(&r->host), cudaMemcpyDeviceToHost));
@@ -129,7 +129,7 @@ static void prepare_talk(run *r)
 
 static void launch_talk(run *r)
 {
-    const stage *s = r->s;
+    const ch09_stage *s = r->s;
     if (s->flags == TALK_DIVIDE_NARROW || s->flags == TALK_DIVIDE_WIDE) {
         long long *const *op = s->flags == TALK_DIVIDE_WIDE ? r->d_wide : r->d_narrow;
         s->talk(op[0], op[1], r->d_quotient, r->talk_n);
@@ -142,7 +142,7 @@ static void launch_talk(run *r)
  * division is exact, the float sums are added in the same order, unfused). */
 static int check_talk(run *r, char *note, size_t len)
 {
-    const stage *s = r->s;
+    const ch09_stage *s = r->s;
     long bad = 0;
     CUDA_CHECK(cudaDeviceSynchronize());
     if (s->flags == TALK_DIVIDE_NARROW || s->flags == TALK_DIVIDE_WIDE) {
@@ -253,7 +253,7 @@ void poison(void *context)
 void launch(void *context)
 {
     run *r = context;
-    const stage *s = r->s;
+    const ch09_stage *s = r->s;
     if (s->part == PART_CH05)
         s->render(s->flags, 1, r->d_rgb, r->d_bad, r->width, r->height, r->spp, BLOCK, BLOCK, NULL);
     else if (s->part == PART_CH06)

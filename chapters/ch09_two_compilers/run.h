@@ -13,7 +13,7 @@
 
 typedef struct {
     long long n;
-    const stage *s; /* the stage being measured */
+    const ch09_stage *s; /* the stage being measured */
     int bodies, width, height, spp, repeat;
     /* ch05 */
     image host, original;

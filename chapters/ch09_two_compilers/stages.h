@@ -19,6 +19,8 @@ enum { PART_CH05, PART_CH06, PART_CH07, PART_TALK, PART_COUNT };
  * beyond, the four-float sums, the scaling. */
 enum { TALK_DIVIDE_NARROW = 1, TALK_DIVIDE_WIDE, TALK_QUADS, TALK_SCALING };
 
+/* A stage. Its type is not called `stage`, as other chapters' are: ch07's
+ * nbody.h (parts.h) already gives that name to ch07's. */
 typedef struct {
     stage_info info;
     int part;
@@ -27,7 +29,7 @@ typedef struct {
     reduce_fn *reduce; /* ch06 */
     forces_fn *forces; /* ch07 */
     talk_fn *talk;     /* the talk's kernels (talk.h); flags: TALK_* */
-} stage;
+} ch09_stage;
 
 /* The renamed functions of each compiler's objects (chapter.mk). */
 render_fn gpu_render_nvcc, gpu_render_fast_nvcc;
@@ -43,7 +45,7 @@ talk_fn talk_divide_clang, talk_sum_quads_scalar_clang, talk_sum_quads_clang, ta
     talk_scale_restrict_clang;
 #endif
 
-static const stage stages[] = {
+static const ch09_stage stages[] = {
     {{"ch05-loop-nvcc", "ch05 loop: ch04's port, FP64 in it, by nvcc", .where = STAGE_GPU,
       .kernel = "ch09_ch05_nvcc::render_kernel<(int)0>"}, PART_CH05, .render = gpu_render_nvcc, .flags = SET_LOOP},
 #if CH09_HAVE_CLANG
