@@ -870,6 +870,26 @@ START_TEST(speedups_compare_one_work)
 }
 END_TEST
 
+/* A stage checked at every run (check_each_run) whose check finds nothing to
+ * say has no note: not what the result held before. */
+static void quiet_run(void *context) { (void)context; }
+static int quiet_check(void *context, char *note, size_t size)
+{
+    (void)context, (void)note, (void)size;
+    return 1;
+}
+
+START_TEST(each_run_checked_note_starts_empty)
+{
+    measure_result m;
+    memset(&m, 'X', sizeof m);
+    m.note[sizeof m.note - 1] = '\0';
+    measure_stage(&(measure_plan){.run = quiet_run, .check = quiet_check, .repeat = 2, .check_each_run = 1}, &m);
+    ck_assert_int_eq(m.ok, REPORT_OK);
+    ck_assert_str_eq(m.note, "");
+}
+END_TEST
+
 /* cli_begin_work: a refusal before it is a usage error (2, the usage line);
  * after it, an internal error (70) that says so, without the usage; work that
  * needs it (measure_stage) without it is 70 too; a new cli_parse starts over. */
@@ -1020,6 +1040,7 @@ int main(void)
     tcase_add_test(tc, csv_rows_carry_their_provenance);
     tcase_add_test(tc, cpu_name_is_known);
     tcase_add_test(tc, speedups_compare_one_work);
+    tcase_add_test(tc, each_run_checked_note_starts_empty);
     tcase_add_test(tc, refusal_after_work_began_is_an_internal_error);
     tcase_add_test(tc, csv_write_failures_exit_1);
     tcase_add_test(tc, csv_header_checked_and_rows_never_glued);
