@@ -58,6 +58,44 @@ int cli_stage_selected(const cli_options *opt, size_t i)
     return opt->stage_index < 0 || (size_t)opt->stage_index == i;
 }
 
+int cli_selected_where(const cli_spec *spec, const cli_options *opt, int where)
+{
+    int count = 0;
+    for (size_t i = 0; i < spec->stage_count; i++)
+        count += cli_stage_selected(opt, i) && cli_stage_info_at(spec, i)->where == where;
+    return count;
+}
+
+long cli_online_cpus(void)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return cpus > 0 ? cpus : 1;
+}
+
+const char *const cli_yes_no[2] = {"yes", "no"};
+
+int cli_choice_index(const char *const *choices, int count, const char *text)
+{
+    for (int i = 0; text && i < count; i++)
+        if (strcmp(text, choices[i]) == 0)
+            return i;
+    return -1;
+}
+
+/* Refuses text that is none of o's choices, naming them: "a, b or c". */
+static void require_choice(const cli_spec *spec, const cli_option *o, const char *text)
+{
+    if (cli_choice_index(o->choices, o->choice_count, text) >= 0)
+        return;
+    char words[256] = "";
+    size_t used = 0;
+    for (int i = 0; i < o->choice_count && used < sizeof words; i++) {
+        const char *sep = i == 0 ? "" : i + 1 == o->choice_count ? " or " : ", ";
+        used += (size_t)snprintf(words + used, sizeof words - used, "%s%s", sep, o->choices[i]);
+    }
+    cli_usage_error(spec, "--%s '%s': %s", o->name, text, words);
+}
+
 /* The options a program takes, in --help's order: the shared ones it
  * accepts, its own just before --quiet. Calls show(name, arg, help) for each. */
 typedef void option_show_fn(FILE *f, const char *name, const char *arg, const char *help);
@@ -174,6 +212,14 @@ void *cli_alloc(size_t bytes, const char *what)
         exit(EXIT_CHECK_FAIL);
     }
     return p;
+}
+
+void cli_alloc_image(image *img, int width, int height)
+{
+    if (image_alloc(img, width, height) != 0) {
+        fprintf(stderr, "%s: out of memory (%dx%d image)\n", program_name, width, height);
+        exit(EXIT_CHECK_FAIL);
+    }
 }
 
 static int omit_usage_line;
@@ -461,6 +507,8 @@ static void take_chapter_value(const cli_spec *spec, const cli_option *o, const 
     if (o->text_kind == CLI_NAMES_STAGE && cli_stage_index(spec, value) < 0)
         cli_usage_error(spec, "--%s '%s' is not a stage of %s (see --help for the list)", o->name, value,
                         spec->program);
+    if (o->choices)
+        require_choice(spec, o, value);
     *o->text = value;
 }
 

@@ -19,6 +19,7 @@
 #ifndef COMMON_CLI_H
 #define COMMON_CLI_H
 
+#include "image.h"
 #include "stage.h"
 #include "status.h"
 
@@ -52,7 +53,10 @@ enum {
  *   static const cli_option options[] = {
  *       {"rng-divisor", "D", "divide ... by D", .min = 65536, .max = 1 << 24, .number = &divisor}};
  * A number is parsed as strictly as the shared ones, within [min, max]; text
- * is taken as it is, or must name a stage (CLI_NAMES_STAGE). */
+ * is taken as it is, or must name a stage (CLI_NAMES_STAGE), or must be one
+ * of its choices (.choices = cli_yes_no, .choice_count = 2): anything else is
+ * refused while parsing, "--ceiling 'maybe': yes or no", so no chapter checks
+ * its own words after cli_parse. */
 enum { CLI_TEXT = 0, CLI_NAMES_STAGE = 1 };
 typedef struct {
     const char *name; /* without the dashes */
@@ -62,7 +66,15 @@ typedef struct {
     long *number;      /* a number goes here ... */
     const char **text; /* ... or text goes here */
     int text_kind;     /* CLI_TEXT or CLI_NAMES_STAGE */
+    const char *const *choices; /* NULL, or the words text may be (choice_count of them) */
+    int choice_count;
 } cli_option;
+
+/* The choices of a yes|no option. */
+extern const char *const cli_yes_no[2];
+
+/* The index of text among count choices, or -1 (text NULL: not given). */
+int cli_choice_index(const char *const *choices, int count, const char *text);
 
 /* In a cli_spec: .stages, .stage_count and .stage_size from one stage table. */
 #define CLI_STAGE_TABLE(table) .stages = (table), .stage_count = sizeof(table) / sizeof((table)[0]), \
@@ -126,6 +138,9 @@ void cli_require_writable(const cli_spec *spec, const char *option, const char *
  * exit 1. The program name is the last one cli_parse saw. */
 void *cli_alloc(size_t bytes, const char *what);
 
+/* image_alloc that never fails: "program: out of memory (WxH image)", exit 1. */
+void cli_alloc_image(image *img, int width, int height);
+
 /* Index of the stage called name in spec's table, or -1. */
 int cli_stage_index(const cli_spec *spec, const char *name);
 
@@ -136,6 +151,13 @@ const char *cli_stage_name(const cli_spec *spec, size_t i);
 
 /* 1 if stage i runs: --stage all, or it is the one asked for. */
 int cli_stage_selected(const cli_options *opt, size_t i);
+
+/* How many of the stages that run (cli_stage_selected) run `where`
+ * (STAGE_CPU, STAGE_GPU, ...): what a chapter sets up, or says it skipped. */
+int cli_selected_where(const cli_spec *spec, const cli_options *opt, int where);
+
+/* The logical CPUs online: the default of --threads. */
+long cli_online_cpus(void);
 
 /* Prints "program: error: message" to stderr, then the usage line, and exits 2.
  * After cli_begin_work it is a bug instead: see there. */

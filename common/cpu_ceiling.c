@@ -188,6 +188,24 @@ cpu_ceiling cpu_read_ceiling(const void *buf, size_t bytes, int threads, int rep
     return (cpu_ceiling){read / (ms * 1e6), ms, isa, threads, read, (double)bytes * (double)j.passes};
 }
 
+cpu_ceiling cpu_read_ceiling_said(const char *program, const void *buf, size_t bytes, int threads, int repeat,
+                                  int quiet)
+{
+    cpu_ceiling c = cpu_read_ceiling(buf, bytes, threads, repeat);
+    if (!quiet)
+        fprintf(stderr, "%s: measured the host's read stream: %.1f GB/s on %d threads (%s loads)\n", program, c.rate,
+                c.threads, c.isa);
+    return c;
+}
+
+void cpu_read_ceiling_row(report *rep, const cpu_ceiling *c, int repeat)
+{
+    report_entry e = {.stage = "ceiling-cpu-read", .threads = c->threads, .ms = c->ms, .value = c->rate,
+                      .unit = "GB/s", .ok = REPORT_NO_CHECK, .device = host_cpu_name()};
+    report_note(report_add(rep, e), "the host's plain read stream over the same input, %s loads, 1 MiB pieces "
+                "taken as threads are free, the best of %d runs of at least %.0f ms", c->isa, repeat, CPU_CEILING_MIN_MS);
+}
+
 /* ---------------------------------------------------------------- FMA */
 /* Twelve chains, each its own variable: kept in an array, they would live in
  * memory and wait on stores instead of FMAs. */

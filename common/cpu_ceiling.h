@@ -44,6 +44,15 @@ cpu_ceiling cpu_fma_ceiling(int threads, int repeat);
  * limit stands beside them, with no share claimed. */
 cpu_ceiling cpu_fma_ceiling_row(report *rep, int threads, int repeat);
 
+/* For a memory-bound chapter's CPU stages (ch06): cpu_read_ceiling over
+ * their own input, on their threads, said on stderr unless quiet ("program:
+ * measured the host's read stream: ..."), before the stages run, since each
+ * stage's row gives its share of it; and afterwards that ceiling as the row
+ * ceiling-cpu-read: a reference (check n/a) in GB/s. */
+cpu_ceiling cpu_read_ceiling_said(const char *program, const void *buf, size_t bytes, int threads, int repeat,
+                                  int quiet);
+void cpu_read_ceiling_row(report *rep, const cpu_ceiling *c, int repeat);
+
 /* The widest of those ISAs this CPU has, or a narrower one the environment
  * asks for (CPU_ISA=avx2 or CPU_ISA=scalar: to compare, and to test every path). */
 const char *cpu_widest_isa(void);

@@ -57,6 +57,7 @@ void measure_stage(const measure_plan *p, measure_result *out)
         if (!p->check_each_run || !p->check)
             continue;
         if (r == 0) {
+            out->note[0] = '\0'; /* a check that finds nothing to say writes no note: none, not stale bytes */
             out->ok = p->check(p->context, out->note, sizeof out->note);
         } else {
             later[0] = '\0';

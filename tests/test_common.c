@@ -871,12 +871,22 @@ START_TEST(speedups_compare_one_work)
 }
 END_TEST
 
-/* cli_begin_work: a refusal before it is a usage error (2, the usage line);
- * after it, an internal error (70) that says so, without the usage; work that
- * needs it (measure_stage) without it is 70 too; a new cli_parse starts over. */
-static void gate_no_work(void *context) { (void)context; }
+/* A chapter's word options (.choices): any other word is refused while
+ * parsing, with exit 2 and one line naming the choices ("yes or no", "a, b
+ * or c"); a choice is taken and found again by cli_choice_index. */
+static const char *choice_ceiling = "yes", *choice_math;
+static const char *const choice_maths[] = {"strict", "fma", "fast"};
+static const cli_option choice_options[] = {
+    {"ceiling", "yes|no", "measure", .text = &choice_ceiling, .choices = cli_yes_no, .choice_count = 2},
+    {"math", "M", "arithmetic", .text = &choice_math, .choices = choice_maths, .choice_count = 3},
+};
+static const cli_spec choice_spec = {.program = "choicetest", .summary = "word options",
+                                     CLI_STAGE_TABLE(work_stages), CLI_OPTION_TABLE(choice_options)};
 
-static int gate_scenario(int which, char *err, size_t size)
+/* Runs body(arg) in a child whose stderr is read into err (size bytes,
+ * NUL-ended); returns the child's exit status, or -1. */
+typedef void child_body(const void *arg);
+static int in_child_stderr(child_body *body, const void *arg, char *err, size_t size)
 {
     int fds[2];
     ck_assert_int_eq(pipe(fds), 0);
@@ -884,19 +894,7 @@ static int gate_scenario(int which, char *err, size_t size)
     pid_t pid = fork();
     if (pid == 0) {
         dup2(fds[1], 2);
-        cli_options opt = {0};
-        char *argv[] = {"worktest", NULL};
-        cli_parse(&work_spec, &opt, 1, argv);
-        if (which == 1 || which == 3)
-            cli_begin_work(&work_spec);
-        if (which == 3)
-            cli_parse(&work_spec, &opt, 1, argv); /* a new command line: checked afresh */
-        if (which == 2) {
-            measure_result m;
-            measure_stage(&(measure_plan){.run = gate_no_work, .repeat = 1}, &m);
-            _exit(0);
-        }
-        cli_usage_error(&work_spec, "--thing '%s' is bad", "x");
+        body(arg);
         _exit(0);
     }
     close(fds[1]);
@@ -908,6 +906,125 @@ static int gate_scenario(int which, char *err, size_t size)
     int status;
     waitpid(pid, &status, 0);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* cli_parse of a NULL-ended argv; exits 0 if the two words are then "no"
+ * and "fma", 9 if they are others. */
+static void parse_choices_body(const void *arg)
+{
+    char **argv = (char **)arg;
+    int argc = 0;
+    while (argv[argc])
+        argc++;
+    cli_options opt = {0};
+    cli_parse(&choice_spec, &opt, argc, argv);
+    _exit(strcmp(choice_ceiling, "no") == 0 && choice_math && strcmp(choice_math, "fma") == 0 ? 0 : 9);
+}
+
+static int parse_choices(char **argv, char *err, size_t size)
+{
+    return in_child_stderr(parse_choices_body, argv, err, size);
+}
+
+START_TEST(word_options_take_only_their_choices)
+{
+    char err[1024];
+    char *good[] = {"choicetest", "--ceiling", "no", "--math=fma", NULL};
+    ck_assert_int_eq(parse_choices(good, err, sizeof err), 0);
+    char *maybe[] = {"choicetest", "--ceiling", "maybe", NULL};
+    ck_assert_int_eq(parse_choices(maybe, err, sizeof err), 2);
+    ck_assert_msg(strstr(err, "choicetest: error: --ceiling 'maybe': yes or no\n"), "%s", err);
+    char *exact[] = {"choicetest", "--math", "FMA", NULL}; /* a choice is a word as written */
+    ck_assert_int_eq(parse_choices(exact, err, sizeof err), 2);
+    ck_assert_msg(strstr(err, "--math 'FMA': strict, fma or fast\n"), "%s", err);
+    ck_assert_int_eq(cli_choice_index(choice_maths, 3, "fast"), 2);
+    ck_assert_int_eq(cli_choice_index(choice_maths, 3, "strict"), 0);
+    ck_assert_int_eq(cli_choice_index(choice_maths, 3, "fas"), -1);
+    ck_assert_int_eq(cli_choice_index(choice_maths, 3, NULL), -1);
+    ck_assert_int_eq(cli_choice_index(cli_yes_no, 2, "no"), 1);
+}
+END_TEST
+
+/* cli_selected_where counts the stages that run on one side: all of them,
+ * or the one asked for where it runs there. */
+START_TEST(selected_where_counts_the_stages_that_run)
+{
+    cli_options all = {.stage_index = -1}, one_gpu = {.stage_index = 3}, one_cpu = {.stage_index = 1};
+    ck_assert_int_eq(cli_selected_where(&work_spec, &all, STAGE_CPU), 2);
+    ck_assert_int_eq(cli_selected_where(&work_spec, &all, STAGE_GPU), 3);
+    ck_assert_int_eq(cli_selected_where(&work_spec, &all, STAGE_ALL_GPUS), 0);
+    ck_assert_int_eq(cli_selected_where(&work_spec, &one_gpu, STAGE_GPU), 1);
+    ck_assert_int_eq(cli_selected_where(&work_spec, &one_gpu, STAGE_CPU), 0);
+    ck_assert_int_eq(cli_selected_where(&work_spec, &one_cpu, STAGE_CPU), 1);
+    ck_assert_int_ge(cli_online_cpus(), 1);
+}
+END_TEST
+
+/* A stage checked at every run (check_each_run) whose check finds nothing to
+ * say has no note: not what the result held before. */
+static void quiet_run(void *context) { (void)context; }
+static int quiet_check(void *context, char *note, size_t size)
+{
+    (void)context, (void)note, (void)size;
+    return 1;
+}
+
+START_TEST(each_run_checked_note_starts_empty)
+{
+    measure_result m;
+    memset(&m, 'X', sizeof m);
+    m.note[sizeof m.note - 1] = '\0';
+    measure_stage(&(measure_plan){.run = quiet_run, .check = quiet_check, .repeat = 2, .check_each_run = 1}, &m);
+    ck_assert_int_eq(m.ok, REPORT_OK);
+    ck_assert_str_eq(m.note, "");
+}
+END_TEST
+
+/* The host's read ceiling as a row: a reference (check n/a) in GB/s, on its
+ * threads, its note naming the loads and the runs. */
+START_TEST(cpu_read_ceiling_row_is_a_reference)
+{
+    report rep;
+    report_init(&rep, "ch06", "n=1", NULL, 1);
+    cpu_ceiling c = {.rate = 12.5, .ms = 3.0, .isa = "avx2", .threads = 2};
+    cpu_read_ceiling_row(&rep, &c, 5);
+    ck_assert_int_eq(rep.count, 1);
+    ck_assert_str_eq(rep.rows[0].stage, "ceiling-cpu-read");
+    ck_assert_str_eq(rep.rows[0].unit, "GB/s");
+    ck_assert_int_eq(rep.rows[0].ok, REPORT_NO_CHECK);
+    ck_assert_int_eq(rep.rows[0].threads, 2);
+    ck_assert_double_eq(rep.rows[0].value, 12.5);
+    ck_assert_double_eq(rep.rows[0].ms, 3.0);
+    ck_assert_msg(strstr(rep.rows[0].note, "avx2 loads, the best of 5 runs of at least 50 ms"), "%s", rep.rows[0].note);
+}
+END_TEST
+
+/* cli_begin_work: a refusal before it is a usage error (2, the usage line);
+ * after it, an internal error (70) that says so, without the usage; work that
+ * needs it (measure_stage) without it is 70 too; a new cli_parse starts over. */
+static void gate_no_work(void *context) { (void)context; }
+
+static void gate_body(const void *arg)
+{
+    int which = *(const int *)arg;
+    cli_options opt = {0};
+    char *argv[] = {"worktest", NULL};
+    cli_parse(&work_spec, &opt, 1, argv);
+    if (which == 1 || which == 3)
+        cli_begin_work(&work_spec);
+    if (which == 3)
+        cli_parse(&work_spec, &opt, 1, argv); /* a new command line: checked afresh */
+    if (which == 2) {
+        measure_result m;
+        measure_stage(&(measure_plan){.run = gate_no_work, .repeat = 1}, &m);
+        _exit(0);
+    }
+    cli_usage_error(&work_spec, "--thing '%s' is bad", "x");
+}
+
+static int gate_scenario(int which, char *err, size_t size)
+{
+    return in_child_stderr(gate_body, &which, err, size);
 }
 
 START_TEST(refusal_after_work_began_is_an_internal_error)
@@ -1048,6 +1165,10 @@ int main(void)
     tcase_add_test(tc, csv_rows_carry_their_provenance);
     tcase_add_test(tc, cpu_name_is_known);
     tcase_add_test(tc, speedups_compare_one_work);
+    tcase_add_test(tc, word_options_take_only_their_choices);
+    tcase_add_test(tc, selected_where_counts_the_stages_that_run);
+    tcase_add_test(tc, each_run_checked_note_starts_empty);
+    tcase_add_test(tc, cpu_read_ceiling_row_is_a_reference);
     tcase_add_test(tc, refusal_after_work_began_is_an_internal_error);
     tcase_add_test(tc, csv_write_failures_exit_1);
     tcase_add_test(tc, csv_header_checked_and_rows_never_glued);

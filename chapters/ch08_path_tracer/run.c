@@ -27,6 +27,7 @@
 #include "run.h"
 
 #include "../../common/cuda_util.h"
+#include "../../common/measure.h"
 #include "../../common/report.h"
 
 #include <math.h>
@@ -34,6 +35,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifndef SCENE_DIR
+#define SCENE_DIR "data/scenes"
+#endif
+#define DEFAULT_SCENE SCENE_DIR "/cornell.txt" /* the checkout's, an absolute path fixed at build time */
 #ifndef REFERENCE_DIR
 #define REFERENCE_DIR "data/reference"
 #endif
@@ -63,14 +68,19 @@ static double mse(const image *x, const image *y)
     return d.mse;
 }
 
-int run_load_scene(run *r, const char *path, const char *default_path, char *err, size_t len)
+int run_load_scene(run *r, const char *path, char *err, size_t len)
 {
-    if (scene_load(path, &r->sc, err, len) != 0)
+    char why[SCENE_ERROR_SIZE];
+    if (scene_load(path ? path : DEFAULT_SCENE, &r->sc, why, sizeof why) != 0) {
+        if (!path) /* not the user's file: say whose it is and how to choose another */
+            snprintf(err, len, "the default scene (no --scene given): %s (its path was fixed when ch08 was built: "
+                     "rebuild with make ch08 where the checkout is now, or give --scene FILE)", why);
+        else
+            snprintf(err, len, "--scene: %s", why);
         return -1;
+    }
     scene standard;
-    char ignored[SCENE_ERROR_SIZE];
-    r->default_scene = scene_load(default_path, &standard, ignored, sizeof ignored) == 0 &&
-                       scene_equal(&standard, &r->sc);
+    r->default_scene = scene_load(DEFAULT_SCENE, &standard, why, sizeof why) == 0 && scene_equal(&standard, &r->sc);
     return 0;
 }
 
@@ -208,4 +218,108 @@ int check(void *context, char *note, size_t len)
         return r->bad == 0;
     }
     return check_pair(r, spot, note, len);
+}
+
+/* ---------------------------------------------------------------- a stage's rows */
+static const int block_shapes[][2] = {{16, 16}, {32, 16}, {32, 8}, {32, 4}, {64, 4}, {16, 8}, {8, 8}};
+#define SHAPE_COUNT (sizeof block_shapes / sizeof block_shapes[0])
+
+void run_gpu_begin(run *r, int linear)
+{
+    CUDA_CHECK(cudaMalloc((void **)&r->d_rgb, image_bytes(&r->a)));
+    CUDA_CHECK(cudaMalloc((void **)&r->d_bad, sizeof(int)));
+    if (linear) {
+        size_t bytes = 3 * (size_t)r->width * r->height * sizeof(float);
+        CUDA_CHECK(cudaMalloc((void **)&r->d_linear, bytes));
+        r->linear = cli_alloc(bytes, "linear radiance");
+    }
+    gpu_prepare_stack();
+    gpu_set_scene(&r->sc, r->width, r->height);
+}
+
+void run_end(run *r)
+{
+    if (r->d_rgb) { /* the GPU's side was set up */
+        CUDA_CHECK(cudaFree(r->d_rgb));
+        CUDA_CHECK(cudaFree(r->d_bad));
+        CUDA_CHECK(cudaFree(r->d_linear));
+    }
+    free(r->linear);
+    free(r->linear_reference);
+    image_free(&r->a);
+    image_free(&r->b);
+    image_free(&r->reference);
+}
+
+/* The fastest block shape for a kernel (median of 3 runs each, at no more
+ * than SWEEP_SPP: the shape's effect does not grow with spp, and the sweep
+ * should cost little beside the stage), remembered. */
+#define SWEEP_SPP 16
+static int best_shape(run *r, int kernel)
+{
+    static int known[KERNEL_COUNT] = {0};
+    if (known[kernel])
+        return known[kernel] - 1;
+    double best = INFINITY;
+    int pick = 0, spp = r->spp;
+    r->spp = spp < SWEEP_SPP ? spp : SWEEP_SPP;
+    for (size_t i = 0; i < SHAPE_COUNT; i++) {
+        run_begin_stage(r, "sweep", kernel, block_shapes[i][0], block_shapes[i][1], NULL);
+        render(r); /* warm-up */
+        double ms = cuda_median_ms(render, r, 3);
+        if (!r->quiet)
+            fprintf(stderr, "ch08: kernel %d, block %dx%d: %.2f ms\n", kernel, block_shapes[i][0], block_shapes[i][1],
+                    ms);
+        if (ms < best)
+            best = ms, pick = (int)i;
+    }
+    r->spp = spp;
+    known[kernel] = pick + 1;
+    return pick;
+}
+
+void run_measure(report *rep, run *r, const stage *s, int repeat, const char *device)
+{
+    int cpu = on_cpu(s->kernel), shape = s->shape == SHAPE_SWEPT ? best_shape(r, s->kernel) : 0;
+    kernel_info k;
+    run_begin_stage(r, s->info.name, s->kernel, block_shapes[shape][0], block_shapes[shape][1], &k);
+    measure_result m;
+    measure_stage(&(measure_plan){.reset = poison, .run = render, .check = check, .context = r,
+                                  .timer = cpu ? NULL : cuda_time_ms, .repeat = cpu ? 2 : repeat,
+                                  .check_each_run = cpu}, &m);
+    double samples = (double)r->width * r->height * r->spp, ms = m.times.median;
+    int threads = cpu ? r->threads : REPORT_ON_GPU;
+    device = cpu ? host_cpu_name() : device;
+    report_row *row = report_measured(rep, s->info.name, threads, &m, samples / (ms * 1e3), "Msamples/s", device);
+    if (!cpu)
+        report_note(row, "; %dx%d, %d regs, %d B static local frame%s, occupancy %.0f%%", r->bx, r->by,
+                    k.registers, k.local_bytes, s->frame == FRAME_CALL_STACK ? " + call stack at run time" : "",
+                    100 * k.occupancy); /* a frame, not traffic: the profiler counts local traffic */
+    if (r->have_reference)
+        report_add(rep, (report_entry){.stage = s->info.name, .threads = threads, .ms = ms, .value = r->quality,
+                                       .unit = "MSE", .ok = m.ok, .device = device,
+                                       .note = "MSE per 8-bit channel against the reference"});
+    if (r->rel_quality >= 0)
+        report_add(rep, (report_entry){.stage = s->info.name, .threads = REPORT_ON_GPU, .ms = ms,
+                                       .value = r->rel_quality, .unit = "relMSE", .ok = m.ok, .device = device,
+                                       .note = "relative MSE of linear radiance against --linear-reference"});
+}
+
+int run_write_linear(const run *r, const char *path)
+{
+    char err[4400];
+    if (!r->have_linear) {
+        fprintf(stderr, "ch08: --linear-out %s: no GPU stage was rendered\n", path);
+        return -1;
+    }
+    for (size_t i = 0; i < 3 * (size_t)r->width * r->height; i++)
+        if (!isfinite(r->linear[i])) {
+            fprintf(stderr, "ch08: --linear-out %s: not written: pixel %zu is not finite\n", path, i / 3);
+            return -1;
+        }
+    if (linear_write_pfm(path, r->linear, r->width, r->height, err, sizeof err) != 0) {
+        fprintf(stderr, "ch08: --linear-out: %s\n", err);
+        return -1;
+    }
+    return 0;
 }

@@ -4,13 +4,15 @@
  * first checked render, B the last (GPU: the checked run after the timed
  * ones; CPU: its second render). The first check looks for NaN and, on the
  * GPU, measures A against the CPU; the second has both renders and judges
- * the pair (main.c's header says how). */
+ * the pair (run.c's header says how). */
 #ifndef CH08_RUN_H
 #define CH08_RUN_H
 
 #include "render.h"
+#include "stages.h"
 
 #include "../../common/image.h"
+#include "../../common/report.h"
 
 #include <stddef.h>
 
@@ -38,9 +40,10 @@ typedef struct {
     const char *name;
 } run;
 
-/* The scene file (0, or -1 with the reason in err) and, for the default
- * scene at a size that has one, the converged reference image. */
-int run_load_scene(run *r, const char *path, const char *default_path, char *err, size_t len);
+/* The scene file (path NULL: the default scene; 0, or -1 with the reason in
+ * err, the option named) and, for the default scene at a size that has one,
+ * the converged reference image. */
+int run_load_scene(run *r, const char *path, char *err, size_t len);
 void run_load_reference(run *r);
 
 /* Relative MSE of linear radiance: the mean over pixels and channels of
@@ -51,6 +54,22 @@ double linear_mse(const float *a, const float *ref, size_t values);
  * 0, or -1 with the reason in err. */
 int linear_write_pfm(const char *path, const float *rgb, int width, int height, char *err, size_t len);
 int linear_read_pfm(const char *path, float **rgb, int width, int height, char *err, size_t len);
+
+/* The GPU's side, once there is a device: the image and the NaN count, and
+ * with linear (--linear-out or --linear-reference) linear radiance, on the
+ * GPU and here; the stack and the scene set. run_end frees what r holds. */
+void run_gpu_begin(run *r, int linear);
+void run_end(run *r);
+
+/* Measures stage s (GPU: a checked warm-up, repeat timed runs, a checked run
+ * after, the block shape the row's; CPU: two renders, each checked) and adds
+ * its rows: Msamples/s (device: the GPU's name, for a GPU stage), and with a
+ * reference its MSE, with --linear-reference its relative MSE. */
+void run_measure(report *rep, run *r, const stage *s, int repeat, const char *device);
+
+/* --linear-out: the last GPU stage's A, as PFM; 0, or -1 said on stderr
+ * (none rendered, a pixel not finite, a failed write). */
+int run_write_linear(const run *r, const char *path);
 
 void run_begin_stage(run *r, const char *name, int kernel, int bx, int by, kernel_info *info);
 void poison(void *run);

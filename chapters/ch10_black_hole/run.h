@@ -9,6 +9,7 @@
 
 #include "../../common/cuda_util.h"
 #include "../../common/image.h"
+#include "../../common/report.h"
 
 #include <stddef.h>
 
@@ -21,7 +22,35 @@ typedef struct {
     cudaLibrary_t library;
     double psnr; /* the last checked image's PSNR against the CPU's, dB */
     int math; /* --math: every GPU stage's arithmetic (kernels.h's MATH_*), or -1: each stage's own */
+    /* how stages are measured (run_stage): the options, and the GPU's name */
+    int device, repeat, threads, quiet;
+    const char *gpu_name;
+    /* the unsimplified strict kernel's image, which the strictly simplified one must equal */
+    image unsimplified;
+    int have_unsimplified;
+    double ref_ms; /* the reference's render: its time, and its rays gone NaN */
+    long ref_bad;
+    const image *picture; /* the last stage's picture: ref or img */
 } run;
+
+/* The images (width x height; out of memory: exit 1), and once there is a
+ * device, the GPU's side; run_end frees all of it. */
+void run_begin(run *r, int gpu);
+void run_end(run *r);
+
+/* The reference, stages[0], rendered into r->ref on r->threads, whether it
+ * was asked for or not: every other stage is checked against it. Returns 1
+ * if no ray went NaN. */
+int run_reference(run *r);
+
+/* Measures stage s and adds its rows (the reference: the render above, one
+ * run); 1 if its checks passed, 0 if not, -1 if it was skipped (a CPU without
+ * AVX2 has no vectorised stage, and says so). Its image is then r->picture. */
+int run_stage(report *rep, run *r, const stage *s);
+
+/* --print-source: a GPU stage's source, exactly as compiled with math
+ * (-1: its own), after a comment line with the NVRTC options. */
+void run_print_source(const stage *s, int math);
 
 /* The arithmetic stage s is compiled with in this run. */
 static inline int stage_math(const run *r, const stage *s) { return r->math >= 0 ? r->math : s->math; }

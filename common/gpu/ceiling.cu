@@ -704,3 +704,63 @@ gpu_ceiling gpu_fma_ceiling(void)
     CUDA_CHECK(cudaFree(j.cycles_ns));
     return with_clock(c);
 }
+
+/* ---------------------------------------------------------------- the memory set */
+gpu_memory_ceilings gpu_memory_ceilings_measure(const char *program, const void *d_in, size_t in_bytes,
+                                                size_t buf_bytes, double peak_bw_gbs, int quiet)
+{
+    gpu_memory_ceilings c;
+    void *a, *b;
+    CUDA_CHECK(cudaMalloc(&a, buf_bytes));
+    CUDA_CHECK(cudaMalloc(&b, buf_bytes));
+    CUDA_CHECK(cudaMemset(a, 1, buf_bytes));
+    c.copy = gpu_copy_ceiling(b, a, buf_bytes);
+    const void *stream = in_bytes >= buf_bytes ? d_in : b;
+    size_t stream_bytes = in_bytes >= buf_bytes ? in_bytes : buf_bytes;
+    c.read = gpu_read_ceiling(stream, stream_bytes);
+    c.idle = gpu_latency_idle(a, buf_bytes);
+    c.loaded = gpu_latency_loaded(a, buf_bytes, stream, stream_bytes);
+    CUDA_CHECK(cudaFree(a));
+    CUDA_CHECK(cudaFree(b));
+    if (!quiet)
+        fprintf(stderr, "%s: measured read-only streaming %.0f GB/s, device-to-device copy %.0f GB/s "
+                        "(peak from clocks %.0f GB/s); DRAM latency %.0f ns, %.0f ns under load\n", program,
+                c.read.rate, c.copy.rate, peak_bw_gbs, c.idle.rate, c.loaded.rate);
+    return c;
+}
+
+void gpu_memory_ceilings_note(report_row *row, double gbs, const gpu_memory_ceilings *c)
+{
+    report_note(row, "%s%.1f%% of the read ceiling (%.1f%% of its kernel timed as a stage), %.1f%% of copy",
+                row->note[0] ? "; " : "", 100 * gbs / c->read.rate, 100 * gbs / c->read.one_launch,
+                100 * gbs / c->copy.rate);
+}
+
+void gpu_memory_ceiling_rows(report *rep, const gpu_memory_ceilings *c, double bytes, const char *device, int sms)
+{
+    const gpu_ceiling *r = &c->read, *k = &c->copy, *i = &c->idle, *l = &c->loaded;
+    report_entry e = {};
+    e.threads = REPORT_ON_GPU, e.unit = "GB/s", e.ok = REPORT_NO_CHECK, e.device = device;
+    e.stage = "ceiling-read-stream", e.value = r->rate, e.ms = bytes / (r->rate * 1e6);
+    report_note(report_add(rep, e), "read-only streaming kernel, the best configuration searched: %s; best of %d "
+                "repetitions of %lld passes (%.0f ms each); SM clock at most %d MHz; timed as a stage is (one launch, the "
+                "median of %d), the same kernel reads at %.1f GB/s (%.1f%%): the launch and the tail", r->config,
+                r->repeats, r->passes, r->rep_ms, r->max_clock_mhz, GPU_ONE_LAUNCH_REPEAT, r->one_launch,
+                100 * r->one_launch / r->rate);
+    e.stage = "ceiling-copy", e.value = k->rate, e.ms = 2 * bytes / (k->rate * 1e6);
+    report_note(report_add(rep, e), "cudaMemcpy device to device, read + written: a second reference; best of %d "
+                "repetitions of %s (%.0f ms each)", k->repeats, k->config, k->rep_ms);
+    /* Little's law: to stream at the read ceiling, bandwidth x latency bytes
+     * must be in flight; the latency that holds is the loaded one. */
+    double idle_flight = r->rate * i->rate, loaded_flight = r->rate * l->rate; /* GB/s x ns = bytes */
+    e.unit = "ns";
+    e.stage = "dram-latency", e.value = i->rate, e.ms = i->rate * 1e-6;
+    report_note(report_add(rep, e), "one load at a time, %s; best of %d chases of %lld loads (%.0f ms each); with "
+                "this idle latency Little's law would ask %.2f MB in flight, %.1f KiB per SM", i->config, i->repeats,
+                i->passes, i->rep_ms, idle_flight * 1e-6, idle_flight / 1024 / sms);
+    e.stage = "dram-latency-loaded", e.value = l->rate, e.ms = l->rate * 1e-6;
+    report_note(report_add(rep, e), "the same chase under load: %s, reading %.0f GB/s (%.1f%% of the read ceiling) "
+                "meanwhile; best of %d repetitions (%.0f ms each); Little's law: read ceiling x loaded latency = %.2f "
+                "MB in flight, %.1f KiB per SM", l->config, l->other, 100 * l->other / r->rate, l->repeats, l->rep_ms,
+                loaded_flight * 1e-6, loaded_flight / 1024 / sms);
+}

@@ -23,6 +23,8 @@
 #ifndef COMMON_GPU_CEILING_H
 #define COMMON_GPU_CEILING_H
 
+#include "../report.h"
+
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -70,6 +72,31 @@ gpu_ceiling gpu_latency_loaded(void *d_scratch, size_t bytes, const void *d_stre
 
 /* The FP32 ceiling in GFLOP/s (an FMA is 2 flops a lane). */
 gpu_ceiling gpu_fma_ceiling(void);
+
+/* The memory ceilings of a memory-bound chapter (ch06), all four. */
+typedef struct {
+    gpu_ceiling read, copy; /* GB/s */
+    gpu_ceiling idle, loaded; /* DRAM's load latency (a pointer chase), ns: alone, and beside a read stream */
+} gpu_memory_ceilings;
+
+/* Measures them over two scratch buffers of buf_bytes (made and freed here;
+ * larger than L2): the copy between them; the read over the stages' own
+ * input d_in when its in_bytes are at least buf_bytes (so launch and tail
+ * costs weigh as in the stages), else over a buffer; both chases through the
+ * first buffer, the loaded one beside a stream over what the read ceiling
+ * read. Then one line on stderr unless quiet (peak_bw_gbs: the data sheet's,
+ * from the clocks, said beside them). */
+gpu_memory_ceilings gpu_memory_ceilings_measure(const char *program, const void *d_in, size_t in_bytes,
+                                                size_t buf_bytes, double peak_bw_gbs, int quiet);
+
+/* A stage's row note: its rate's share of the read and copy ceilings. */
+void gpu_memory_ceilings_note(report_row *row, double gbs, const gpu_memory_ceilings *c);
+
+/* The four as rows of their own (check n/a: references, not stages, drawn
+ * by the book as lines): ceiling-read-stream, ceiling-copy, dram-latency and
+ * dram-latency-loaded, their time column that of reading `bytes` (the stages'
+ * input) at the ceiling's rate, their notes with Little's law per SM (sms). */
+void gpu_memory_ceiling_rows(report *rep, const gpu_memory_ceilings *c, double bytes, const char *device, int sms);
 
 #ifdef __cplusplus
 }
