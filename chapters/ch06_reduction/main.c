@@ -85,7 +85,7 @@ int main(int argc, char **argv)
         const stage *s = &stages[i];
         if (!cli_stage_selected(&opt, i) || (s->info.where == STAGE_GPU && !have_gpu))
             continue;
-        run r = {s, &g, in, n, expected, 0, {.threads = s->info.all_cores ? (int)opt.threads : 1}, &host};
+        run r = {&s->info, s->run, &g, in, n, expected, 0, {.threads = s->info.all_cores ? (int)opt.threads : 1}, &host};
         run_measure(&rep, &r, (int)opt.repeat);
     }
     if (host.rate > 0)

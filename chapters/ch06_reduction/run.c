@@ -40,23 +40,23 @@ static void poison_sum(void *context)
 {
     run *r = context;
     r->got = 0x5A5A5A5A;
-    if (r->s->info.where == STAGE_GPU)
+    if (r->info->where == STAGE_GPU)
         CUDA_CHECK(cudaMemset(r->g->d_sum, 0xA5, sizeof(long long)));
 }
 
 static void run_stage(void *context)
 {
     run *r = context;
-    if (r->s->info.where == STAGE_GPU)
-        r->s->run(r->g->d_in, r->n, r->g->d_sum, &r->g->ctx);
+    if (r->info->where == STAGE_GPU)
+        r->stage_run(r->g->d_in, r->n, r->g->d_sum, &r->g->ctx);
     else
-        r->s->run(r->in, r->n, &r->got, &r->cpu);
+        r->stage_run(r->in, r->n, &r->got, &r->cpu);
 }
 
 static int check_sum(void *context, char *note, size_t size)
 {
     run *r = context;
-    if (r->s->info.where == STAGE_GPU) {
+    if (r->info->where == STAGE_GPU) {
         CUDA_CHECK(cudaDeviceSynchronize()); /* errors inside the kernel surface here */
         CUDA_CHECK(cudaMemcpy(&r->got, r->g->d_sum, sizeof r->got, cudaMemcpyDeviceToHost));
     }
@@ -67,12 +67,12 @@ static int check_sum(void *context, char *note, size_t size)
 
 void run_measure(report *rep, run *r, int repeat)
 {
-    int gpu = r->s->info.where == STAGE_GPU;
+    int gpu = r->info->where == STAGE_GPU;
     measure_result m;
     measure_stage(&(measure_plan){.reset = poison_sum, .run = run_stage, .check = check_sum, .context = r,
                                   .timer = gpu ? cuda_time_ms : NULL, .repeat = repeat ? repeat : gpu ? 20 : 3}, &m);
     double gbs = r->n * sizeof(int) / (m.times.median * 1e-3) * 1e-9;
-    report_row *row = report_measured(rep, r->s->info.name, gpu ? REPORT_ON_GPU : r->cpu.threads, &m, gbs, "GB/s",
+    report_row *row = report_measured(rep, r->info->name, gpu ? REPORT_ON_GPU : r->cpu.threads, &m, gbs, "GB/s",
                                       gpu ? r->g->info.name : host_cpu_name());
     if (gpu && r->g->ceilings)
         gpu_memory_ceilings_note(row, gbs, &r->g->ceil);

@@ -40,7 +40,8 @@ int gpu_setup(gpu_state *g, const cli_spec *spec, const cli_options *opt, const 
  * is expected), on `threads` threads if on the CPU; host: the host's read
  * ceiling (rate 0: not measured). */
 typedef struct {
-    const stage *s;
+    const stage_info *info; /* the stage's row (stages.h) */
+    reduce_fn *stage_run;    /* and its function */
     gpu_state *g;
     const int *in;
     size_t n;
