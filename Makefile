@@ -141,6 +141,11 @@ LIBCOMMON := $(BUILD)/libcommon.a
 GPU_COMMON_SRC := common/gpu/ceiling.cu
 GPU_COMMON_OBJ := $(GPU_COMMON_SRC:%.cu=$(BUILD)/%.o)
 LIBGPU := $(BUILD)/libcommon_gpu.a
+# The N-body core (common/nbody/: bodies, interaction, integration, the
+# reference check) that ch07, ch09's ch07 part and ch11 share: its host part,
+# and its GPU part (the integration kernel).
+NBODY_OBJ := $(BUILD)/common/nbody/nbody.o $(BUILD)/common/nbody/check.o
+NBODY_GPU_OBJ := $(BUILD)/common/nbody/integrate.o
 CUOBJDUMP := $(or $(shell command -v cuobjdump 2>/dev/null),$(wildcard $(CUDA_HOME)/bin/cuobjdump))
 # A path as a C string literal in one shell word, for -DNAME=PATH: the
 # checkout's absolute path may hold spaces, quotes or $ (tests/odd_path.sh
@@ -347,6 +352,12 @@ $(BUILD)/common/gpu/%.o: common/gpu/%.cu common/gpu/*.h common/*.h $(CUDA_CONFIG
 
 $(LIBGPU): $(GPU_COMMON_OBJ)
 	ar rcs $@ $^
+
+# (Static pattern rules: the generic $(BUILD)/common/%.o rule above would take the .c files.)
+$(NBODY_OBJ): $(BUILD)/common/nbody/%.o: common/nbody/%.c common/nbody/*.h common/*.h | $(BUILD)/common/nbody/.dir
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+$(NBODY_GPU_OBJ): $(BUILD)/common/nbody/%.o: common/nbody/%.cu common/nbody/*.h common/*.h $(CUDA_CONFIG) | $(BUILD)/common/nbody/.dir
+	$(CUDA_CXX) -c $< -o $@
 
 # ---------------------------------------------------------------- tests
 TEST_CFLAGS := $(ALL_CFLAGS) $(CHECK_CFLAGS) -Itests -Icommon

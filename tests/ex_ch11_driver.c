@@ -20,7 +20,7 @@
  * made through PMPI_* directly) moves a block behind the log's back. */
 #include <mpi.h>
 
-#include "nbody.h"
+#include "forces.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -196,6 +196,24 @@ START_TEST(bound_grows_as_sqrt_n)
 }
 END_TEST
 
+/* Each row's function is the one it runs: a multi-GPU row runs multi_gpu_run
+ * (its mode set) and names no forces function it would never call; every
+ * other row names its function and no mode; only a CPU row may be
+ * unsupported. */
+START_TEST(rows_name_what_they_run)
+{
+    for (size_t s = 0; s < STAGE_COUNT; s++) {
+        const stage *r = &stages[s];
+        int multi = r->info.where == STAGE_ALL_GPUS;
+        ck_assert_msg(multi ? r->run == NULL && r->multi != 0 : r->run != NULL && r->multi == 0,
+                      "%s: a multi-GPU row has a mode and no forces function; any other, a function and no mode",
+                      r->info.name);
+        ck_assert_msg(r->supported == NULL || r->info.where == STAGE_CPU,
+                      "%s: only a CPU row may be unsupported (rows.c asks only the CPU rows)", r->info.name);
+    }
+}
+END_TEST
+
 START_TEST(gpu_stages_within_bound)
 {
     int n = sizes[_i];
@@ -250,6 +268,7 @@ int main(void)
     tcase_add_loop_test(tc, faults_fail_the_check, 0, SIZE_COUNT - 1);
     tcase_add_test(tc, nan_fails_the_check);
     tcase_add_test(tc, bound_grows_as_sqrt_n);
+    tcase_add_test(tc, rows_name_what_they_run);
     int skipped = harness_add_gpu_test(tc, gpu_stages_within_bound, SIZE_COUNT);
     suite_add_tcase(s, tc);
     return harness_run_gpu(s, "ch07", skipped);

@@ -25,7 +25,8 @@
 #define MPIRUN "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 " \
                "timeout 120 mpirun -np"
 
-forces_fn cpu_scalar_forces; /* ch07's (its stages.h declares it, beside a stage table of its own) */
+/* ch07's cpu-scalar stage (its stages.h declares it, beside a stage table of its own). */
+void cpu_scalar_forces(const body *b, vec3 *a, int n, int threads);
 
 static const int ns[] = {1, 3, 31, 33, 257};
 

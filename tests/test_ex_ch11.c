@@ -1,8 +1,9 @@
 /* test_ex_ch11.c - exercise ch11: the ring exchange, overlapped. Builds the
  * exercise (EX_DIR/ring_step.h) into tests/ex_ch11_driver.c with mpicc, with
- * ch07's CPU loop and reference, and runs it under mpirun at P = 1 .. 4 (n =
- * 1025: uneven blocks); the driver checks the forces and, from the MPI calls
- * it intercepts, that each transfer was in flight during its round's compute.
+ * ch11's CPU block loop and the N-body core's reference, and runs it under
+ * mpirun at P = 1 .. 4 (n = 1025: uneven blocks); the driver checks the
+ * forces and, from the MPI calls it intercepts, that each transfer was in
+ * flight during its round's compute.
  *
  * That log sees only calls named MPI_* (the driver wraps them through MPI's
  * profiling interface), so an answer could move its blocks by a blocking
@@ -31,7 +32,7 @@
 START_TEST(ring_calls_are_watched)
 {
     const char *dir = harness_scratch("test_ex_ch11");
-    int rc = harness_shell("cd %s && mpicc -std=gnu11 -c -DEX_CH11_ANSWER_ONLY -I%s -I%s/chapters/ch07_nbody "
+    int rc = harness_shell("cd %s && mpicc -std=gnu11 -c -DEX_CH11_ANSWER_ONLY -I%s -I%s/chapters/ch11_mpi_nbody "
                            "%s/tests/ex_ch11_driver.c -o answer.o || exit 1; nm -u answer.o | awk '{print $NF}' | "
                            "grep -iExe %s | grep -vExe %s | paste -sd' ' > calls",
                            harness_q(dir), harness_q(EX_DIR), harness_q(PROJECT_DIR), harness_q(PROJECT_DIR),
@@ -56,8 +57,8 @@ START_TEST(ring_overlaps_and_is_right)
     char bin[128];
     snprintf(bin, sizeof bin, "%s/ring", dir);
     if (P == 1 || access(bin, X_OK) != 0) {
-        int rc = harness_shell("mpicc -std=gnu11 -O2 -I%s -I%s/chapters/ch07_nbody %s/tests/ex_ch11_driver.c "
-                               "%s/chapters/ch07_nbody/cpu.c %s/chapters/ch07_nbody/check.c %s/common/*.c -lm -o %s",
+        int rc = harness_shell("mpicc -std=gnu11 -O2 -I%s -I%s/chapters/ch11_mpi_nbody %s/tests/ex_ch11_driver.c "
+                               "%s/chapters/ch11_mpi_nbody/forces_cpu.c %s/common/nbody/*.c %s/common/*.c -lm -o %s",
                                harness_q(EX_DIR), harness_q(PROJECT_DIR), harness_q(PROJECT_DIR), harness_q(PROJECT_DIR),
                                harness_q(PROJECT_DIR), harness_q(PROJECT_DIR), harness_q(bin));
         ck_assert_msg(rc == 0, "ring_step.h did not compile with the driver (mpicc exit %d)", rc);

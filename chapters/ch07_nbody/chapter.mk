@@ -8,7 +8,7 @@ ch07_RAYTRACER := no
 ch07_SMALL := --n 1025 --steps 1
 ch07_BAD := --n 16777217 --n
 ch07_SANITIZE := --n 1 --steps 1 --ceiling no;--n 1025 --steps 1 --ceiling no
-ch07_TEST_OBJ := $(BUILD)/ch07/check.o $(BUILD)/ch07/cpu.o $(BUILD)/ch07/gpu.o
+ch07_TEST_OBJ := $(BUILD)/ch07/cpu.o $(BUILD)/ch07/gpu.o $(NBODY_OBJ)
 ch07_CHART := lines-n
 ch07_BENCH_EXTRA := $(ch07_DIR)/bench_extra.sh
 ch07_BOOK_EXTRA := $(ch07_DIR)/book_extra.sh
@@ -21,16 +21,16 @@ ex_ch07gpu_ON := CPU (the count from `nvcc -ptx`); GPU (correctness, SKIP withou
 ex_ch07_WHAT := the body-body interaction on 8 bodies at once with AVX2 + FMA, no division or square root
 ex_ch07_ON := CPU (values; no division or square root instruction in the assembly, from `cc -O2 -S`)
 
-$(BUILD)/ch07/%.o: $(ch07_DIR)/%.c $(ch07_DIR)/*.h common/*.h common/gpu/*.h | $(BUILD)/ch07/.dir
+$(BUILD)/ch07/%.o: $(ch07_DIR)/%.c $(ch07_DIR)/*.h common/*.h common/gpu/*.h common/nbody/*.h | $(BUILD)/ch07/.dir
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) -c $< -o $@
-$(BUILD)/ch07/%.o: $(ch07_DIR)/%.cu $(ch07_DIR)/*.h common/*.h common/gpu/*.h $(CUDA_CONFIG) | $(BUILD)/ch07/.dir
+$(BUILD)/ch07/%.o: $(ch07_DIR)/%.cu $(ch07_DIR)/*.h common/*.h common/gpu/*.h common/nbody/*.h $(CUDA_CONFIG) | $(BUILD)/ch07/.dir
 	$(CUDA_CXX) -c $< -o $@
-ch07: $(BUILD)/ch07/main.o $(BUILD)/ch07/steps.o $(BUILD)/ch07/problem.o $(BUILD)/ch07/output.o $(BUILD)/ch07/check.o $(BUILD)/ch07/cpu.o $(BUILD)/ch07/gpu.o $(LIBGPU) $(LIBCOMMON)
+ch07: $(BUILD)/ch07/main.o $(BUILD)/ch07/rows.o $(BUILD)/ch07/steps.o $(BUILD)/ch07/problem.o $(BUILD)/ch07/output.o $(BUILD)/ch07/cpu.o $(BUILD)/ch07/gpu.o $(NBODY_OBJ) $(NBODY_GPU_OBJ) $(LIBGPU) $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)
 
 # Instructions per body-body interaction in the unrolled tile loop, read from
 # the PTX (nvcc alone: no GPU, no cuobjdump needed).
-$(BUILD)/ch07/gpu.ptx: $(ch07_DIR)/gpu.cu $(ch07_DIR)/nbody.h common/*.h $(CUDA_CONFIG) | $(BUILD)/ch07/.dir
+$(BUILD)/ch07/gpu.ptx: $(ch07_DIR)/gpu.cu $(ch07_DIR)/nbody.h common/*.h common/nbody/*.h $(CUDA_CONFIG) | $(BUILD)/ch07/.dir
 	$(NVCC) -O3 -std=c++17 -arch=$(CUDA_ARCH) -ptx $< -o $@
 CHAPTER_TARGETS += ch07-ptx ch07-sass
 ch07-ptx_HELP := instructions per N-body interaction in ch07's unrolled loops (PTX)

@@ -1,46 +1,21 @@
 /* cpu.c - ch07's CPU stages: scalar, AVX2 + FMA, AVX2 on every core, and
  * AVX-512 on every core. */
 #define _GNU_SOURCE
-#include "nbody.h"
+#include "rows.h"
 
 #include "../../common/cpu_ceiling.h"
 #include "../../common/team.h"
 
 #include <immintrin.h>
-#include <stdint.h>
 #include <string.h>
 
-void nbody_init(body *b, vec3 *v, int n)
-{
-    uint64_t x = 0x7B0D7;
-    for (int i = 0; i < n; i++) {
-        float u[4];
-        for (int k = 0; k < 4; k++) { /* xorshift64*, top 24 bits as a float in [0, 1) */
-            x ^= x >> 12;
-            x ^= x << 25;
-            x ^= x >> 27;
-            u[k] = (float)((x * 2685821657736338717ULL) >> 40) * 0x1.0p-24f;
-        }
-        b[i] = (body){2 * u[0] - 1, 2 * u[1] - 1, 2 * u[2] - 1, (0.5f + u[3]) / (float)n};
-        v[i] = (vec3){0, 0, 0};
-    }
-}
-
-void nbody_integrate_cpu(body *b, vec3 *v, const vec3 *a, int n, float dt)
-{
-    for (int i = 0; i < n; i++)
-        integrate_body(&b[i], &v[i], a[i], dt);
-}
-
-/* Targets [i0, i1) pulled by the ns sources; their sums written into a
- * (add = 0) or added to it (add = 1). ch07 passes the same bodies as targets
- * and sources; ch11's ranks pass their own bodies and one block of the others. */
-static void scalar_range(const body *t, const body *src, int ns, vec3 *a, int i0, int i1, int add)
+/* Bodies [i0, i1) pulled by all n. */
+static void scalar_range(const body *b, int n, vec3 *a, int i0, int i1)
 {
     for (int i = i0; i < i1; i++) {
-        vec3 acc = add ? a[i] : (vec3){0, 0, 0};
-        for (int j = 0; j < ns; j++)
-            body_body_accel(&acc, t[i], src[j]);
+        vec3 acc = {0, 0, 0};
+        for (int j = 0; j < n; j++)
+            body_body_accel(&acc, b[i], b[j]);
         a[i] = acc;
     }
 }
@@ -48,7 +23,7 @@ static void scalar_range(const body *t, const body *src, int ns, vec3 *a, int i0
 void cpu_scalar_forces(const body *b, vec3 *a, int n, int threads)
 {
     (void)threads;
-    scalar_range(b, b, n, a, 0, n, 0);
+    scalar_range(b, n, a, 0, n);
 }
 
 int cpu_simd_supported(void)
@@ -57,30 +32,29 @@ int cpu_simd_supported(void)
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
 
-/* Targets i0 .. i0+7 in the 8 lanes; every source j broadcast to all lanes.
+/* Bodies i0 .. i0+7 in the 8 lanes; every body j broadcast to all lanes.
  * The reciprocal square root is _mm256_rsqrt_ps (12 bits) plus one Newton
  * step (about 23 bits), as a GPU's rsqrtf does in hardware. */
-__attribute__((target("avx2,fma"))) static void simd_block(const body *t, const body *src, int ns, vec3 *a, int i0,
-                                                           int add)
+__attribute__((target("avx2,fma"))) static void simd_block(const body *b, int n, vec3 *a, int i0)
 {
     float xs[8], ys[8], zs[8];
     for (int k = 0; k < 8; k++) {
-        xs[k] = t[i0 + k].x;
-        ys[k] = t[i0 + k].y;
-        zs[k] = t[i0 + k].z;
+        xs[k] = b[i0 + k].x;
+        ys[k] = b[i0 + k].y;
+        zs[k] = b[i0 + k].z;
     }
     __m256 xi = _mm256_loadu_ps(xs), yi = _mm256_loadu_ps(ys), zi = _mm256_loadu_ps(zs);
     __m256 ax = _mm256_setzero_ps(), ay = _mm256_setzero_ps(), az = _mm256_setzero_ps();
     const __m256 eps2 = _mm256_set1_ps(SOFTENING2), half = _mm256_set1_ps(0.5f), three_halves = _mm256_set1_ps(1.5f);
-    for (int j = 0; j < ns; j++) {
-        __m256 rx = _mm256_sub_ps(_mm256_set1_ps(src[j].x), xi);
-        __m256 ry = _mm256_sub_ps(_mm256_set1_ps(src[j].y), yi);
-        __m256 rz = _mm256_sub_ps(_mm256_set1_ps(src[j].z), zi);
+    for (int j = 0; j < n; j++) {
+        __m256 rx = _mm256_sub_ps(_mm256_set1_ps(b[j].x), xi);
+        __m256 ry = _mm256_sub_ps(_mm256_set1_ps(b[j].y), yi);
+        __m256 rz = _mm256_sub_ps(_mm256_set1_ps(b[j].z), zi);
         __m256 d2 = _mm256_fmadd_ps(rz, rz, _mm256_fmadd_ps(ry, ry, _mm256_fmadd_ps(rx, rx, eps2)));
         __m256 inv = _mm256_rsqrt_ps(d2);
         /* Newton: inv = inv * (1.5 - 0.5 d2 inv^2) */
         inv = _mm256_mul_ps(inv, _mm256_fnmadd_ps(_mm256_mul_ps(half, d2), _mm256_mul_ps(inv, inv), three_halves));
-        __m256 s = _mm256_mul_ps(_mm256_set1_ps(src[j].m), _mm256_mul_ps(inv, _mm256_mul_ps(inv, inv)));
+        __m256 s = _mm256_mul_ps(_mm256_set1_ps(b[j].m), _mm256_mul_ps(inv, _mm256_mul_ps(inv, inv)));
         ax = _mm256_fmadd_ps(rx, s, ax);
         ay = _mm256_fmadd_ps(ry, s, ay);
         az = _mm256_fmadd_ps(rz, s, az);
@@ -89,31 +63,22 @@ __attribute__((target("avx2,fma"))) static void simd_block(const body *t, const 
     _mm256_storeu_ps(ys, ay);
     _mm256_storeu_ps(zs, az);
     for (int k = 0; k < 8; k++)
-        a[i0 + k] = add ? (vec3){a[i0 + k].x + xs[k], a[i0 + k].y + ys[k], a[i0 + k].z + zs[k]}
-                        : (vec3){xs[k], ys[k], zs[k]};
+        a[i0 + k] = (vec3){xs[k], ys[k], zs[k]};
 }
 
-/* Targets [i0, i1): blocks of 8 with AVX2, the rest (fewer than 8) scalar. */
-static void simd_range(const body *t, const body *src, int ns, vec3 *a, int i0, int i1, int add)
+/* Bodies [i0, i1): blocks of 8 with AVX2, the rest (fewer than 8) scalar. */
+static void simd_range(const body *b, int n, vec3 *a, int i0, int i1)
 {
     int i = i0;
     for (; i + 8 <= i1; i += 8)
-        simd_block(t, src, ns, a, i, add);
-    scalar_range(t, src, ns, a, i, i1, add);
+        simd_block(b, n, a, i);
+    scalar_range(b, n, a, i, i1);
 }
 
 void cpu_simd_forces(const body *b, vec3 *a, int n, int threads)
 {
     (void)threads;
-    simd_range(b, b, n, a, 0, n, 0);
-}
-
-void cpu_simd_block_forces(const body *targets, int nt, const body *sources, int ns, vec3 *a, int add)
-{
-    if (cpu_simd_supported())
-        simd_range(targets, sources, ns, a, 0, nt, add);
-    else
-        scalar_range(targets, sources, ns, a, 0, nt, add);
+    simd_range(b, n, a, 0, n);
 }
 
 typedef struct {
@@ -128,7 +93,7 @@ static void simd_worker(void *p, int t, int threads)
     work *w = p;
     int blocks = (w->n + 7) / 8;
     int i0 = 8 * (int)((long)blocks * t / threads), i1 = 8 * (int)((long)blocks * (t + 1) / threads);
-    simd_range(w->b, w->b, w->n, w->a, i0 < w->n ? i0 : w->n, i1 < w->n ? i1 : w->n, 0);
+    simd_range(w->b, w->n, w->a, i0 < w->n ? i0 : w->n, i1 < w->n ? i1 : w->n);
 }
 
 void cpu_simd_threads_forces(const body *b, vec3 *a, int n, int threads)
@@ -141,26 +106,25 @@ void cpu_simd_threads_forces(const body *b, vec3 *a, int n, int threads)
  * coordinates are broadcast from memory inside the subtraction (AVX-512's
  * embedded broadcast: no separate instruction), and _mm512_rsqrt14_ps is
  * good to 14 bits, so one Newton step gives about 24. */
-__attribute__((target("avx512f"))) static void simd512_block(const body *t, const body *src, int ns, vec3 *a,
-                                                             int i0)
+__attribute__((target("avx512f"))) static void simd512_block(const body *b, int n, vec3 *a, int i0)
 {
     float xs[16], ys[16], zs[16];
     for (int k = 0; k < 16; k++) {
-        xs[k] = t[i0 + k].x;
-        ys[k] = t[i0 + k].y;
-        zs[k] = t[i0 + k].z;
+        xs[k] = b[i0 + k].x;
+        ys[k] = b[i0 + k].y;
+        zs[k] = b[i0 + k].z;
     }
     __m512 xi = _mm512_loadu_ps(xs), yi = _mm512_loadu_ps(ys), zi = _mm512_loadu_ps(zs);
     __m512 ax = _mm512_setzero_ps(), ay = _mm512_setzero_ps(), az = _mm512_setzero_ps();
     const __m512 eps2 = _mm512_set1_ps(SOFTENING2), half = _mm512_set1_ps(0.5f), three_halves = _mm512_set1_ps(1.5f);
-    for (int j = 0; j < ns; j++) {
-        __m512 rx = _mm512_sub_ps(_mm512_set1_ps(src[j].x), xi);
-        __m512 ry = _mm512_sub_ps(_mm512_set1_ps(src[j].y), yi);
-        __m512 rz = _mm512_sub_ps(_mm512_set1_ps(src[j].z), zi);
+    for (int j = 0; j < n; j++) {
+        __m512 rx = _mm512_sub_ps(_mm512_set1_ps(b[j].x), xi);
+        __m512 ry = _mm512_sub_ps(_mm512_set1_ps(b[j].y), yi);
+        __m512 rz = _mm512_sub_ps(_mm512_set1_ps(b[j].z), zi);
         __m512 d2 = _mm512_fmadd_ps(rz, rz, _mm512_fmadd_ps(ry, ry, _mm512_fmadd_ps(rx, rx, eps2)));
         __m512 inv = _mm512_rsqrt14_ps(d2);
         inv = _mm512_mul_ps(inv, _mm512_fnmadd_ps(_mm512_mul_ps(half, d2), _mm512_mul_ps(inv, inv), three_halves));
-        __m512 s = _mm512_mul_ps(_mm512_set1_ps(src[j].m), _mm512_mul_ps(inv, _mm512_mul_ps(inv, inv)));
+        __m512 s = _mm512_mul_ps(_mm512_set1_ps(b[j].m), _mm512_mul_ps(inv, _mm512_mul_ps(inv, inv)));
         ax = _mm512_fmadd_ps(rx, s, ax);
         ay = _mm512_fmadd_ps(ry, s, ay);
         az = _mm512_fmadd_ps(rz, s, az);
@@ -182,14 +146,19 @@ static void simd512_worker(void *p, int t, int threads)
     i0 = i0 < w->n ? i0 : w->n, i1 = i1 < w->n ? i1 : w->n;
     int i = i0;
     for (; i + 16 <= i1; i += 16)
-        simd512_block(w->b, w->b, w->n, w->a, i);
-    simd_range(w->b, w->b, w->n, w->a, i, i1, 0);
+        simd512_block(w->b, w->n, w->a, i);
+    simd_range(w->b, w->n, w->a, i, i1);
 }
 
 /* Where the CPU has no AVX-512 (or CPU_ISA=avx2 asks), the AVX2 stage's work:
- * main.c's row says which ran. */
+ * its row's note says which ran (cpu_isa_note). */
 void cpu_avx512_threads_forces(const body *b, vec3 *a, int n, int threads)
 {
     work w = {b, a, n};
     team_run(threads, strcmp(cpu_widest_isa(), "avx512") == 0 ? simd512_worker : simd_worker, &w);
+}
+
+void cpu_isa_note(report_row *row)
+{
+    report_note(row, "; ran with %s", strcmp(cpu_widest_isa(), "avx512") == 0 ? "AVX-512" : "AVX2 (no AVX-512)");
 }

@@ -1,10 +1,8 @@
 /* gpu.cu - ch07's GPU stages. One thread per body i; each stage changes how
  * the other bodies j reach that thread. */
 #include "nbody.h"
-#include "output.h"
 
 #include "../../common/cuda_util.h"
-#include "../../common/timer.h"
 
 #include <pthread.h>
 #include <string.h>
@@ -153,13 +151,8 @@ __global__ void tiled_float4_kernel(const body *b, vec3 *a, int n, int i_begin, 
  * warps to hide latency; so the bodies j are split too, into Q = 2 slices
  * (threadIdx.y): slice y takes tiles y, y + Q, ..., and the Q partial sums of
  * each body are added at the end, in slice order. */
-/* The bodies whose forces are computed (targets, nt of them) and the bodies
- * that pull them (sources, ns) are apart, so ch11's ranks can compute their
- * own bodies' forces from one block of the others at a time, ADD-ing each
- * block's sum into a; ch07 passes the same n bodies as both. */
-template <int B, int Q, int BLOCK, bool ADD>
-__global__ void __launch_bounds__(BLOCK * Q)
-    several_bodies_kernel(const body *targets, int nt, const body *sources, int ns, vec3 *a)
+template <int B, int Q, int BLOCK>
+__global__ void __launch_bounds__(BLOCK * Q) several_bodies_kernel(const body *b, vec3 *a, int n)
 {
     const int V = RSQRT | UNROLL | FTZ | SOFT_FMA;
     __shared__ float4 tile[Q][BLOCK];
@@ -170,13 +163,13 @@ __global__ void __launch_bounds__(BLOCK * Q)
 #pragma unroll
     for (int k = 0; k < B; k++) {
         int i = i0 + k * BLOCK;
-        bi[k] = i < nt ? targets[i] : body{0, 0, 0, 0};
+        bi[k] = i < n ? b[i] : body{0, 0, 0, 0};
         acc[k] = vec3{0, 0, 0};
     }
-    int tiles = (ns + BLOCK - 1) / BLOCK;
+    int tiles = (n + BLOCK - 1) / BLOCK;
     for (int t0 = 0; t0 < tiles; t0 += Q) {
         int j = (t0 + y) * BLOCK + threadIdx.x;
-        tile[y][threadIdx.x] = j < ns ? __ldg(reinterpret_cast<const float4 *>(sources) + j) : make_float4(0, 0, 0, 0);
+        tile[y][threadIdx.x] = j < n ? __ldg(reinterpret_cast<const float4 *>(b) + j) : make_float4(0, 0, 0, 0);
         __syncthreads();
 #pragma unroll 8
         for (int jj = 0; jj < BLOCK; jj++) {
@@ -202,13 +195,8 @@ __global__ void __launch_bounds__(BLOCK * Q)
                 sum.z += p.z;
             }
             int i = i0 + k * BLOCK;
-            if (i < nt) {
-                if (ADD) {
-                    vec3 old = a[i];
-                    sum = vec3{old.x + sum.x, old.y + sum.y, old.z + sum.z};
-                }
+            if (i < n)
                 a[i] = sum;
-            }
         }
 }
 
@@ -275,13 +263,6 @@ __global__ void symmetric_kernel(const body *b, vec3 *a, int n)
     }
 }
 
-__global__ void integrate_kernel(body *b, vec3 *v, const vec3 *a, int n, float dt)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        integrate_body(&b[i], &v[i], a[i], dt);
-}
-
 static unsigned blocks(int n)
 {
     return (unsigned)((n + TILE - 1) / TILE);
@@ -336,18 +317,14 @@ extern "C" void gpu_softening_fma_forces(const body *d_b, vec3 *d_a, int n, int)
     launch_tiled_float4<RSQRT | UNROLL | FTZ | SOFT_FMA>(d_b, d_a, n);
 }
 
-/* several_bodies_kernel launched on nt targets from ns sources, its forces
- * written into a (add = 0) or added to it (add = 1), in `stream`: B bodies a
- * thread, the other bodies split Q ways, blocks of BLOCK x Q threads. */
+/* several_bodies_kernel launched in `stream`: B bodies a thread, the other
+ * bodies split Q ways, blocks of BLOCK x Q threads. */
 template <int B, int Q, int BLOCK>
-static void launch_several(const body *targets, int nt, const body *sources, int ns, vec3 *a, int add,
-                           cudaStream_t stream)
+static void launch_several(const body *d_b, vec3 *d_a, int n, cudaStream_t stream)
 {
-    dim3 grid((unsigned)((nt + B * BLOCK - 1) / (B * BLOCK))), block(BLOCK, Q);
-    if (nt > 0 && add)
-        several_bodies_kernel<B, Q, BLOCK, true><<<grid, block, 0, stream>>>(targets, nt, sources, ns, a);
-    else if (nt > 0)
-        several_bodies_kernel<B, Q, BLOCK, false><<<grid, block, 0, stream>>>(targets, nt, sources, ns, a);
+    dim3 grid((unsigned)((n + B * BLOCK - 1) / (B * BLOCK))), block(BLOCK, Q);
+    if (n > 0)
+        several_bodies_kernel<B, Q, BLOCK><<<grid, block, 0, stream>>>(d_b, d_a, n);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -355,7 +332,7 @@ static void launch_several(const body *targets, int nt, const body *sources, int
  * thread of a block on every tile (Q = 1): half gpu-softening-fma's threads. */
 extern "C" void gpu_two_bodies_unsplit_forces(const body *d_b, vec3 *d_a, int n, int)
 {
-    launch_several<2, 1, 256>(d_b, n, d_b, n, d_a, 0, 0);
+    launch_several<2, 1, 256>(d_b, d_a, n, 0);
 }
 
 /* gpu-four-bodies: the same pattern at four, four bodies per thread and the
@@ -364,20 +341,12 @@ extern "C" void gpu_two_bodies_unsplit_forces(const body *d_b, vec3 *d_a, int n,
  * interaction, four independent chains in each thread. */
 extern "C" void gpu_four_bodies_forces(const body *d_b, vec3 *d_a, int n, int)
 {
-    launch_several<4, 4, 128>(d_b, n, d_b, n, d_a, 0, 0);
-}
-
-/* Forces on nt targets from ns sources, written into a (add = 0) or added
- * to it (add = 1), in `stream`: gpu-two-bodies' kernel, for ch11's ranks. */
-extern "C" void gpu_two_bodies_block_on(const body *targets, int nt, const body *sources, int ns, vec3 *a, int add,
-                                        cudaStream_t stream)
-{
-    launch_several<2, 2, 256>(targets, nt, sources, ns, a, add, stream);
+    launch_several<4, 4, 128>(d_b, d_a, n, 0);
 }
 
 extern "C" void gpu_two_bodies_on(const body *d_b, vec3 *d_a, int n, cudaStream_t stream)
 {
-    gpu_two_bodies_block_on(d_b, n, d_b, n, d_a, 0, stream);
+    launch_several<2, 2, 256>(d_b, d_a, n, stream);
 }
 
 extern "C" void gpu_two_bodies_forces(const body *d_b, vec3 *d_a, int n, int)
@@ -408,19 +377,6 @@ extern "C" void gpu_symmetric_staggered_forces(const body *d_b, vec3 *d_a, int n
 extern "C" void gpu_symmetric_balanced_forces(const body *d_b, vec3 *d_a, int n, int)
 {
     launch_symmetric<true, true>(d_b, d_a, n);
-}
-
-extern "C" void gpu_integrate_on(body *d_b, vec3 *d_v, const vec3 *d_a, int n, float dt, cudaStream_t stream)
-{
-    if (n == 0)
-        return;
-    integrate_kernel<<<blocks(n), TILE, 0, stream>>>(d_b, d_v, d_a, n, dt);
-    CUDA_CHECK_LAUNCH();
-}
-
-void gpu_integrate(body *d_b, vec3 *d_v, const vec3 *d_a, int n, float dt)
-{
-    gpu_integrate_on(d_b, d_v, d_a, n, dt, 0);
 }
 
 /* ---------------------------------------------------------------- multi-gpu
@@ -555,15 +511,14 @@ static void *pinned_buffer(void **buffer, size_t *capacity, size_t bytes)
     return *buffer;
 }
 
-double multi_gpu_run(body *b, vec3 *v, int n, int steps, float dt, int devices, vec3 *first_forces, int mode)
+void multi_gpu_run(body *b, vec3 *v, int n, int steps, float dt, int devices, vec3 *first_forces, int mode)
 {
     static void *pinned_b, *pinned_a;
     static size_t cap_b, cap_a;
     devices = devices < 1 ? 1 : devices > MAX_GPUS ? MAX_GPUS : devices;
-    double t0 = now_seconds();
     if (mode == MULTI_THREADS) {
         run_threads(b, v, NULL, n, steps, dt, devices, first_forces);
-        return now_seconds() - t0;
+        return;
     }
     size_t bytes = (size_t)(n > 0 ? n : 1) * sizeof(body);
     body *hb = (body *)pinned_buffer(&pinned_b, &cap_b, bytes);
@@ -574,5 +529,4 @@ double multi_gpu_run(body *b, vec3 *v, int n, int steps, float dt, int devices, 
     else
         run_one_thread(hb, v, ha, n, steps, dt, devices, first_forces);
     memcpy(b, hb, (size_t)n * sizeof(body));
-    return now_seconds() - t0;
 }

@@ -1,5 +1,8 @@
 /* output.c - see output.h. */
 #include "output.h"
+#include "rows.h"
+
+#include "../../common/nbody/nbody_gpu.h"
 
 #include "../../common/cli.h"
 #include "../../common/cuda_util.h"
@@ -53,7 +56,7 @@ static void capture_step(output_run *o, const gpu_buffers *g, float dt)
     cudaGraph_t graph;
     CUDA_CHECK(cudaStreamBeginCapture(o->compute, cudaStreamCaptureModeThreadLocal));
     gpu_two_bodies_on(g->d_b, g->d_a, o->n, o->compute);
-    gpu_integrate_on(g->d_b, g->d_v, g->d_a, o->n, dt, o->compute);
+    nbody_integrate_gpu(g->d_b, g->d_v, g->d_a, o->n, dt, o->compute);
     CUDA_CHECK(cudaMemcpyAsync(o->frame[0], g->d_b, (size_t)o->n * sizeof(body), cudaMemcpyDeviceToHost,
                                o->compute));
     CUDA_CHECK(cudaStreamEndCapture(o->compute, &graph));
@@ -88,7 +91,7 @@ static void forces_and_integrate(output_run *o, const gpu_buffers *g, float dt)
     gpu_two_bodies_on(g->d_b, g->d_a, o->n, o->compute);
     span_close(o, o->compute, 0, "forces");
     span_open(o, o->compute);
-    gpu_integrate_on(g->d_b, g->d_v, g->d_a, o->n, dt, o->compute);
+    nbody_integrate_gpu(g->d_b, g->d_v, g->d_a, o->n, dt, o->compute);
     span_close(o, o->compute, 0, "integrate");
 }
 
@@ -164,12 +167,12 @@ void output_steps(output_run *o, const gpu_buffers *g, float dt)
     }
 }
 
-int output_check(output_run *o, problem *p, char *note, size_t size)
+int output_check(output_run *o, struct problem *p, char *note, size_t size)
 {
     reset_bodies(p);
     for (int k = 0; k < o->steps; k++) {
         gpu_two_bodies_on(p->g.d_b, p->g.d_a, p->n, 0);
-        gpu_integrate_on(p->g.d_b, p->g.d_v, p->g.d_a, p->n, DT, 0);
+        nbody_integrate_gpu(p->g.d_b, p->g.d_v, p->g.d_a, p->n, DT, 0);
         CUDA_CHECK(cudaMemcpy(p->b, p->g.d_b, (size_t)p->n * sizeof(body), cudaMemcpyDeviceToHost));
         double want = read_frame(p->b, p->n);
         if (memcmp(&want, &o->sums[k], sizeof want) != 0) {
@@ -200,7 +203,7 @@ void output_end(output_run *o)
     free(o->sums);
 }
 
-void output_trace(output_run *o, problem *p, const char *stage, FILE *csv)
+void output_trace(output_run *o, struct problem *p, const char *stage, FILE *csv)
 {
     o->span_cap = 5 * (o->steps > 0 ? o->steps : 1), o->span_count = 0;
     o->spans = calloc((size_t)o->span_cap, sizeof *o->spans);

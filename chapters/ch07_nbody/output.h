@@ -24,6 +24,13 @@ extern "C" {
 
 enum { OUTPUT_NONE, OUTPUT_PAGEABLE, OUTPUT_PINNED, OUTPUT_OVERLAP, OUTPUT_GRAPH };
 
+/* A GPU stage's bodies, velocities and accelerations on the device. */
+typedef struct {
+    body *d_b;
+    vec3 *d_v, *d_a;
+} gpu_buffers;
+struct problem; /* stages.h */
+
 /* --timeline: a traced run records each operation's start and end (CUDA
  * events on its stream; the host's reads by its clock, from an origin event
  * it waited for), lane 0 the compute stream, 1 the copy stream, 2 the host. */
@@ -48,23 +55,15 @@ typedef struct output_run {
     cudaGraphExec_t graph;
 } output_run;
 
-/* Launchers on a stream (gpu.cu): gpu-two-bodies' kernel, the integration;
- * the kernel on nt targets pulled by ns other sources, its sum written into
- * a (add = 0) or added to it (add = 1): ch11's ranks use it. */
-void gpu_two_bodies_on(const body *d_b, vec3 *d_a, int n, cudaStream_t stream);
-void gpu_two_bodies_block_on(const body *targets, int nt, const body *sources, int ns, vec3 *a, int add,
-                             cudaStream_t stream);
-void gpu_integrate_on(body *d_b, vec3 *d_v, const vec3 *d_a, int n, float dt, cudaStream_t stream);
-
 void output_begin(output_run *o, int mode, const gpu_buffers *g, int n, int steps);
 void output_steps(output_run *o, const gpu_buffers *g, float dt); /* returns when the host has read every step */
 /* 1 if o's sums are those of the same steps with plain copies (g's bodies
  * are put back to the start first); the first wrong step in the note. */
-int output_check(output_run *o, problem *p, char *note, size_t size);
+int output_check(output_run *o, struct problem *p, char *note, size_t size);
 void output_end(output_run *o);
 /* One traced run of the steps (bodies put back to the start first), its
  * spans appended to csv as "stage,step,lane,what,start_ms,end_ms" rows. */
-void output_trace(output_run *o, problem *p, const char *stage, FILE *csv);
+void output_trace(output_run *o, struct problem *p, const char *stage, FILE *csv);
 
 #ifdef __cplusplus
 }

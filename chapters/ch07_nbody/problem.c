@@ -1,19 +1,9 @@
 /* problem.c - the bodies a stage works on, back to their start (on the host
- * and, for a GPU stage, on the GPU), and whether they stayed finite. Used by
- * the steps (steps.c) and the output stages' own check (output.c). */
-#include "nbody.h"
+ * and, for a GPU stage, on the GPU). Used by the steps (steps.c) and the
+ * output stages' own check (output.c). */
+#include "rows.h"
 
 #include "../../common/cuda_util.h"
-
-#include <math.h>
-
-int positions_finite(const body *b, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (!isfinite(b[i].x) || !isfinite(b[i].y) || !isfinite(b[i].z))
-            return 0;
-    return 1;
-}
 
 void reset_bodies(void *context)
 {

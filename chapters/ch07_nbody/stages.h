@@ -2,12 +2,11 @@
  * make profile measures, the extra runs make bench makes of it (GFLOP/s
  * against n, the book's chart), tags for the chapter's scripts (ptx-mix=K:
  * ptx_mix.sh counts its unrolled loop, K interactions per shared load); then
- * its forces function. main.c runs them; tests/test_ch07.cu tests every row. */
+ * how to run it. rows.c runs them; tests/test_ch07.cu tests every row. */
 #ifndef CH07_STAGES_H
 #define CH07_STAGES_H
 
-#include "nbody.h"
-#include "output.h"
+#include "rows.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -30,68 +29,68 @@ forces_fn gpu_naive_forces, gpu_tiled_forces, gpu_tiled_float4_forces, gpu_tiled
 
 static const stage stages[] = {
     {{"cpu-scalar", "one body at a time, one interaction at a time, 1 / sqrtf", .where = STAGE_CPU},
-     cpu_scalar_forces, .output = OUTPUT_NONE},
+     .run = cpu_scalar_forces},
     {{"cpu-simd", "AVX2 + FMA: 8 bodies in the lanes of a vector, rsqrt + one Newton step", .where = STAGE_CPU},
-     cpu_simd_forces, .output = OUTPUT_NONE},
+     .run = cpu_simd_forces, .supported = cpu_simd_supported},
     {{"cpu-simd-threads", "cpu-simd on every core (pthreads, blocks of bodies)", .where = STAGE_CPU,
       .bench = "--n 131072 --cpu-n 131072", .all_cores = 1},
-     cpu_simd_threads_forces, .output = OUTPUT_NONE},
+     .run = cpu_simd_threads_forces, .supported = cpu_simd_supported},
     {{"cpu-avx512-threads", "+ AVX-512: 16 bodies in the lanes, sources broadcast from memory, rsqrt14 + one Newton "
                             "step (AVX2 where the CPU lacks it: the row says)", .where = STAGE_CPU,
       .bench = "--n 131072 --cpu-n 131072", .all_cores = 1},
-     cpu_avx512_threads_forces, .output = OUTPUT_NONE},
+     .run = cpu_avx512_threads_forces, .supported = cpu_simd_supported, .note = cpu_isa_note},
     {{"gpu-naive", "one thread per body, every other body read from global memory", .where = STAGE_GPU,
-      .kernel = "naive_kernel", .bench = N_SWEEP}, gpu_naive_forces, .output = OUTPUT_NONE},
+      .kernel = "naive_kernel", .bench = N_SWEEP}, .run = gpu_naive_forces},
     {{"gpu-tiled", "bodies staged through shared memory a block-sized tile at a time", .where = STAGE_GPU,
-      .kernel = "tiled_kernel", .bench = N_SWEEP}, gpu_tiled_forces, .output = OUTPUT_NONE},
+      .kernel = "tiled_kernel", .bench = N_SWEEP}, .run = gpu_tiled_forces},
     {{"gpu-tiled-float4", "gpu-tiled with the tile read as float4: one 16-byte shared load per body",
-      .where = STAGE_GPU, .kernel = "tiled_float4_kernel<(int)0>"}, gpu_tiled_float4_forces, .output = OUTPUT_NONE},
+      .where = STAGE_GPU, .kernel = "tiled_float4_kernel<(int)0>"}, .run = gpu_tiled_float4_forces},
     {{"gpu-tiled-rsqrt", "+ rsqrtf: one special-function instruction for the square root and the division",
-      .where = STAGE_GPU, .kernel = "tiled_float4_kernel<(int)1>"}, gpu_tiled_rsqrt_forces, .output = OUTPUT_NONE},
+      .where = STAGE_GPU, .kernel = "tiled_float4_kernel<(int)1>"}, .run = gpu_tiled_rsqrt_forces},
     {{"gpu-tiled-unrolled", "+ the inner loop unrolled 16 times", .where = STAGE_GPU,
       .kernel = "tiled_float4_kernel<(int)3>", .bench = N_SWEEP, .tags = "ptx-mix=1"},
-     gpu_tiled_unrolled_forces, .output = OUTPUT_NONE},
+     .run = gpu_tiled_unrolled_forces},
     {{"gpu-tiled-ftz", "+ the flush-to-zero rsqrt: no subnormal guard (d^2 >= eps^2)", .where = STAGE_GPU,
       .kernel = "tiled_float4_kernel<(int)7>", .bench = N_SWEEP, .tags = "ptx-mix=1"},
-     gpu_tiled_ftz_forces, .output = OUTPUT_NONE},
+     .run = gpu_tiled_ftz_forces},
     {{"gpu-softening-fma", "+ r.r + eps^2 summed from eps^2: three multiply-adds, no separate add",
       .where = STAGE_GPU, .kernel = "tiled_float4_kernel<(int)15>", .tags = "ptx-mix=1"},
-     gpu_softening_fma_forces, .output = OUTPUT_NONE},
+     .run = gpu_softening_fma_forces},
     {{"gpu-two-bodies-unsplit", "+ two bodies per thread: each shared load serves two interactions, half the "
-      "threads", .where = STAGE_GPU, .kernel = "several_bodies_kernel<(int)2, (int)1, (int)256, (bool)0>"},
-     gpu_two_bodies_unsplit_forces, .output = OUTPUT_NONE},
+      "threads", .where = STAGE_GPU, .kernel = "several_bodies_kernel<(int)2, (int)1, (int)256>"},
+     .run = gpu_two_bodies_unsplit_forces},
     {{"gpu-two-bodies", "+ the other bodies split between two halves of the block: the threads back, each half "
-      "every other tile", .where = STAGE_GPU, .kernel = "several_bodies_kernel<(int)2, (int)2, (int)256, (bool)0>",
-      .bench = N_SWEEP, .tags = "ptx-mix=2"}, gpu_two_bodies_forces, .output = OUTPUT_NONE},
+      "every other tile", .where = STAGE_GPU, .kernel = "several_bodies_kernel<(int)2, (int)2, (int)256>",
+      .bench = N_SWEEP, .tags = "ptx-mix=2"}, .run = gpu_two_bodies_forces},
     {{"gpu-four-bodies", "the same at four: four bodies per thread, the other bodies split four ways (blocks of "
       "128 x 4): a quarter of a shared load per interaction, four chains a thread", .where = STAGE_GPU,
-      .kernel = "several_bodies_kernel<(int)4, (int)4, (int)128, (bool)0>", .bench = N_SWEEP, .tags = "ptx-mix=4"},
-     gpu_four_bodies_forces, .output = OUTPUT_NONE},
+      .kernel = "several_bodies_kernel<(int)4, (int)4, (int)128>", .bench = N_SWEEP, .tags = "ptx-mix=4"},
+     .run = gpu_four_bodies_forces},
     {{"gpu-atomic-symmetric", "each pair once, the reaction subtracted with float atomics (f_ji = -f_ij), all lanes "
       "on one address", .where = STAGE_GPU, .kernel = "symmetric_kernel<(bool)0, (bool)0>"},
-     gpu_atomic_symmetric_forces, .output = OUTPUT_NONE},
+     .run = gpu_atomic_symmetric_forces},
     {{"gpu-symmetric-staggered", "+ each lane visits the tile rotated by its index: every atomic on its own address",
-      .where = STAGE_GPU, .kernel = "symmetric_kernel<(bool)1, (bool)0>"}, gpu_symmetric_staggered_forces, .output = OUTPUT_NONE},
+      .where = STAGE_GPU, .kernel = "symmetric_kernel<(bool)1, (bool)0>"}, .run = gpu_symmetric_staggered_forces},
     {{"gpu-symmetric-balanced", "+ every block half the tiles round the ring: equal work per block",
       .where = STAGE_GPU, .kernel = "symmetric_kernel<(bool)1, (bool)1>", .bench = N_SWEEP},
-     gpu_symmetric_balanced_forces, .output = OUTPUT_NONE},
+     .run = gpu_symmetric_balanced_forces},
     {{"gpu-output-pageable", "gpu-two-bodies, and every step's positions to the host for it to read: cudaMemcpy "
-      "into pageable memory", .where = STAGE_GPU, .kernel = "several_bodies_kernel<(int)2, (int)2, (int)256, (bool)0>", .bench = OUTPUT_SWEEP},
-     gpu_two_bodies_forces, .output = OUTPUT_PAGEABLE},
+      "into pageable memory", .where = STAGE_GPU, .kernel = "several_bodies_kernel<(int)2, (int)2, (int)256>", .bench = OUTPUT_SWEEP},
+     .run = gpu_two_bodies_forces, .output = OUTPUT_PAGEABLE},
     {{"gpu-output-pinned", "+ the host frame page-locked (cudaMallocHost)", .where = STAGE_GPU,
-      .kernel = "several_bodies_kernel<(int)2, (int)2, (int)256, (bool)0>", .bench = OUTPUT_SWEEP}, gpu_two_bodies_forces, .output = OUTPUT_PINNED},
+      .kernel = "several_bodies_kernel<(int)2, (int)2, (int)256>", .bench = OUTPUT_SWEEP}, .run = gpu_two_bodies_forces, .output = OUTPUT_PINNED},
     {{"gpu-output-overlap", "+ the copy in a stream of its own from a snapshot, overlapping the next step's forces "
-      "and the host's reading", .where = STAGE_GPU, .kernel = "several_bodies_kernel<(int)2, (int)2, (int)256, (bool)0>", .bench = OUTPUT_SWEEP},
-     gpu_two_bodies_forces, .output = OUTPUT_OVERLAP},
+      "and the host's reading", .where = STAGE_GPU, .kernel = "several_bodies_kernel<(int)2, (int)2, (int)256>", .bench = OUTPUT_SWEEP},
+     .run = gpu_two_bodies_forces, .output = OUTPUT_OVERLAP},
     {{"gpu-output-graph", "gpu-output-pinned with each step's three launches one CUDA graph", .where = STAGE_GPU,
-      .kernel = "several_bodies_kernel<(int)2, (int)2, (int)256, (bool)0>", .bench = OUTPUT_SWEEP}, gpu_two_bodies_forces, .output = OUTPUT_GRAPH},
+      .kernel = "several_bodies_kernel<(int)2, (int)2, (int)256>", .bench = OUTPUT_SWEEP}, .run = gpu_two_bodies_forces, .output = OUTPUT_GRAPH},
     {{"multi-gpu", "gpu-tiled-ftz split across every GPU, one host thread each", .where = STAGE_ALL_GPUS,
-      .bench = MULTI_SWEEP}, gpu_tiled_ftz_forces, OUTPUT_NONE, MULTI_THREADS},
+      .bench = MULTI_SWEEP}, .run = NULL, .multi = MULTI_THREADS},
     {{"multi-gpu-pinned", "+ the host's positions and forces page-locked, portable to every GPU",
-      .where = STAGE_ALL_GPUS, .bench = MULTI_SWEEP}, gpu_tiled_ftz_forces, OUTPUT_NONE, MULTI_THREADS_PINNED},
+      .where = STAGE_ALL_GPUS, .bench = MULTI_SWEEP}, .run = NULL, .multi = MULTI_THREADS_PINNED},
     {{"multi-gpu-one-thread", "+ one host thread for every GPU: a stream each, every GPU's copies and kernel "
-      "queued before any is waited for", .where = STAGE_ALL_GPUS, .bench = MULTI_SWEEP}, gpu_tiled_ftz_forces,
-     OUTPUT_NONE, MULTI_ONE_THREAD},
+      "queued before any is waited for", .where = STAGE_ALL_GPUS, .bench = MULTI_SWEEP}, .run = NULL,
+     .multi = MULTI_ONE_THREAD},
 };
 #define STAGE_COUNT (sizeof stages / sizeof stages[0])
 

@@ -1,9 +1,9 @@
 /* steps.c - one stage's run as common/measure.h sees it: --steps steps, and
  * the check (the bodies back to their start: problem.c). */
-#include "nbody.h"
-#include "output.h"
+#include "rows.h"
 
 #include "../../common/cuda_util.h"
+#include "../../common/nbody/nbody_gpu.h"
 
 #include <stdio.h>
 
@@ -25,7 +25,7 @@ void run_steps(void *context)
             nbody_integrate_cpu(p->b, p->v, p->a, p->n, DT);
         } else {
             p->s->run(p->g.d_b, p->g.d_a, p->n, 0);
-            gpu_integrate(p->g.d_b, p->g.d_v, p->g.d_a, p->n, DT);
+            nbody_integrate_gpu(p->g.d_b, p->g.d_v, p->g.d_a, p->n, DT, 0);
         }
     }
 }

@@ -35,7 +35,7 @@ CH09_API_ch07 := gpu_naive_forces gpu_tiled_forces gpu_tiled_ftz_forces
 CH09_API_talk := talk_divide talk_sum_quads_scalar talk_sum_quads talk_scale_plain talk_scale_restrict
 # What ./ch09 takes from the chapters' CPU side, compiled once: ch05's CPU
 # render (from nvcc's plain build of render.cu), ch06's input generator and
-# ch07's reference forces.
+# ch07's reference forces (the N-body core's: common/nbody/).
 CH09_KEEP_nvcc_ch05 := cpu_render_picture_pixel
 CH09_KEEP_nvcc_ch06 := reduce_scratch_bytes
 CH09_CXX_nvcc = $(NVCC) $(NVCCFLAGS)
@@ -71,17 +71,15 @@ CH09_PTX_clang = $(CLANG_CUDA) $(CLANG_CUDA_FLAGS) --cuda-device-only -S
 $(BUILD)/ch09/talk-%.ptx: $(BUILD)/ch09/talk-%.cu $(ch09_DIR)/talk.cu $(ch09_DIR)/talk.h common/*.h
 	$(CH09_PTX_$*) -I$(ch09_DIR) $< -o $@
 
-CH09_MAIN_DEPS := $(ch09_DIR)/*.h $(ch05_DIR)/render.h $(ch06_DIR)/reduce.h $(ch07_DIR)/nbody.h common/*.h $(NVCC_CONFIG) $(CLANG_CONFIG)
+CH09_MAIN_DEPS := $(ch09_DIR)/*.h $(ch05_DIR)/render.h $(ch06_DIR)/reduce.h $(ch07_DIR)/nbody.h common/*.h common/nbody/*.h $(NVCC_CONFIG) $(CLANG_CONFIG)
 CH09_DEFS = -DCH09_HAVE_CLANG=$(if $(CLANG_CUDA),1,0) -DCH09_CLANG='"$(CLANG_CUDA)"' -DCH09_NO_CLANG_WHY='"$(CH09_NO_CLANG)"'
 $(BUILD)/ch09/main.o $(BUILD)/ch09/run.o: $(BUILD)/ch09/%.o: $(ch09_DIR)/%.c $(CH09_MAIN_DEPS) | $(BUILD)/ch09/.dir
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) $(REFERENCE_DEF) $(CH09_DEFS) -c $< -o $@
-$(BUILD)/ch09/%.o: $(ch07_DIR)/%.c $(ch07_DIR)/*.h common/*.h | $(BUILD)/ch09/.dir
-	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) -c $< -o $@
 $(BUILD)/ch09/reduce_cpu.o: $(ch06_DIR)/reduce_cpu.c $(ch06_DIR)/*.h | $(BUILD)/ch09/.dir
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 # Without a clang that compiles CUDA: the nvcc half, and one line saying why.
 CH09_NO_CLANG = $(if $(CLANG_CUDA),,no clang half: $(subst ",,$(subst ',,$(CLANG_CUDA_WHY))); $(CLANG_CUDA_PROVIDER))
-ch09: $(BUILD)/ch09/main.o $(BUILD)/ch09/run.o $(CH09_OBJ) $(BUILD)/ch09/check.o $(BUILD)/ch09/cpu.o $(BUILD)/ch09/reduce_cpu.o $(LIBCOMMON)
+ch09: $(BUILD)/ch09/main.o $(BUILD)/ch09/run.o $(CH09_OBJ) $(NBODY_OBJ) $(BUILD)/ch09/reduce_cpu.o $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)
 	$(if $(CLANG_CUDA),,@echo 'ch09: $(CH09_NO_CLANG)')
 

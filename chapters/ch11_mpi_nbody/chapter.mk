@@ -25,7 +25,7 @@ ch11_GPU := none
 ch11_RAYTRACER := no
 ch11_SMALL := --n 33 --steps 2
 ch11_BAD := --n 16777217 --n;--inject fail@x --inject;--inject hang@1 --inject
-ch11_TEST_OBJ := $(BUILD)/ch07/cpu.o $(BUILD)/ch07/check.o
+ch11_TEST_OBJ := $(BUILD)/ch07/cpu.o $(NBODY_OBJ)
 ch11_TEST_FLAGS := $(MPI_CFLAGS) $(CUDA_CFLAGS) $(call path_def,PROGRAM_DIR,$(CURDIR))
 ch11_STUDY := $(ch11_DIR)/study.sh
 ch11_BOOK_EXTRA := $(ch11_DIR)/book_extra.sh
@@ -33,11 +33,14 @@ ch11_CHART := lines-n
 ch11_CHART_TITLE := ch11: GFLOP/s (20 flops per interaction) against the number of bodies, one rank
 ch11_CHART_YLABEL := GFLOP/s (log scale)
 
-ch11_OBJ := $(BUILD)/ch11/backend.o $(BUILD)/ch11/exchange.o $(BUILD)/ch11/deadline.o $(BUILD)/ch11/setup.o
-# ch07's kernels and CPU loop, reused as ch07 builds them (not copied).
-ch07_LINKED := $(BUILD)/ch07/gpu.o $(BUILD)/ch07/cpu.o $(BUILD)/ch07/check.o $(BUILD)/ch07/steps.o $(BUILD)/ch07/problem.o $(BUILD)/ch07/output.o
+# A run's files in the order it reads (ranks.h), its forces (forces*.c*), and
+# the N-body core it shares with ch07 (common/nbody/).
+ch11_OBJ := $(BUILD)/ch11/deadline.o $(BUILD)/ch11/setup.o $(BUILD)/ch11/forces_cpu.o $(BUILD)/ch11/forces_gpu.o \
+    $(BUILD)/ch11/backend.o $(BUILD)/ch11/exchange.o $(BUILD)/ch11/step.o $(BUILD)/ch11/report.o
 
-$(BUILD)/ch11/%.o: $(ch11_DIR)/%.c $(ch11_DIR)/*.h chapters/ch07_nbody/*.h common/*.h | $(BUILD)/ch11/.dir
+$(BUILD)/ch11/%.o: $(ch11_DIR)/%.c $(ch11_DIR)/*.h common/*.h common/nbody/*.h | $(BUILD)/ch11/.dir
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) $(MPI_CFLAGS) -c $< -o $@
-ch11: $(BUILD)/ch11/main.o $(ch11_OBJ) $(ch07_LINKED) $(LIBCOMMON)
+$(BUILD)/ch11/%.o: $(ch11_DIR)/%.cu $(ch11_DIR)/*.h common/*.h common/nbody/*.h $(CUDA_CONFIG) | $(BUILD)/ch11/.dir
+	$(CUDA_CXX) -c $< -o $@
+ch11: $(BUILD)/ch11/main.o $(ch11_OBJ) $(NBODY_OBJ) $(NBODY_GPU_OBJ) $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS) $(MPI_LIBS)

@@ -5,31 +5,26 @@
  *
  * Each rank owns n/P bodies (ranks.h) and computes their forces with ch07's
  * gpu-two-bodies kernel, or ch07's cpu-simd loop where a rank has no GPU
- * (then every rank runs on its CPU, at n = min(n, 16384)). The stages differ
+ * (then every rank runs on its CPU, at n = min(n, 16384)), on the N-body
+ * core's bodies (common/nbody/). The stages differ
  * in how positions travel (stages.h). Each is measured as every chapter's
  * are (common/measure.h), collectively: the time of a run is the slowest
  * rank's; the check gathers the first step's forces on rank 0 and holds them
- * to ch07's bound against ch07's double-precision reference. Rank 0 prints
+ * to the core's bound against its double-precision reference. Rank 0 prints
  * the table; a rank that fails or waits past --timeout ends every rank.
+ * A run's files, in the order it reads: ranks.h.
  */
 #include "ranks.h"
 #include "stages.h"
 
 #include "../../common/cli.h"
-#include "../../common/cuda_util.h"
-#include "../../common/image.h"
-#include "../../common/measure.h"
-#include "../../common/report.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static long timeout_s = 120;
 static const char *state_path, *inject, *phases_path;
-/* --phases: rank 0's rows, written at the end only if every check passed. */
-static char phase_rows[STAGE_COUNT][512];
 static const cli_option options[] = {
     {"timeout", "S", "seconds any one MPI wait may take before every rank is ended (default 120)", .min = 1,
      .max = 86400, .number = &timeout_s},
@@ -82,56 +77,6 @@ static void check_input(cli_options *opt, int argc, char **argv, long long *inje
     }
 }
 
-/* Measures stage s and (rank 0) adds its row: ms per step, GFLOP/s, and the
- * step split into wait, exchange and compute (mean over ranks). */
-static int measure_row(report *rep, ranks_problem *p, const rank_stage *s, int repeat, const char *device)
-{
-    p->s = s;
-    p->timed = (phases){0, 0, 0}, p->timed_runs = 0;
-    backend_open(p);
-    measure_result m;
-    measure_stage(&(measure_plan){.reset = ranks_reset, .run = ranks_run, .check = ranks_check,
-                                  .timer = ranks_time_ms, .context = p, .repeat = repeat}, &m);
-    phases sum = {0, 0, 0};
-    deadline_begin(p, "MPI_Reduce (the phases)");
-    MPI_CHECK(MPI_Reduce(&p->timed, &sum, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD));
-    deadline_end();
-    backend_close(p);
-    if (p->rank != 0)
-        return m.ok == REPORT_OK;
-    m.times.median /= p->steps, m.times.lo /= p->steps, m.times.hi /= p->steps;
-    /* seconds summed over ranks, timed runs and steps -> ms per step, the ranks' mean */
-    double n2 = (double)p->n * p->n, per = 1e3 / ((double)p->ranks * p->timed_runs * p->steps);
-    report_row *row = report_measured(rep, s->info.name, p->ranks, &m,
-                                      FLOPS_PER_INTERACTION * n2 / (m.times.median * 1e-3) * 1e-9, "GFLOP/s", device);
-    double mb = 16.0 * p->n * (p->ranks - 1) * 1e-6;
-    report_note(row, ", per step: wait %.3f + exchange %.3f + compute %.3f ms, %.4g MB moved", sum.wait * per,
-                sum.exchange * per, sum.compute * per, mb);
-    snprintf(phase_rows[s - stages], sizeof phase_rows[0], "%s,%d,%d,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%s\n",
-             s->info.name, p->ranks, p->n, p->gpu >= 0 ? "gpu" : "cpu", m.times.median, sum.wait * per,
-             sum.exchange * per, sum.compute * per, mb, device);
-    return m.ok == REPORT_OK;
-}
-
-/* --phases FILE: a header and a row per stage measured (temporary file, then renamed). */
-static int write_phases(int all_ok)
-{
-    char err[IMAGE_ERROR_SIZE];
-    FILE *f = file_write_begin(phases_path, err, sizeof err);
-    if (f)
-        fputs("stage,ranks,n,on,ms_per_step,wait_ms,exchange_ms,compute_ms,mb_per_step,device\n", f);
-    for (size_t i = 0; f && i < STAGE_COUNT; i++)
-        fputs(phase_rows[i], f);
-    if (!f || file_write_end(f, all_ok && !ferror(f), phases_path, err, sizeof err) != 0) {
-        if (all_ok) /* err: the path and why (image.c's message) */
-            fprintf(stderr, "ch11: --phases not written: %s\n", err);
-        else
-            fprintf(stderr, "ch11: --phases %s not written (a check failed)\n", phases_path);
-        return 0;
-    }
-    return 1;
-}
-
 int main(int argc, char **argv)
 {
     cli_options opt = {.n = 1 << 17, .steps = 2, .repeat = 3};
@@ -142,41 +87,20 @@ int main(int argc, char **argv)
     MPI_CHECK(MPI_Init(&argc, &argv));
     MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)); /* errors reach MPI_CHECK's file:line */
     ranks_problem p = {.steps = (int)opt.steps, .timeout = (double)timeout_s};
-    MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &p.rank));
-    MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &p.ranks));
+    ranks_setup(&p, opt.n, (int)opt.quiet);
     p.inject = p.rank == inject_rank ? inject_kind : 0;
-    int quiet = opt.quiet || p.rank != 0;
-    p.gpu = choose_gpu(opt.quiet, &p);
-    p.n = (int)(p.gpu < 0 && opt.n > CPU_MAX_N ? CPU_MAX_N : opt.n);
-    split(&p);
-    MPI_CHECK(MPI_Type_contiguous(4, MPI_FLOAT, &p.body_type));
-    MPI_CHECK(MPI_Type_commit(&p.body_type));
-    p.init = cli_alloc((size_t)p.n * sizeof(body), "the initial bodies");
-    vec3 *v0 = cli_alloc((size_t)p.n * sizeof(vec3), "the initial velocities");
-    nbody_init(p.init, v0, p.n); /* every rank the same fixed-seed state */
-    free(v0);
-    if (p.rank == 0)
-        make_reference(&p.ref, p.init, p.n);
-    char device[256], workload[96];
-    cuda_device_info info;
-    if (p.gpu >= 0)
-        cuda_describe_device(p.gpu, &info);
-    snprintf(device, sizeof device, "%s", p.gpu >= 0 ? info.name : host_cpu_name());
-    snprintf(workload, sizeof workload, "n=%d steps=%d ranks=%d %s", p.n, p.steps, p.ranks, p.gpu >= 0 ? "gpu" : "cpu");
+    char device[256];
     report rep;
-    if (p.rank == 0)
-        report_init(&rep, "ch11", workload, opt.csv, opt.quiet);
+    report_begin(&rep, &p, &opt, device, sizeof device);
     int all_ok = 1;
     const rank_stage *last = NULL;
     for (size_t i = 0; i < STAGE_COUNT; i++) {
+        const char *why = stage_skipped(&p, &stages[i]);
         if (!cli_stage_selected(&opt, i))
             continue;
-        if (stages[i].memory == DEVICE_BUFFERS && (!CUDA_AWARE_MPI || p.gpu < 0)) {
-            if (!quiet)
-                fprintf(stderr, "ch11: %s skipped: %s\n", stages[i].info.name,
-                        p.gpu < 0 ? "the ranks have no GPU"
-                                  : "this MPI is not CUDA-aware (mpi-ext.h: MPIX_CUDA_AWARE_SUPPORT is not 1), and "
-                                    "NCCL is not used");
+        if (why) {
+            if (!opt.quiet && p.rank == 0)
+                fprintf(stderr, "ch11: %s skipped: %s\n", stages[i].info.name, why);
             continue;
         }
         all_ok &= measure_row(&rep, &p, &stages[i], (int)opt.repeat, device);
@@ -188,12 +112,9 @@ int main(int argc, char **argv)
         p.s = last;
         all_ok &= write_state(&p, state_path);
     }
-    if (phases_path && p.rank == 0 && !write_phases(all_ok))
+    if (phases_path && p.rank == 0 && !write_phases(phases_path, all_ok))
         all_ok = 0;
-    MPI_CHECK(MPI_Type_free(&p.body_type));
-    free(p.init);
-    free(p.count);
-    free_reference(&p.ref); /* rank 0's; the others' is empty */
+    ranks_teardown(&p);
     MPI_CHECK(MPI_Finalize());
     return all_ok ? EXIT_OK : EXIT_CHECK_FAIL;
 }

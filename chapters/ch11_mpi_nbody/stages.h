@@ -1,24 +1,11 @@
 /* stages.h - ch11's stages: one change each in how a step's positions reach
  * every rank. The forces are ch07's gpu-two-bodies kernel on every stage
- * (cpu-simd's loop on ranks without a GPU). main.c runs them;
+ * (cpu-simd's loop on ranks without a GPU: forces.h). main.c runs them;
  * tests/test_ch11.c runs every row at P = 1 .. 4. */
 #ifndef CH11_STAGES_H
 #define CH11_STAGES_H
 
 #include "ranks.h"
-
-/* A CUDA-aware MPI says so in mpi-ext.h (Open MPI: MPIX_CUDA_AWARE_SUPPORT 1).
- * Debian 12's says 0: its MPI reads host memory only. */
-#if defined(__has_include)
-#if __has_include(<mpi-ext.h>)
-#include <mpi-ext.h>
-#endif
-#endif
-#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
-#define CUDA_AWARE_MPI 1
-#else
-#define CUDA_AWARE_MPI 0
-#endif
 
 /* make bench's further runs: strong scaling is the standard run at every P
  * (bench_extra.sh); these sizes give the chart its curve. */

@@ -1,4 +1,5 @@
-/* check.c - ch07's reference forces and the error measure.
+/* check.c - the N-body core's reference forces and the error measure (ch07's
+ * stages, ch09's ch07 kernels and ch11's ranks are all held to it).
  *
  * Every stage's forces are checked against a double-precision reference with
  * compensated (Neumaier) sums, body by body:
