@@ -7,6 +7,7 @@
 #include "../../common/team.h"
 
 #include <immintrin.h>
+#include <stdatomic.h>
 #include <string.h>
 
 /* Bodies [i0, i1) pulled by all n. */
@@ -156,6 +157,40 @@ void cpu_avx512_threads_forces(const body *b, vec3 *a, int n, int threads)
 {
     work w = {b, a, n};
     team_run(threads, strcmp(cpu_widest_isa(), "avx512") == 0 ? simd512_worker : simd_worker, &w);
+}
+
+/* Pieces on demand: each thread takes the next PIECE_BODIES targets nobody
+ * has taken until none is left, instead of one fixed range: on a virtual
+ * machine's cores, unequal in speed, no thread then waits for the slowest. */
+#define PIECE_BODIES 64
+
+typedef struct {
+    const body *b;
+    vec3 *a;
+    int n;
+    atomic_int next; /* the first target of the next piece nobody has taken */
+    int avx512;      /* else the AVX2 stage's code, as cpu-avx512-threads falls back */
+} pieces;
+
+static void pieces_worker(void *p, int t, int threads)
+{
+    (void)t, (void)threads;
+    pieces *w = p;
+    int i0;
+    while ((i0 = atomic_fetch_add(&w->next, PIECE_BODIES)) < w->n) {
+        int i1 = w->n - i0 < PIECE_BODIES ? w->n : i0 + PIECE_BODIES, i = i0;
+        for (; w->avx512 && i + 16 <= i1; i += 16)
+            simd512_block(w->b, w->n, w->a, i);
+        simd_range(w->b, w->n, w->a, i, i1);
+    }
+}
+
+void cpu_avx512_pieces_forces(const body *b, vec3 *a, int n, int threads)
+{
+    static pieces w; /* static: one stage at a time (team_run is not reentrant) */
+    w.b = b, w.a = a, w.n = n, w.avx512 = strcmp(cpu_widest_isa(), "avx512") == 0;
+    atomic_store(&w.next, 0);
+    team_run(threads, pieces_worker, &w);
 }
 
 void cpu_isa_note(report_row *row)

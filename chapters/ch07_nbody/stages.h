@@ -11,7 +11,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-forces_fn cpu_scalar_forces, cpu_simd_forces, cpu_simd_threads_forces, cpu_avx512_threads_forces;
+forces_fn cpu_scalar_forces, cpu_simd_forces, cpu_simd_threads_forces, cpu_avx512_threads_forces,
+    cpu_avx512_pieces_forces;
 forces_fn gpu_naive_forces, gpu_tiled_forces, gpu_tiled_float4_forces, gpu_tiled_rsqrt_forces,
     gpu_tiled_unrolled_forces, gpu_tiled_ftz_forces, gpu_softening_fma_forces, gpu_two_bodies_unsplit_forces,
     gpu_two_bodies_forces, gpu_four_bodies_forces,
@@ -39,6 +40,9 @@ static const stage stages[] = {
                             "step (AVX2 where the CPU lacks it: the row says)", .where = STAGE_CPU,
       .bench = "--n 131072 --cpu-n 131072", .all_cores = 1},
      .run = cpu_avx512_threads_forces, .supported = cpu_simd_supported, .note = cpu_isa_note},
+    {{"cpu-avx512-pieces", "+ the targets dealt in pieces of 64 as threads ask for them, not one fixed range each",
+      .where = STAGE_CPU, .bench = "--n 131072 --cpu-n 131072", .all_cores = 1},
+     .run = cpu_avx512_pieces_forces, .supported = cpu_simd_supported, .note = cpu_isa_note},
     {{"gpu-naive", "one thread per body, every other body read from global memory", .where = STAGE_GPU,
       .kernel = "naive_kernel", .bench = N_SWEEP}, .run = gpu_naive_forces},
     {{"gpu-tiled", "bodies staged through shared memory a block-sized tile at a time", .where = STAGE_GPU,
