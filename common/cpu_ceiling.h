@@ -4,7 +4,9 @@
  * (compute-bound work), each at the widest vector ISA this CPU has (chosen at
  * run time: AVX-512, else AVX2 + FMA, else plain C), on `threads` threads.
  * Each timed repetition lasts at least CPU_CEILING_MIN_MS, so the rate is a
- * steady one; the best of `repeat` repetitions is the ceiling. The work is
+ * steady one; the best of `repeat` repetitions is the ceiling. The read
+ * stream is tried with plain loads and with a software prefetch, the faster
+ * kept: a plain kernel may do either. The work is
  * dealt in pieces on demand, so every thread is busy to the end. */
 #ifndef COMMON_CPU_CEILING_H
 #define COMMON_CPU_CEILING_H
@@ -26,7 +28,13 @@ typedef struct {
     int threads;
     double work;     /* what the best repetition's threads counted as done: bytes read, or flops */
     double expected; /* what that repetition had to do: passes x bytes, or iterations x chains x lanes x 2 */
+    double one_pass; /* read only: GB/s of the same kernel timed as a CPU stage is, one pass over the
+                      * buffer, the median of CPU_STAGE_REPEAT (start-up, tail and the host's noise included) */
+    const char *loads; /* read only: "with" or "without" a software prefetch, whichever was faster */
 } cpu_ceiling;
+
+/* Runs a CPU stage is timed over by default (the median is its time). */
+#define CPU_STAGE_REPEAT 5
 
 /* Reads the `bytes` of buf, whole passes over it repeated within a repetition
  * until it lasts CPU_CEILING_MIN_MS; the threads take 1 MiB pieces as they

@@ -95,11 +95,14 @@ START_TEST(gpu_stages_exact)
     for (size_t s = 0; s < STAGE_COUNT; s++) {
         if (stages[s].info.where != STAGE_GPU)
             continue;
-        CUDA_CHECK(cudaMemset(d_sum, 0x5A, sizeof(long long)));
-        stages[s].run(d_in, n, d_sum, &ctx);
-        CUDA_CHECK(cudaDeviceSynchronize());
-        CUDA_CHECK(cudaMemcpy(&got, d_sum, sizeof got, cudaMemcpyDeviceToHost));
-        ck_assert_msg(got == expected, "%s, n=%zu: %lld, expected %lld", stages[s].info.name, n, got, expected);
+        for (int run = 1; run <= 3; run++) { /* state a stage keeps between launches must not leak into the next */
+            CUDA_CHECK(cudaMemset(d_sum, 0x5A, sizeof(long long)));
+            stages[s].run(d_in, n, d_sum, &ctx);
+            CUDA_CHECK(cudaDeviceSynchronize());
+            CUDA_CHECK(cudaMemcpy(&got, d_sum, sizeof got, cudaMemcpyDeviceToHost));
+            ck_assert_msg(got == expected, "%s, n=%zu, run %d: %lld, expected %lld", stages[s].info.name, n, run, got,
+                          expected);
+        }
     }
     CUDA_CHECK(cudaFree(d_in));
     CUDA_CHECK(cudaFree(d_sum));

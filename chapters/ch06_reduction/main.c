@@ -51,7 +51,7 @@ static const cli_spec spec = {
     CLI_OPTION_TABLE(options),
     .notes = "--n is the number of int32 elements: default 2^28 (268435456, 1 GiB); --threads is for\n"
              "cpu-threads (default: all cores); --repeat defaults to 20 timed runs per GPU stage\n"
-             "(3 per CPU stage). GPU stages' % is of a read-only streaming kernel measured in the\n"
+             "(5 per CPU stage). GPU stages' % is of a read-only streaming kernel measured in the\n"
              "same run; without a CUDA device the CPU stages run and the exit status is 3.",
 };
 

@@ -2,8 +2,9 @@
  *
  * Every stage is a reduce_fn. CPU stages take host pointers and return when
  * done. GPU stages take device pointers, are launched on the default stream,
- * zero *sum (device memory) first, and return without synchronising, so the
- * caller times them with events and a stage's time covers everything it needs.
+ * zero *sum (device memory) first (one-launch writes it instead), and return
+ * without synchronising, so the caller times them with events and a stage's
+ * time covers everything it needs.
  */
 #ifndef CH06_REDUCE_H
 #define CH06_REDUCE_H
@@ -21,8 +22,9 @@ typedef struct {
 } reduce_ctx;
 
 typedef void reduce_fn(const int *in, size_t n, long long *sum, const reduce_ctx *ctx);
-reduce_fn reduce_cpu_serial, reduce_cpu_threads, reduce_cpu_threads_simd, reduce_cpu_pieces, reduce_cpu_biased_lanes;
-reduce_fn reduce_cover_once, reduce_ceiling_shape;
+reduce_fn reduce_cpu_serial, reduce_cpu_threads, reduce_cpu_threads_simd, reduce_cpu_pieces, reduce_cpu_biased_lanes,
+    reduce_cpu_prefetch;
+reduce_fn reduce_cover_once, reduce_ceiling_shape, reduce_one_launch;
 reduce_fn reduce_atomic_global, reduce_interleaved_divergent, reduce_interleaved_strided, reduce_sequential,
     reduce_first_add_on_load, reduce_warp_unrolled_volatile, reduce_warp_unrolled_sync, reduce_fully_unrolled,
     reduce_chunk_per_thread, reduce_many_per_thread, reduce_warp_shuffle, reduce_four_loads, reduce_read_only_path,

@@ -70,12 +70,13 @@ void run_measure(report *rep, run *r, int repeat)
     int gpu = r->info->where == STAGE_GPU;
     measure_result m;
     measure_stage(&(measure_plan){.reset = poison_sum, .run = run_stage, .check = check_sum, .context = r,
-                                  .timer = gpu ? cuda_time_ms : NULL, .repeat = repeat ? repeat : gpu ? 20 : 3}, &m);
+                                  .timer = gpu ? cuda_time_ms : NULL, .repeat = repeat ? repeat : gpu ? 20 : CPU_STAGE_REPEAT}, &m);
     double gbs = r->n * sizeof(int) / (m.times.median * 1e-3) * 1e-9;
     report_row *row = report_measured(rep, r->info->name, gpu ? REPORT_ON_GPU : r->cpu.threads, &m, gbs, "GB/s",
                                       gpu ? r->g->info.name : host_cpu_name());
     if (gpu && r->g->ceilings)
         gpu_memory_ceilings_note(row, gbs, &r->g->ceil);
     if (!gpu && r->host->rate > 0)
-        report_note(row, "%s%.1f%% of the host's read ceiling", row->note[0] ? "; " : "", 100 * gbs / r->host->rate);
+        report_note(row, "%s%.1f%% of the host's read ceiling (%.1f%% of its kernel timed as a stage)",
+                    row->note[0] ? "; " : "", 100 * gbs / r->host->rate, 100 * gbs / r->host->one_pass);
 }

@@ -27,6 +27,8 @@ static const stage stages[] = {
     {{"cpu-biased-lanes", "+ one 64-byte load per 16 ints, biased to unsigned and added as 64-bit lanes (exact for "
       "any int32): four instructions per 64 bytes instead of six", .where = STAGE_CPU, .all_cores = 1},
      reduce_cpu_biased_lanes},
+    {{"cpu-prefetch", "+ a software prefetch 2 KiB ahead every 256 bytes (the read ceiling tries the same)",
+      .where = STAGE_CPU, .all_cores = 1}, reduce_cpu_prefetch},
     {{"atomic-global", "one 64-bit atomicAdd per element, all on one address", .where = STAGE_GPU,
       .kernel = "atomic_global_kernel"}, reduce_atomic_global},
     {{"interleaved-divergent", "shared-memory tree, every 2s-th thread works: divergent warps", .where = STAGE_GPU,
@@ -61,6 +63,8 @@ static const stage stages[] = {
       "no grid-stride loop", .where = STAGE_GPU, .kernel = "cover_once_kernel<(int)256, (int)8>"}, reduce_cover_once},
     {{"ceiling-shape", "+ the read ceiling's launch shape: 512 threads of two 16-byte loads instead of 256 of eight",
       .where = STAGE_GPU, .kernel = "cover_once_kernel<(int)512, (int)2>"}, reduce_ceiling_shape},
+    {{"one-launch", "+ no memset launched first: the grid's last block writes the total (a ticket per block)",
+      .where = STAGE_GPU, .kernel = "one_launch_kernel<(int)512, (int)2>"}, reduce_one_launch},
     {{"cub", "CUB's DeviceReduce::Sum, the yardstick", .where = STAGE_GPU, .kernel = "DeviceReduceKernel"},
      reduce_cub},
 };

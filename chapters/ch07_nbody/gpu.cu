@@ -200,6 +200,66 @@ __global__ void __launch_bounds__(BLOCK * Q) several_bodies_kernel(const body *b
         }
 }
 
+/* ---- gpu-double-buffered: gpu-four-bodies with two tiles in shared memory
+ * instead of one. Each thread loads its body of the next tile into a register
+ * before the interactions with this tile begin (the load's latency hidden
+ * behind them) and stores it into the other tile after; one barrier a tile
+ * then says both "the next tile is written" and "nobody still reads this
+ * one", where gpu-four-bodies needed one barrier for each. Warps wait at a
+ * barrier for the block's slowest warp: half the barriers, half the waits. */
+template <int B, int Q, int BLOCK>
+__global__ void __launch_bounds__(BLOCK * Q) double_buffered_kernel(const body *b, vec3 *a, int n)
+{
+    const int V = RSQRT | UNROLL | FTZ | SOFT_FMA;
+    __shared__ float4 tile[2][Q][BLOCK];
+    __shared__ vec3 part[Q][B * BLOCK];
+    const float4 *b4 = reinterpret_cast<const float4 *>(b);
+    int i0 = blockIdx.x * B * BLOCK + threadIdx.x, y = threadIdx.y;
+    body bi[B];
+    vec3 acc[B];
+#pragma unroll
+    for (int k = 0; k < B; k++) {
+        int i = i0 + k * BLOCK;
+        bi[k] = i < n ? b[i] : body{0, 0, 0, 0};
+        acc[k] = vec3{0, 0, 0};
+    }
+    int tiles = (n + BLOCK - 1) / BLOCK, j = y * BLOCK + threadIdx.x, now = 0;
+    tile[0][y][threadIdx.x] = j < n ? __ldg(b4 + j) : make_float4(0, 0, 0, 0);
+    __syncthreads();
+    for (int t0 = 0; t0 < tiles; t0 += Q) {
+        j = (t0 + Q + y) * BLOCK + threadIdx.x; /* this thread's body of the next tile */
+        float4 next = j < n ? __ldg(b4 + j) : make_float4(0, 0, 0, 0);
+#pragma unroll 8
+        for (int jj = 0; jj < BLOCK; jj++) {
+            float4 bj = tile[now][y][jj];
+#pragma unroll
+            for (int k = 0; k < B; k++)
+                body_body_accel_float4<V>(&acc[k], bi[k], bj);
+        }
+        tile[now ^ 1][y][threadIdx.x] = next;
+        now ^= 1;
+        __syncthreads();
+    }
+#pragma unroll
+    for (int k = 0; k < B; k++)
+        part[y][k * BLOCK + threadIdx.x] = acc[k];
+    __syncthreads();
+    if (y == 0)
+#pragma unroll
+        for (int k = 0; k < B; k++) {
+            vec3 sum = part[0][k * BLOCK + threadIdx.x];
+            for (int q = 1; q < Q; q++) {
+                vec3 p = part[q][k * BLOCK + threadIdx.x];
+                sum.x += p.x;
+                sum.y += p.y;
+                sum.z += p.z;
+            }
+            int i = i0 + k * BLOCK;
+            if (i < n)
+                a[i] = sum;
+        }
+}
+
 /* ---- gpu-atomic-symmetric (STAGGERED = BALANCED = false): f_ji = -f_ij, so
  * compute each pair once. Block b takes bodies of tile b against tiles b, b+1,
  * ...; a thread keeps its own body's sum in registers and subtracts the
@@ -342,6 +402,15 @@ extern "C" void gpu_two_bodies_unsplit_forces(const body *d_b, vec3 *d_a, int n,
 extern "C" void gpu_four_bodies_forces(const body *d_b, vec3 *d_a, int n, int)
 {
     launch_several<4, 4, 128>(d_b, d_a, n, 0);
+}
+
+/* gpu-double-buffered: gpu-four-bodies' grid and blocks, two tiles a slice. */
+extern "C" void gpu_double_buffered_forces(const body *d_b, vec3 *d_a, int n, int)
+{
+    dim3 grid((unsigned)((n + 4 * 128 - 1) / (4 * 128))), block(128, 4);
+    if (n > 0)
+        double_buffered_kernel<4, 4, 128><<<grid, block>>>(d_b, d_a, n);
+    CUDA_CHECK_LAUNCH();
 }
 
 extern "C" void gpu_two_bodies_on(const body *d_b, vec3 *d_a, int n, cudaStream_t stream)

@@ -15,7 +15,7 @@ forces_fn cpu_scalar_forces, cpu_simd_forces, cpu_simd_threads_forces, cpu_avx51
     cpu_avx512_pieces_forces;
 forces_fn gpu_naive_forces, gpu_tiled_forces, gpu_tiled_float4_forces, gpu_tiled_rsqrt_forces,
     gpu_tiled_unrolled_forces, gpu_tiled_ftz_forces, gpu_softening_fma_forces, gpu_two_bodies_unsplit_forces,
-    gpu_two_bodies_forces, gpu_four_bodies_forces,
+    gpu_two_bodies_forces, gpu_four_bodies_forces, gpu_double_buffered_forces,
     gpu_atomic_symmetric_forces, gpu_symmetric_staggered_forces, gpu_symmetric_balanced_forces;
 #ifdef __cplusplus
 }
@@ -70,6 +70,10 @@ static const stage stages[] = {
       "128 x 4): a quarter of a shared load per interaction, four chains a thread", .where = STAGE_GPU,
       .kernel = "several_bodies_kernel<(int)4, (int)4, (int)128>", .bench = N_SWEEP, .tags = "ptx-mix=4"},
      .run = gpu_four_bodies_forces},
+    {{"gpu-double-buffered", "+ two tiles: the next one loaded into registers while this one is used, one barrier "
+      "a tile instead of two", .where = STAGE_GPU, .kernel = "double_buffered_kernel<(int)4, (int)4, (int)128>",
+      .bench = N_SWEEP, .tags = "ptx-mix=4"},
+     .run = gpu_double_buffered_forces},
     {{"gpu-atomic-symmetric", "each pair once, the reaction subtracted with float atomics (f_ji = -f_ij), all lanes "
       "on one address", .where = STAGE_GPU, .kernel = "symmetric_kernel<(bool)0, (bool)0>"},
      .run = gpu_atomic_symmetric_forces},
