@@ -77,6 +77,28 @@ __attribute__((target("avx2"))) static long long sum_avx2(const int *in, size_t 
     return sum;
 }
 
+/* The biased kernels' end: the 64-bit lanes' total and the high ints' total
+ * give the ints' total, less the bias of the `count` ints they added. */
+__attribute__((target("avx512f"))) static long long unbias_avx512(__m512i lanes, __m512i high, size_t count)
+{
+    unsigned long long l[8], h[8], total = 0; /* < 2^32 per int x 2^32 ints: no wrap */
+    _mm512_storeu_si512(l, lanes);
+    _mm512_storeu_si512(h, high);
+    for (int k = 0; k < 8; k++)
+        total += h[k] + (l[k] - (h[k] << 32)); /* high ints + low ints, each biased */
+    return (long long)(total - (unsigned long long)count * 0x80000000ULL);
+}
+
+__attribute__((target("avx2"))) static long long unbias_avx2(__m256i lanes, __m256i high, size_t count)
+{
+    unsigned long long l[4], h[4], total = 0;
+    _mm256_storeu_si256((__m256i *)l, lanes);
+    _mm256_storeu_si256((__m256i *)h, high);
+    for (int k = 0; k < 4; k++)
+        total += h[k] + (l[k] - (h[k] << 32));
+    return (long long)(total - (unsigned long long)count * 0x80000000ULL);
+}
+
 /* Sixteen int32 per 64-byte load, exact for any int32: each int biased to
  * unsigned (its sign bit flipped: x + 2^31), the 16 read as eight 64-bit lanes
  * (high int x 2^32 + low int) and added, and the high ints added apart; the
@@ -94,12 +116,8 @@ __attribute__((target("avx512f"))) static long long sum_avx512_biased(const int 
         lanes0 = _mm512_add_epi64(lanes0, a), high0 = _mm512_add_epi64(high0, _mm512_srli_epi64(a, 32));
         lanes1 = _mm512_add_epi64(lanes1, b), high1 = _mm512_add_epi64(high1, _mm512_srli_epi64(b, 32));
     }
-    unsigned long long lanes[8], high[8], total = 0; /* < 2^32 per int x 2^32 ints: no wrap */
-    _mm512_storeu_si512(lanes, _mm512_add_epi64(lanes0, lanes1));
-    _mm512_storeu_si512(high, _mm512_add_epi64(high0, high1));
-    for (int k = 0; k < 8; k++)
-        total += high[k] + (lanes[k] - (high[k] << 32)); /* high ints + low ints, each biased */
-    return (long long)(total - (unsigned long long)i * 0x80000000ULL) + serial_sum(in + i, n - i);
+    return unbias_avx512(_mm512_add_epi64(lanes0, lanes1), _mm512_add_epi64(high0, high1), i) +
+           serial_sum(in + i, n - i);
 }
 
 /* The same with AVX2: eight int32 per 32-byte load. */
@@ -114,12 +132,8 @@ __attribute__((target("avx2"))) static long long sum_avx2_biased(const int *in, 
         lanes0 = _mm256_add_epi64(lanes0, a), high0 = _mm256_add_epi64(high0, _mm256_srli_epi64(a, 32));
         lanes1 = _mm256_add_epi64(lanes1, b), high1 = _mm256_add_epi64(high1, _mm256_srli_epi64(b, 32));
     }
-    unsigned long long lanes[4], high[4], total = 0;
-    _mm256_storeu_si256((__m256i *)lanes, _mm256_add_epi64(lanes0, lanes1));
-    _mm256_storeu_si256((__m256i *)high, _mm256_add_epi64(high0, high1));
-    for (int k = 0; k < 4; k++)
-        total += high[k] + (lanes[k] - (high[k] << 32));
-    return (long long)(total - (unsigned long long)i * 0x80000000ULL) + serial_sum(in + i, n - i);
+    return unbias_avx2(_mm256_add_epi64(lanes0, lanes1), _mm256_add_epi64(high0, high1), i) +
+           serial_sum(in + i, n - i);
 }
 
 /* The biased sum with a software prefetch: every 256 bytes, one prefetch
@@ -143,12 +157,8 @@ __attribute__((target("avx512f"))) static long long sum_avx512_prefetch(const in
             lanes1 = _mm512_add_epi64(lanes1, b), high1 = _mm512_add_epi64(high1, _mm512_srli_epi64(b, 32));
         }
     }
-    unsigned long long lanes[8], high[8], total = 0;
-    _mm512_storeu_si512(lanes, _mm512_add_epi64(lanes0, lanes1));
-    _mm512_storeu_si512(high, _mm512_add_epi64(high0, high1));
-    for (int k = 0; k < 8; k++)
-        total += high[k] + (lanes[k] - (high[k] << 32));
-    return (long long)(total - (unsigned long long)i * 0x80000000ULL) + sum_avx512_biased(in + i, n - i);
+    return unbias_avx512(_mm512_add_epi64(lanes0, lanes1), _mm512_add_epi64(high0, high1), i) +
+           sum_avx512_biased(in + i, n - i);
 }
 
 /* The same with AVX2: one prefetch every 128 bytes. */
@@ -166,12 +176,8 @@ __attribute__((target("avx2"))) static long long sum_avx2_prefetch(const int *in
             lanes1 = _mm256_add_epi64(lanes1, b), high1 = _mm256_add_epi64(high1, _mm256_srli_epi64(b, 32));
         }
     }
-    unsigned long long lanes[4], high[4], total = 0;
-    _mm256_storeu_si256((__m256i *)lanes, _mm256_add_epi64(lanes0, lanes1));
-    _mm256_storeu_si256((__m256i *)high, _mm256_add_epi64(high0, high1));
-    for (int k = 0; k < 4; k++)
-        total += high[k] + (lanes[k] - (high[k] << 32));
-    return (long long)(total - (unsigned long long)i * 0x80000000ULL) + sum_avx2_biased(in + i, n - i);
+    return unbias_avx2(_mm256_add_epi64(lanes0, lanes1), _mm256_add_epi64(high0, high1), i) +
+           sum_avx2_biased(in + i, n - i);
 }
 
 typedef struct {

@@ -382,7 +382,7 @@ __global__ void vector_shuffle_kernel(const int *__restrict__ in, size_t n, long
  * left running alone at the end. cover-once runs it as 256 threads of eight
  * loads; ceiling-shape, with one change, as 512 threads of two. */
 template <int THREADS, int LOADS>
-__global__ void cover_once_kernel(const int *__restrict__ in, size_t n, long long *d_sum)
+__device__ static long long cover_once_sum(const int *__restrict__ in, size_t n)
 {
     const int4 *in4 = reinterpret_cast<const int4 *>(in);
     size_t n4 = n / 4, first = (size_t)blockIdx.x * THREADS * LOADS + threadIdx.x;
@@ -399,7 +399,13 @@ __global__ void cover_once_kernel(const int *__restrict__ in, size_t n, long lon
     size_t tail = 4 * n4 + (size_t)blockIdx.x * THREADS + threadIdx.x; /* the n % 4 past the last int4 */
     if (tail < n)
         sum += __ldg(in + tail);
-    block_sum_to<THREADS>(d_sum, sum);
+    return sum;
+}
+
+template <int THREADS, int LOADS>
+__global__ void cover_once_kernel(const int *__restrict__ in, size_t n, long long *d_sum)
+{
+    block_sum_to<THREADS>(d_sum, cover_once_sum<THREADS, LOADS>(in, n));
 }
 
 /* ---- ceiling-shape: cover-once with one change, the launch's shape: 512
@@ -423,22 +429,7 @@ __device__ static unsigned one_launch_tickets;
 template <int THREADS, int LOADS>
 __global__ void one_launch_kernel(const int *__restrict__ in, size_t n, long long *d_sum)
 {
-    const int4 *in4 = reinterpret_cast<const int4 *>(in);
-    size_t n4 = n / 4, first = (size_t)blockIdx.x * THREADS * LOADS + threadIdx.x;
-    int4 v[LOADS];
-#pragma unroll
-    for (int k = 0; k < LOADS; k++) {
-        size_t i = first + (size_t)k * THREADS;
-        v[k] = i < n4 ? __ldg(in4 + i) : make_int4(0, 0, 0, 0);
-    }
-    long long sum = 0;
-#pragma unroll
-    for (int k = 0; k < LOADS; k++)
-        sum += (long long)v[k].x + v[k].y + v[k].z + v[k].w;
-    size_t tail = 4 * n4 + (size_t)blockIdx.x * THREADS + threadIdx.x;
-    if (tail < n)
-        sum += __ldg(in + tail);
-    sum = block_sum<THREADS>(sum);
+    long long sum = block_sum<THREADS>(cover_once_sum<THREADS, LOADS>(in, n));
     if (threadIdx.x == 0) {
         atomicAdd(&one_launch_total, (unsigned long long)sum);
         __threadfence();

@@ -144,6 +144,44 @@ __global__ void tiled_float4_kernel(const body *b, vec3 *a, int n, int i_begin, 
         a[i] = acc;
 }
 
+/* The B bodies a thread owns, BLOCK apart from i0 (zero mass past n), and
+ * their sums, zeroed. */
+template <int B, int BLOCK>
+static __device__ __forceinline__ void own_bodies(const body *b, int n, int i0, body *bi, vec3 *acc)
+{
+#pragma unroll
+    for (int k = 0; k < B; k++) {
+        int i = i0 + k * BLOCK;
+        bi[k] = i < n ? b[i] : body{0, 0, 0, 0};
+        acc[k] = vec3{0, 0, 0};
+    }
+}
+
+/* Each body's Q partial sums (one per slice threadIdx.y), through shared
+ * memory, added in slice order by slice 0 and written. */
+template <int B, int Q, int BLOCK>
+static __device__ __forceinline__ void add_slices(vec3 (*part)[B * BLOCK], const vec3 *acc, int i0, int n, vec3 *a)
+{
+#pragma unroll
+    for (int k = 0; k < B; k++)
+        part[threadIdx.y][k * BLOCK + threadIdx.x] = acc[k];
+    __syncthreads();
+    if (threadIdx.y == 0)
+#pragma unroll
+        for (int k = 0; k < B; k++) {
+            vec3 sum = part[0][k * BLOCK + threadIdx.x];
+            for (int q = 1; q < Q; q++) {
+                vec3 p = part[q][k * BLOCK + threadIdx.x];
+                sum.x += p.x;
+                sum.y += p.y;
+                sum.z += p.z;
+            }
+            int i = i0 + k * BLOCK;
+            if (i < n)
+                a[i] = sum;
+        }
+}
+
 /* ---- gpu-two-bodies: gpu-softening-fma with B = 2 bodies per thread, so
  * each body j read from shared memory serves two interactions (12 FP32
  * instructions and the rsqrt each, and half a shared load instead of a whole
@@ -160,12 +198,7 @@ __global__ void __launch_bounds__(BLOCK * Q) several_bodies_kernel(const body *b
     int i0 = blockIdx.x * B * BLOCK + threadIdx.x, y = threadIdx.y;
     body bi[B];
     vec3 acc[B];
-#pragma unroll
-    for (int k = 0; k < B; k++) {
-        int i = i0 + k * BLOCK;
-        bi[k] = i < n ? b[i] : body{0, 0, 0, 0};
-        acc[k] = vec3{0, 0, 0};
-    }
+    own_bodies<B, BLOCK>(b, n, i0, bi, acc);
     int tiles = (n + BLOCK - 1) / BLOCK;
     for (int t0 = 0; t0 < tiles; t0 += Q) {
         int j = (t0 + y) * BLOCK + threadIdx.x;
@@ -180,24 +213,7 @@ __global__ void __launch_bounds__(BLOCK * Q) several_bodies_kernel(const body *b
         }
         __syncthreads();
     }
-#pragma unroll
-    for (int k = 0; k < B; k++)
-        part[y][k * BLOCK + threadIdx.x] = acc[k];
-    __syncthreads();
-    if (y == 0)
-#pragma unroll
-        for (int k = 0; k < B; k++) {
-            vec3 sum = part[0][k * BLOCK + threadIdx.x];
-            for (int q = 1; q < Q; q++) {
-                vec3 p = part[q][k * BLOCK + threadIdx.x];
-                sum.x += p.x;
-                sum.y += p.y;
-                sum.z += p.z;
-            }
-            int i = i0 + k * BLOCK;
-            if (i < n)
-                a[i] = sum;
-        }
+    add_slices<B, Q, BLOCK>(part, acc, i0, n, a);
 }
 
 /* ---- gpu-double-buffered: gpu-four-bodies with two tiles in shared memory
@@ -217,12 +233,7 @@ __global__ void __launch_bounds__(BLOCK * Q) double_buffered_kernel(const body *
     int i0 = blockIdx.x * B * BLOCK + threadIdx.x, y = threadIdx.y;
     body bi[B];
     vec3 acc[B];
-#pragma unroll
-    for (int k = 0; k < B; k++) {
-        int i = i0 + k * BLOCK;
-        bi[k] = i < n ? b[i] : body{0, 0, 0, 0};
-        acc[k] = vec3{0, 0, 0};
-    }
+    own_bodies<B, BLOCK>(b, n, i0, bi, acc);
     int tiles = (n + BLOCK - 1) / BLOCK, j = y * BLOCK + threadIdx.x, now = 0;
     tile[0][y][threadIdx.x] = j < n ? __ldg(b4 + j) : make_float4(0, 0, 0, 0);
     __syncthreads();
@@ -240,24 +251,7 @@ __global__ void __launch_bounds__(BLOCK * Q) double_buffered_kernel(const body *
         now ^= 1;
         __syncthreads();
     }
-#pragma unroll
-    for (int k = 0; k < B; k++)
-        part[y][k * BLOCK + threadIdx.x] = acc[k];
-    __syncthreads();
-    if (y == 0)
-#pragma unroll
-        for (int k = 0; k < B; k++) {
-            vec3 sum = part[0][k * BLOCK + threadIdx.x];
-            for (int q = 1; q < Q; q++) {
-                vec3 p = part[q][k * BLOCK + threadIdx.x];
-                sum.x += p.x;
-                sum.y += p.y;
-                sum.z += p.z;
-            }
-            int i = i0 + k * BLOCK;
-            if (i < n)
-                a[i] = sum;
-        }
+    add_slices<B, Q, BLOCK>(part, acc, i0, n, a);
 }
 
 /* ---- gpu-atomic-symmetric (STAGGERED = BALANCED = false): f_ji = -f_ij, so
