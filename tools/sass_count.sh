@@ -98,7 +98,7 @@ count_kernels() {
 
 # The table's row for one kernel line of count_kernels (tab-separated).
 table_row() {
-    local object=$1 name counts row=
+    local object=$1 name counts row=''
     IFS=$'\t' read -r name counts <<< "$2"
     if [ "$demangle" = 1 ]; then
         name="\`$(c++filt "$name" 2>/dev/null || echo "$name")\`"
@@ -108,7 +108,7 @@ table_row() {
 }
 
 header() {
-    local head= rule= t
+    local head='' rule='' t
     [ "$object_column" = 1 ] && head="| object " rule="|---"
     head+="| $kernel_title |" rule+="|---|"
     for t in "${titles[@]}"; do
