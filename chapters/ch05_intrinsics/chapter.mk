@@ -34,14 +34,20 @@ $(BUILD)/ch05/render_%.o: $(ch05_DIR)/render_%.cu $(ch05_DIR)/*.h common/*.h $(C
 ch05: $(BUILD)/ch05/main.o $(BUILD)/ch05/run.o $(CH05_RENDER_OBJ) $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)
 
-# FP64 instructions in each kernel's machine code (SASS). cuobjdump ships with
-# the CUDA Toolkit's full install; CI and the dev machines lack it.
+# FP64 instructions in each kernel's machine code (SASS), and all its
+# instructions (tools/sass_count.sh). cuobjdump ships with the CUDA Toolkit's
+# full install; CI and the dev machines lack it. The FP64 opcodes: arithmetic
+# (DADD DMUL DFMA), comparisons (DSETP DMNMX), conversions to or from double,
+# DEPBAR_NEVER; "[^A-Z]" before each: a whole opcode, not the end of a longer one.
 CHAPTER_TARGETS += ch05-sass
 ch05-sass_HELP := FP64 instructions in each ch05 kernel's machine code (needs cuobjdump)
+CH05_SASS_FP64 := [^A-Z](DADD|DMUL|DFMA|DSETP|DMNMX|F2F\.F64|F2F\.F32\.F64|I2F\.F64|F2I\.F64|DEPBAR_NEVER)
 .PHONY: ch05-sass
 ch05-sass: $(CH05_RENDER_OBJ)
 	@if [ -z "$(CUOBJDUMP)" ]; then echo "ch05-sass: cuobjdump not found (it comes with the full CUDA Toolkit); nothing counted"; exit 0; fi; \
-	$(ch05_DIR)/sass_fp64.sh "$(CUOBJDUMP)" $^ > data/asm/ch05_fp64.md.tmp && mv data/asm/ch05_fp64.md.tmp data/asm/ch05_fp64.md && cat data/asm/ch05_fp64.md
+	tools/sass_count.sh --object-column --kernel-title 'kernel (stage flags)' "$(CUOBJDUMP)" \
+	  'FP64 instructions=$(CH05_SASS_FP64)' 'instructions=.' -- $^ > data/asm/ch05_fp64.md.tmp && \
+	  mv data/asm/ch05_fp64.md.tmp data/asm/ch05_fp64.md && cat data/asm/ch05_fp64.md
 
 # tests/test_ch05.cu's planted bug: card.h with one sign flipped (as ch04's),
 # which only the comparison with ch03's code can see.

@@ -41,8 +41,11 @@ ch07-ptx: $(BUILD)/ch07/gpu.ptx ch07
 	@$(ch07_DIR)/ptx_mix.sh $< ./ch07 > data/asm/ch07_ptx_mix.md.tmp && mv data/asm/ch07_ptx_mix.md.tmp data/asm/ch07_ptx_mix.md && cat data/asm/ch07_ptx_mix.md
 
 # The kernels' machine code (SASS): instructions, special-function
-# instructions and float comparisons per kernel. Needs cuobjdump.
+# instructions and float comparisons per kernel (tools/sass_count.sh). Needs
+# cuobjdump.
 .PHONY: ch07-sass
 ch07-sass: $(BUILD)/ch07/gpu.o
 	@if [ -z "$(CUOBJDUMP)" ]; then echo "ch07-sass: cuobjdump not found (it comes with the full CUDA Toolkit); nothing counted"; exit 0; fi; \
-	$(ch07_DIR)/sass_counts.sh "$(CUOBJDUMP)" $< > data/asm/ch07_sass_counts.md.tmp && mv data/asm/ch07_sass_counts.md.tmp data/asm/ch07_sass_counts.md && cat data/asm/ch07_sass_counts.md
+	tools/sass_count.sh --demangle --kernel-title 'kernel (demangled by c++filt where present)' "$(CUOBJDUMP)" \
+	  'SASS instructions=.' 'MUFU=MUFU' 'FSETP=FSETP' -- $< > data/asm/ch07_sass_counts.md.tmp && \
+	  mv data/asm/ch07_sass_counts.md.tmp data/asm/ch07_sass_counts.md && cat data/asm/ch07_sass_counts.md

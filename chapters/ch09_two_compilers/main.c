@@ -34,12 +34,10 @@
 
 #include "../../common/cli.h"
 #include "../../common/cuda_util.h"
-#include "../../common/measure.h"
 #include "../../common/report.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #ifndef CH09_NO_CLANG_WHY
 #define CH09_NO_CLANG_WHY "no clang half"
@@ -47,8 +45,6 @@
 #ifndef CH09_CLANG
 #define CH09_CLANG "clang"
 #endif
-#define MAX_BODIES 131072
-#define MAX_TALK (1 << 24)
 
 static const cli_spec spec = {
     .program = "ch09",
@@ -61,26 +57,6 @@ static const cli_spec spec = {
              "Each stage is checked as in its own chapter (chapters/ch09_two_compilers/main.c).\n"
              "Without a CUDA device: the builds this program holds, then exit status 3.",
 };
-
-/* One stage: measured (common/measure.h); its row in its part's report. */
-static void run_stage(run *r, const ch09_stage *s, report *rep, const char *device)
-{
-    r->s = s;
-    measure_result m;
-    measure_stage(&(measure_plan){.reset = poison, .run = launch, .check = check, .timer = cuda_time_ms,
-                                  .context = r, .repeat = r->repeat}, &m);
-    double value, ms = m.times.median;
-    const char *unit;
-    if (s->part == PART_CH05)
-        value = (double)r->width * r->height * r->spp / (ms * 1e3), unit = "Msamples/s";
-    else if (s->part == PART_CH06)
-        value = (double)r->n * sizeof(int) / (ms * 1e6), unit = "GB/s";
-    else if (s->part == PART_CH07)
-        value = 20.0 * r->bodies * (double)r->bodies / (ms * 1e6), unit = "GFLOP/s";
-    else
-        value = r->talk_n / (ms * 1e6), unit = "Gelements/s";
-    report_measured(rep, s->info.name, REPORT_ON_GPU, &m, value, unit, device);
-}
 
 int main(int argc, char **argv)
 {
@@ -99,25 +75,15 @@ int main(int argc, char **argv)
     if (!opt.quiet)
         cuda_print_device(stderr, (int)opt.device, &info);
     run r;
-    memset(&r, 0, sizeof r);
-    r.n = opt.n;
-    r.bodies = opt.n < MAX_BODIES ? (int)opt.n : MAX_BODIES;
-    r.talk_n = opt.n < MAX_TALK ? (int)opt.n : MAX_TALK;
-    r.width = (int)opt.width, r.height = (int)opt.height, r.spp = (int)opt.spp, r.repeat = (int)opt.repeat;
+    run_init(&r, &opt);
     int wanted[PART_COUNT] = {0};
     for (size_t i = 0; i < STAGE_COUNT; i++)
         if (cli_stage_selected(&opt, i))
             wanted[stages[i].part] = 1;
     run_prepare(&r, wanted);
 
-    char workload[PART_COUNT][96];
-    snprintf(workload[PART_CH05], sizeof workload[0], "ch05 %dx%dx%dspp", r.width, r.height, r.spp);
-    snprintf(workload[PART_CH06], sizeof workload[0], "ch06 n=%lld", r.n);
-    snprintf(workload[PART_CH07], sizeof workload[0], "ch07 n=%d", r.bodies);
-    snprintf(workload[PART_TALK], sizeof workload[0], "talk n=%d", r.talk_n);
-    static report reports[PART_COUNT];
-    for (int p = 0; p < PART_COUNT; p++)
-        report_init(&reports[p], spec.program, workload[p], opt.csv, opt.quiet);
+    static report reports[PART_COUNT]; /* one per part: each has its own workload */
+    run_reports_init(&r, reports, spec.program, &opt);
     for (size_t i = 0; i < STAGE_COUNT; i++)
         if (cli_stage_selected(&opt, i))
             run_stage(&r, &stages[i], &reports[stages[i].part], info.name);

@@ -4,6 +4,7 @@
 #include "../../common/cli.h"
 #include "../../common/cuda_util.h"
 #include "../../common/image.h"
+#include "../../common/measure.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -18,6 +19,8 @@
 #define CPU_PSNR_DB 35.0
 #define ORIGINAL_PSNR_DB 38.0
 #define BLOCK 16
+#define MAX_BODIES 131072
+#define MAX_TALK (1 << 24)
 
 /* ---------------------------------------------------------------- ch05 */
 static double psnr_vs_cpu(run *r, int flags, int *bad)
@@ -167,6 +170,15 @@ static int check_talk(run *r, char *note, size_t len)
     return bad == 0;
 }
 
+void run_init(run *r, const cli_options *opt)
+{
+    memset(r, 0, sizeof *r);
+    r->n = opt->n;
+    r->bodies = opt->n < MAX_BODIES ? (int)opt->n : MAX_BODIES;
+    r->talk_n = opt->n < MAX_TALK ? (int)opt->n : MAX_TALK;
+    r->width = (int)opt->width, r->height = (int)opt->height, r->spp = (int)opt->spp, r->repeat = (int)opt->repeat;
+}
+
 void run_prepare(run *r, const int parts_wanted[PART_COUNT])
 {
     if (parts_wanted[PART_TALK])
@@ -272,4 +284,35 @@ int check(void *context, char *note, size_t len)
            : r->s->part == PART_CH06 ? check_reduce(r, note, len)
            : r->s->part == PART_CH07 ? check_nbody(r, note, len)
                                      : check_talk(r, note, len);
+}
+
+/* ---------------------------------------------------------------- the reports */
+void run_reports_init(const run *r, report reports[PART_COUNT], const char *program, const cli_options *opt)
+{
+    char workload[PART_COUNT][96];
+    snprintf(workload[PART_CH05], sizeof workload[0], "ch05 %dx%dx%dspp", r->width, r->height, r->spp);
+    snprintf(workload[PART_CH06], sizeof workload[0], "ch06 n=%lld", r->n);
+    snprintf(workload[PART_CH07], sizeof workload[0], "ch07 n=%d", r->bodies);
+    snprintf(workload[PART_TALK], sizeof workload[0], "talk n=%d", r->talk_n);
+    for (int p = 0; p < PART_COUNT; p++)
+        report_init(&reports[p], program, workload[p], opt->csv, opt->quiet);
+}
+
+void run_stage(run *r, const ch09_stage *s, report *rep, const char *device)
+{
+    r->s = s;
+    measure_result m;
+    measure_stage(&(measure_plan){.reset = poison, .run = launch, .check = check, .timer = cuda_time_ms,
+                                  .context = r, .repeat = r->repeat}, &m);
+    double value, ms = m.times.median;
+    const char *unit;
+    if (s->part == PART_CH05)
+        value = (double)r->width * r->height * r->spp / (ms * 1e3), unit = "Msamples/s";
+    else if (s->part == PART_CH06)
+        value = (double)r->n * sizeof(int) / (ms * 1e6), unit = "GB/s";
+    else if (s->part == PART_CH07)
+        value = 20.0 * r->bodies * (double)r->bodies / (ms * 1e6), unit = "GFLOP/s";
+    else
+        value = r->talk_n / (ms * 1e6), unit = "Gelements/s";
+    report_measured(rep, s->info.name, REPORT_ON_GPU, &m, value, unit, device);
 }

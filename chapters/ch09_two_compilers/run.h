@@ -7,7 +7,9 @@
 #include "parts.h"
 #include "stages.h"
 
+#include "../../common/cli.h"
 #include "../../common/image.h"
+#include "../../common/report.h"
 
 #include <stddef.h>
 
@@ -35,8 +37,19 @@ typedef struct {
     float *fin, *fout, *d_fin, *d_fout;
 } run;
 
+/* The sizes the command line asks for (ch07's bodies and the talk's elements
+ * capped: main.c's comment says at what), nothing allocated yet. */
+void run_init(run *r, const cli_options *opt);
 void run_prepare(run *r, const int parts_wanted[PART_COUNT]); /* each wanted part's data, host and device */
 void run_release(run *r);
+
+/* One report per part, each named by its part's workload (its sizes). */
+void run_reports_init(const run *r, report reports[PART_COUNT], const char *program, const cli_options *opt);
+
+/* Measures stage s (common/measure.h) and adds its row to rep, at the rate
+ * its own chapter reports: Msamples/s, GB/s read, GFLOP/s, Gelements/s. */
+void run_stage(run *r, const ch09_stage *s, report *rep, const char *device);
+
 void poison(void *run);
 void launch(void *run);
 int check(void *run, char *note, size_t len);

@@ -31,13 +31,11 @@
 #include "stages.h"
 
 #include "../../common/cli.h"
-#include "../../common/cpu_ceiling.h"
 #include "../../common/cuda_util.h"
 #include "../../common/image.h"
 #include "../../common/report.h"
 
 #include <stdio.h>
-#include <string.h>
 
 static const char *print_source = NULL, *math = NULL;
 static const cli_option options[] = {
@@ -102,23 +100,10 @@ int main(int argc, char **argv)
     report rep;
     report_init(&rep, spec.program, workload, opt.csv, opt.quiet);
 
-    int all_ok = run_reference(&r); /* first, asked for or not: every other stage is checked against it */
-    const image *last = NULL;       /* the picture of the last stage asked for that ran */
-    for (size_t i = 0; i < STAGE_COUNT; i++) {
-        if (!cli_stage_selected(&opt, i) || (stages[i].info.where == STAGE_GPU && !gpu))
-            continue;
-        int ok = run_stage(&rep, &r, &stages[i]);
-        if (ok < 0)
-            continue; /* nothing rendered: no picture to keep */
-        all_ok &= ok;
-        last = r.picture;
-        if (opt.images && image_write_stage(last, opt.images, spec.program, stages[i].info.name) != 0)
-            return EXIT_CHECK_FAIL;
-    }
-    /* The host's FMA ceiling beside the CPU rows (the rays count no flops: no
-     * share of it is claimed), kept short: ch10's CPU stages take seconds. */
-    if (cli_selected_where(&spec, &opt, STAGE_CPU))
-        cpu_fma_ceiling_row(&rep, r.threads, 3);
+    const image *last = NULL; /* the picture of the last stage asked for that ran */
+    int all_ok = run_stages(&rep, &r, &spec, &opt, gpu, &last);
+    if (all_ok < 0)
+        return EXIT_CHECK_FAIL; /* a stage's image could not be written (image_write_stage said why) */
     cuda_say_skipped(spec.program, why, skipped, opt.quiet);
     int status = report_finish_image(&rep, all_ok, spec.program, last, out, opt.quiet);
     report_print(&rep, stdout);

@@ -3,6 +3,7 @@
 #include "gen.h"
 #include "render.h"
 
+#include "../../common/cpu_ceiling.h"
 #include "../../common/measure.h"
 #include "../../common/timer.h"
 
@@ -116,7 +117,10 @@ void run_end(run *r)
     image_free(&r->unsimplified);
 }
 
-int run_reference(run *r)
+/* The reference, stages[0], rendered into r->ref on r->threads, whether it
+ * was asked for or not: every other stage is checked against it. Returns 1
+ * if no ray went NaN. */
+static int run_reference(run *r)
 {
     char label[64];
     snprintf(label, sizeof label, "%s x%d", stages[0].info.name, r->threads);
@@ -263,12 +267,37 @@ static int run_cpu(report *rep, run *r, const stage *s)
     return m.ok == REPORT_OK;
 }
 
-int run_stage(report *rep, run *r, const stage *s)
+/* Measures stage s and adds its rows (the reference: the render of
+ * run_reference, one run); 1 if its checks passed, 0 if not, -1 if it was
+ * skipped (a CPU without AVX2 has no vectorised stage, and says so). Its
+ * image is then r->picture. */
+static int run_stage(report *rep, run *r, const stage *s)
 {
     if (s->kind == ON_CPU) /* the reference: rendered once, first (run_reference) */
         return reference_row(rep, r);
     r->picture = &r->img;
     return s->info.where == STAGE_CPU ? run_cpu(rep, r, s) : run_gpu(rep, r, s);
+}
+
+int run_stages(report *rep, run *r, const cli_spec *spec, const cli_options *opt, int gpu, const image **last)
+{
+    int all_ok = run_reference(r); /* asked for or not: every other stage is checked against it */
+    for (size_t i = 0; i < STAGE_COUNT; i++) {
+        if (!cli_stage_selected(opt, i) || (stages[i].info.where == STAGE_GPU && !gpu))
+            continue;
+        int ok = run_stage(rep, r, &stages[i]);
+        if (ok < 0)
+            continue; /* nothing rendered: no picture to keep */
+        all_ok &= ok;
+        *last = r->picture;
+        if (opt->images && image_write_stage(*last, opt->images, spec->program, stages[i].info.name) != 0)
+            return -1;
+    }
+    /* The host's FMA ceiling beside the CPU rows (the rays count no flops: no
+     * share of it is claimed), kept short: ch10's CPU stages take seconds. */
+    if (cli_selected_where(spec, opt, STAGE_CPU))
+        cpu_fma_ceiling_row(rep, r->threads, 3);
+    return all_ok;
 }
 
 void run_print_source(const stage *s, int math)

@@ -7,6 +7,7 @@
 #include "kernels.h"
 #include "stages.h"
 
+#include "../../common/cli.h"
 #include "../../common/cuda_util.h"
 #include "../../common/image.h"
 #include "../../common/report.h"
@@ -38,15 +39,14 @@ typedef struct {
 void run_begin(run *r, int gpu);
 void run_end(run *r);
 
-/* The reference, stages[0], rendered into r->ref on r->threads, whether it
- * was asked for or not: every other stage is checked against it. Returns 1
- * if no ray went NaN. */
-int run_reference(run *r);
-
-/* Measures stage s and adds its rows (the reference: the render above, one
- * run); 1 if its checks passed, 0 if not, -1 if it was skipped (a CPU without
- * AVX2 has no vectorised stage, and says so). Its image is then r->picture. */
-int run_stage(report *rep, run *r, const stage *s);
+/* The reference first (rendered whether asked for or not: every other stage
+ * is checked against it), then every stage asked for, in table
+ * order (GPU stages only where gpu), each image written to --images when
+ * asked, then the host's FMA ceiling row if a CPU stage was asked for. *last:
+ * the picture of the last stage that ran. Returns 1 if every check passed
+ * (the reference's included), 0 if not, -1 if an image could not be written
+ * (the stages after it not run). */
+int run_stages(report *rep, run *r, const cli_spec *spec, const cli_options *opt, int gpu, const image **last);
 
 /* --print-source: a GPU stage's source, exactly as compiled with math
  * (-1: its own), after a comment line with the NVRTC options. */
