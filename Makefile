@@ -138,7 +138,7 @@ COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
 LIBCOMMON := $(BUILD)/libcommon.a
 # The GPU's measuring equipment (common/gpu/: the ceilings), built once with
 # the CUDA compiler; a GPU chapter links it before $(LIBCOMMON), which it uses.
-GPU_COMMON_SRC := common/gpu/ceiling.cu
+GPU_COMMON_SRC := common/gpu/ceiling.cu common/gpu/kernel_info.cu
 GPU_COMMON_OBJ := $(GPU_COMMON_SRC:%.cu=$(BUILD)/%.o)
 LIBGPU := $(BUILD)/libcommon_gpu.a
 # The N-body core (common/nbody/: bodies, interaction, integration, the

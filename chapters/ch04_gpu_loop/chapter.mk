@@ -7,7 +7,7 @@ ch04_GPU := all
 ch04_RAYTRACER := yes
 ch04_SMALL := --width 9 --height 7 --spp 1
 ch04_SANITIZE := --width 33 --height 31 --spp 2
-ch04_TEST_OBJ := $(BUILD)/ch04/render.o $(BUILD)/ch03/card.o
+ch04_TEST_OBJ := $(BUILD)/ch04/render.o $(BUILD)/ch03/card.o $(LIBGPU)
 # The test links render.o too, whose stack-size message ch04's own link shows
 # (below): here it would only repeat it, and under WERROR=1 (-Werror
 # all-warnings reaches nvlink) fail the build. Only that message is suppressed.
@@ -31,7 +31,7 @@ $(BUILD)/ch04/%.o: $(ch04_DIR)/%.c $(ch04_DIR)/*.h common/*.h | $(BUILD)/ch04/.d
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) $(REFERENCE_DEF) -c $< -o $@
 $(BUILD)/ch04/render.o: $(ch04_DIR)/render.cu $(ch04_DIR)/*.h common/*.h $(CUDA_CONFIG) | $(BUILD)/ch04/.dir
 	$(CUDA_CXX) $(CUDA_RDC) -c $< -o $@
-ch04: $(BUILD)/ch04/main.o $(BUILD)/ch04/run.o $(BUILD)/ch04/render.o $(LIBCOMMON)
+ch04: $(BUILD)/ch04/main.o $(BUILD)/ch04/run.o $(BUILD)/ch04/render.o $(LIBGPU) $(LIBCOMMON)
 	$(ch04_DIR)/link.sh $(BUILD)/ch04/nvlink.txt $(NVCC) $(NVCC_ARCH) $(CUDA_RDC) $^ -o $@ $(NVCC_LDLIBS)
 
 # tests/test_ch04.cu's planted bug: card.h with one sign flipped (mirrors

@@ -22,20 +22,6 @@ static const void *kernel_for(int flags)
                                       : (const void *)render_kernel<SAMPLER_LOOP>;
 }
 
-static void describe_kernel(const void *k, int block_x, int block_y, kernel_info *out)
-{
-    cudaFuncAttributes a;
-    int device, max_threads, blocks;
-    CUDA_CHECK(cudaFuncGetAttributes(&a, k));
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k, block_x * block_y, 0));
-    out->registers = a.numRegs;
-    out->local_bytes = (int)a.localSizeBytes;
-    out->blocks_per_sm = blocks;
-    out->occupancy = (double)blocks * block_x * block_y / max_threads;
-}
-
 extern "C" {
 
 int gpu_prepare_stack(int bytes)
@@ -52,7 +38,7 @@ void gpu_render(int flags, unsigned char *d_rgb, int *d_bad, int width, int heig
     void *args[] = {&d_rgb, &d_bad, &cam, &spp};
     CUDA_CHECK(cudaLaunchKernel(kernel_for(flags), grid, block, args, 0, 0));
     if (info)
-        describe_kernel(kernel_for(flags), block_x, block_y, info);
+        gpu_describe_kernel(kernel_for(flags), block_x * block_y, info);
 }
 
 int cpu_render_picture_pixel(int flags, int col, int row, int width, int height, int spp, unsigned char *out)

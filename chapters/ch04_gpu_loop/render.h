@@ -2,6 +2,8 @@
 #ifndef CH04_RENDER_H
 #define CH04_RENDER_H
 
+#include "../../common/gpu/kernel_info.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -9,10 +11,7 @@ extern "C" {
 /* The stage's choice (card.h): which sampler the kernel runs. */
 enum { SAMPLER_LOOP = 0, SAMPLER_RECURSIVE = 1 };
 
-typedef struct {
-    int registers, local_bytes, blocks_per_sm; /* per thread; per thread; at this block shape */
-    double occupancy;                          /* resident warps / the SM's maximum */
-} kernel_info;
+/* kernel_info: registers, local frame and occupancy (common/gpu/kernel_info.h) */
 
 /* Renders into d_rgb (device, width*height*3 bytes) and counts NaN/Inf pixels
  * into *d_bad (device int, added to). Asynchronous. If info is not NULL, also

@@ -59,20 +59,6 @@ static const void *kernel_for(int flags, int lanes)
     exit(EXIT_CHECK_FAIL);
 }
 
-static void describe_kernel(const void *k, int block_x, int block_y, kernel_info *out)
-{
-    cudaFuncAttributes a;
-    int device, max_threads, blocks;
-    CUDA_CHECK(cudaFuncGetAttributes(&a, k));
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k, block_x * block_y, 0));
-    out->registers = a.numRegs;
-    out->local_bytes = (int)a.localSizeBytes;
-    out->blocks_per_sm = blocks;
-    out->occupancy = (double)blocks * block_x * block_y / max_threads;
-}
-
 /* render.h's render_fn, for the build that includes this file. */
 static void launch_render(int flags, int lanes, unsigned char *d_rgb, int *d_bad, int width, int height, int spp,
                           int block_x, int block_y, kernel_info *info)
@@ -87,7 +73,7 @@ static void launch_render(int flags, int lanes, unsigned char *d_rgb, int *d_bad
     void *args[] = {&d_rgb, &d_bad, &cam, &spp, &lanes};
     CUDA_CHECK(cudaLaunchKernel(kernel_for(flags, lanes), grid, block, args, 0, 0));
     if (info)
-        describe_kernel(kernel_for(flags, lanes), block_x * lanes, block_y, info);
+        gpu_describe_kernel(kernel_for(flags, lanes), block_x * lanes * block_y, info);
 }
 
 #endif

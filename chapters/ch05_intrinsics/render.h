@@ -6,6 +6,8 @@
 #ifndef CH05_RENDER_H
 #define CH05_RENDER_H
 
+#include "../../common/gpu/kernel_info.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -30,10 +32,7 @@ enum { FLOAT_ONLY = 1, INTRINSICS = 2, POW_SQUARING = 4, BOUNDING_BOX = 8, SPHER
 #define CH05_DEFINE_SET(name, value) name = (value),
 enum { CH05_FLAG_SETS(CH05_DEFINE_SET) };
 
-typedef struct {
-    int registers, local_bytes, blocks_per_sm; /* per thread; per thread; at this block shape */
-    double occupancy;                          /* resident warps / the SM's maximum */
-} kernel_info;
+/* kernel_info: registers, local frame and occupancy (common/gpu/kernel_info.h) */
 
 /* Renders into d_rgb (device, width*height*3 bytes) and counts NaN/Inf pixels
  * into *d_bad (device int, added to). Asynchronous. lanes threads per pixel

@@ -24,7 +24,7 @@ $(BUILD)/ch08/%.o: $(ch08_DIR)/%.c $(ch08_DIR)/*.h common/*.h | $(BUILD)/ch08/.d
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) $(REFERENCE_DEF) $(SCENE_DEF) -c $< -o $@
 $(BUILD)/ch08/render.o: $(ch08_DIR)/render.cu $(ch08_DIR)/*.h common/*.h $(CUDA_CONFIG) | $(BUILD)/ch08/.dir
 	$(CUDA_CXX) -c $< -o $@
-ch08: $(BUILD)/ch08/main.o $(BUILD)/ch08/run.o $(BUILD)/ch08/linear.o $(BUILD)/ch08/scene.o $(BUILD)/ch08/cpu.o $(BUILD)/ch08/cpu_f32.o $(BUILD)/ch08/render.o $(LIBCOMMON)
+ch08: $(BUILD)/ch08/main.o $(BUILD)/ch08/run.o $(BUILD)/ch08/linear.o $(BUILD)/ch08/scene.o $(BUILD)/ch08/cpu.o $(BUILD)/ch08/cpu_f32.o $(BUILD)/ch08/render.o $(LIBGPU) $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)
 
 # The converged reference images the noise test compares with (GPU; minutes).

@@ -95,20 +95,6 @@ static const void *kernel_for(int k, int linear)
     return kernels[linear != 0][k];
 }
 
-static void describe_kernel(const void *k, int block_x, int block_y, kernel_info *out)
-{
-    cudaFuncAttributes a;
-    int device, max_threads, blocks;
-    CUDA_CHECK(cudaFuncGetAttributes(&a, k));
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k, block_x * block_y, 0));
-    out->registers = a.numRegs;
-    out->local_bytes = (int)a.localSizeBytes;
-    out->blocks_per_sm = blocks;
-    out->occupancy = (double)blocks * block_x * block_y / max_threads;
-}
-
 extern "C" {
 
 int gpu_prepare_stack(void)
@@ -133,7 +119,7 @@ void gpu_render(int kernel, unsigned char *d_rgb, float *d_linear, int *d_bad, i
     const void *k = kernel_for(kernel, d_linear != NULL);
     CUDA_CHECK(cudaLaunchKernel(k, grid, block, args, 0, 0));
     if (info)
-        describe_kernel(k, block_x, block_y, info);
+        gpu_describe_kernel(k, block_x * block_y, info);
 }
 
 } /* extern "C" */

@@ -5,6 +5,8 @@
 #ifndef CH08_RENDER_H
 #define CH08_RENDER_H
 
+#include "../../common/gpu/kernel_info.h"
+
 #include "scene.h"
 
 #include "../../common/image.h"
@@ -75,10 +77,7 @@ void cpu_kernel_radiance_f32(int kernel, const scene *sc, int col, int row, int 
                              unsigned int seed, radiance_sums *acc);
 
 /* ---------------------------------------------------------------- GPU (render.cu) */
-typedef struct {
-    int registers, local_bytes, blocks_per_sm; /* per thread; per thread; at this block shape */
-    double occupancy;                          /* resident warps / the SM's maximum */
-} kernel_info;
+/* kernel_info: registers, local frame and occupancy (common/gpu/kernel_info.h) */
 
 /* Copies the scene to constant memory (both precisions) for width x height. */
 void gpu_set_scene(const scene *sc, int width, int height);

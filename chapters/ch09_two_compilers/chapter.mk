@@ -79,7 +79,7 @@ $(BUILD)/ch09/reduce_cpu.o: $(ch06_DIR)/reduce_cpu.c $(ch06_DIR)/*.h | $(BUILD)/
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 # Without a clang that compiles CUDA: the nvcc half, and one line saying why.
 CH09_NO_CLANG = $(if $(CLANG_CUDA),,no clang half: $(subst ",,$(subst ',,$(CLANG_CUDA_WHY))); $(CLANG_CUDA_PROVIDER))
-ch09: $(BUILD)/ch09/main.o $(BUILD)/ch09/run.o $(CH09_OBJ) $(NBODY_OBJ) $(BUILD)/ch09/reduce_cpu.o $(LIBCOMMON)
+ch09: $(BUILD)/ch09/main.o $(BUILD)/ch09/run.o $(CH09_OBJ) $(NBODY_OBJ) $(BUILD)/ch09/reduce_cpu.o $(LIBGPU) $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)
 	$(if $(CLANG_CUDA),,@echo 'ch09: $(CH09_NO_CLANG)')
 
