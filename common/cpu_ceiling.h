@@ -4,9 +4,9 @@
  * (compute-bound work), each at the widest vector ISA this CPU has (chosen at
  * run time: AVX-512, else AVX2 + FMA, else plain C), on `threads` threads.
  * Each timed repetition lasts at least CPU_CEILING_MIN_MS, so the rate is a
- * steady one; the best of `repeat` repetitions is the ceiling. The read
- * stream is tried with plain loads and with a software prefetch, the faster
- * kept: a plain kernel may do either. The work is
+ * steady one; the best of `repeat` repetitions is the ceiling. With AVX-512
+ * or AVX2 the read stream is tried with plain loads and with a software
+ * prefetch, the faster kept: a plain kernel may do either. The work is
  * dealt in pieces on demand, so every thread is busy to the end. */
 #ifndef COMMON_CPU_CEILING_H
 #define COMMON_CPU_CEILING_H
@@ -30,7 +30,8 @@ typedef struct {
     double expected; /* what that repetition had to do: passes x bytes, or iterations x chains x lanes x 2 */
     double one_pass; /* read only: GB/s of the same kernel timed as a CPU stage is, one pass over the
                       * buffer, the median of CPU_STAGE_REPEAT (start-up, tail and the host's noise included) */
-    const char *loads; /* read only: "with" or "without" a software prefetch, whichever was faster */
+    const char *loads; /* read only: "with" or "without" a software prefetch, whichever was faster; NULL for
+                        * plain C, which tries no prefetch */
 } cpu_ceiling;
 
 /* Runs a CPU stage is timed over by default (the median is its time). */

@@ -1016,6 +1016,11 @@ START_TEST(cpu_read_ceiling_row_is_a_reference)
                                             "software prefetch 2 KiB ahead (faster with); one pass timed as a stage "
                                             "(median of 5): 10.3 GB/s"), "%s",
                   rep.rows[0].note);
+    c.loads = NULL; /* plain C tries no prefetch: the note must not say it did */
+    cpu_read_ceiling_row(&rep, &c, 5);
+    ck_assert_msg(strstr(rep.rows[1].note, "at least 50 ms, plain loads only (no prefetch variant in plain C); one "
+                                            "pass") && !strstr(rep.rows[1].note, "with and without"), "%s",
+                  rep.rows[1].note);
 }
 END_TEST
 

@@ -60,8 +60,9 @@ shift
 titles=() eres=()
 while [ $# -gt 0 ] && [ "$1" != -- ]; do
     case $1 in
-    *'|'*=*) bad "column '$1': a TITLE with '|' would break the table" ;;
-    ?*=?*) titles+=("${1%%=*}") eres+=("${1#*=}") ;;
+    ?*=?*)
+        case ${1%%=*} in *'|'*) bad "column '$1': a TITLE with '|' would break the table" ;; esac
+        titles+=("${1%%=*}") eres+=("${1#*=}") ;;
     *) bad "column '$1' is not TITLE=ERE (both non-empty)" ;;
     esac
     shift

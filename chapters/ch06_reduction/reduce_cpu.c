@@ -136,11 +136,11 @@ __attribute__((target("avx2"))) static long long sum_avx2_biased(const int *in, 
            serial_sum(in + i, n - i);
 }
 
-/* The biased sum with a software prefetch: every 256 bytes, one prefetch
- * 2 KiB ahead. On this course's H100 host (a virtual machine) the hardware
- * prefetchers alone leave a core's loads waiting on memory; asked 2 KiB
- * ahead, the lines arrive sooner. Never past the last int: the address stays
- * inside the input. */
+/* The biased sum with a software prefetch: once a trip of the loop (256
+ * bytes with AVX-512, 128 with AVX2), a prefetch of the line 2 KiB ahead, so
+ * a line may be on its way before its loads need it, where the hardware
+ * prefetchers have not asked for it yet. Whether that pays is the row's to
+ * say. Never past the last int: the address stays inside the input. */
 #define PREFETCH_INTS 512 /* 2 KiB */
 
 __attribute__((target("avx512f"))) static long long sum_avx512_prefetch(const int *in, size_t n)

@@ -421,8 +421,11 @@ enum { SHAPE_THREADS = 512, SHAPE_LOADS = 2 };
  * the kernel keeps in device memory, zero between launches; each block then
  * takes a ticket, and the block holding the last one (the grid's last to add:
  * the fence puts every block's add before its ticket) moves the total to
- * *d_sum and leaves zero behind. atomicInc wraps the ticket counter back to 0
- * at the grid's size, so the next launch finds both at zero. */
+ * *d_sum and leaves zero behind; its own fence, after the ticket, puts its
+ * read of the total after every add the other tickets stand for. atomicInc
+ * wraps the ticket counter back to 0 at the grid's size, so the next launch
+ * finds both at zero (a launch stopped midway would leave them behind; an
+ * error stops the program). */
 __device__ static unsigned long long one_launch_total;
 __device__ static unsigned one_launch_tickets;
 
@@ -433,8 +436,10 @@ __global__ void one_launch_kernel(const int *__restrict__ in, size_t n, long lon
     if (threadIdx.x == 0) {
         atomicAdd(&one_launch_total, (unsigned long long)sum);
         __threadfence();
-        if (atomicInc(&one_launch_tickets, gridDim.x - 1) == gridDim.x - 1)
+        if (atomicInc(&one_launch_tickets, gridDim.x - 1) == gridDim.x - 1) {
+            __threadfence();
             *d_sum = (long long)atomicExch(&one_launch_total, 0ULL);
+        }
     }
 }
 

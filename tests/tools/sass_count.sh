@@ -129,4 +129,7 @@ expect_failure 2 "unknown option --objects" --objects ./cuobjdump 'MUFU=MUFU' --
 expect_failure 1 "./cuobjdump -sass missing.o failed" ./cuobjdump 'MUFU=MUFU' -- gpu.o missing.o
 expect_failure 1 "empty.o: no kernel" ./cuobjdump 'MUFU=MUFU' -- empty.o
 expect_failure 1 "awk failed" ./cuobjdump 'bad=MUFU(' -- gpu.o
+expect_failure 2 "a TITLE with '|'" ./cuobjdump 'a|b=MUFU' -- gpu.o
+# a '|' in the pattern (alternation) is the pattern's business, '=' after it or not
+bash "$tool" ./cuobjdump 'either=MUFU|X=Y' -- gpu.o > out.txt 2> err.txt || fail "a pattern 'MUFU|X=Y' refused: $(cat err.txt)"
 echo "sass_count: ch05's and ch07's tables as counted by hand; bad arguments, a failing cuobjdump, no kernel and a bad pattern refused"
