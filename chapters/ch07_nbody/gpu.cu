@@ -144,6 +144,16 @@ __global__ void tiled_float4_kernel(const body *b, vec3 *a, int n, int i_begin, 
         a[i] = acc;
 }
 
+/* Body j's pull on each of a thread's B bodies: B independent chains. */
+template <int B>
+static __device__ __forceinline__ void pull_all(vec3 *acc, const body *bi, float4 bj)
+{
+    const int V = RSQRT | UNROLL | FTZ | SOFT_FMA;
+#pragma unroll
+    for (int k = 0; k < B; k++)
+        body_body_accel_float4<V>(&acc[k], bi[k], bj);
+}
+
 /* The B bodies a thread owns, BLOCK apart from i0 (zero mass past n), and
  * their sums, zeroed. */
 template <int B, int BLOCK>
@@ -192,7 +202,6 @@ static __device__ __forceinline__ void add_slices(vec3 (*part)[B * BLOCK], const
 template <int B, int Q, int BLOCK>
 __global__ void __launch_bounds__(BLOCK * Q) several_bodies_kernel(const body *b, vec3 *a, int n)
 {
-    const int V = RSQRT | UNROLL | FTZ | SOFT_FMA;
     __shared__ float4 tile[Q][BLOCK];
     __shared__ vec3 part[Q][B * BLOCK];
     int i0 = blockIdx.x * B * BLOCK + threadIdx.x, y = threadIdx.y;
@@ -207,9 +216,7 @@ __global__ void __launch_bounds__(BLOCK * Q) several_bodies_kernel(const body *b
 #pragma unroll 8
         for (int jj = 0; jj < BLOCK; jj++) {
             float4 bj = tile[y][jj];
-#pragma unroll
-            for (int k = 0; k < B; k++)
-                body_body_accel_float4<V>(&acc[k], bi[k], bj);
+            pull_all<B>(acc, bi, bj);
         }
         __syncthreads();
     }
@@ -226,7 +233,6 @@ __global__ void __launch_bounds__(BLOCK * Q) several_bodies_kernel(const body *b
 template <int B, int Q, int BLOCK>
 __global__ void __launch_bounds__(BLOCK * Q) double_buffered_kernel(const body *b, vec3 *a, int n)
 {
-    const int V = RSQRT | UNROLL | FTZ | SOFT_FMA;
     __shared__ float4 tile[2][Q][BLOCK];
     __shared__ vec3 part[Q][B * BLOCK];
     const float4 *b4 = reinterpret_cast<const float4 *>(b);
@@ -243,13 +249,72 @@ __global__ void __launch_bounds__(BLOCK * Q) double_buffered_kernel(const body *
 #pragma unroll 8
         for (int jj = 0; jj < BLOCK; jj++) {
             float4 bj = tile[now][y][jj];
-#pragma unroll
-            for (int k = 0; k < B; k++)
-                body_body_accel_float4<V>(&acc[k], bi[k], bj);
+            pull_all<B>(acc, bi, bj);
         }
         tile[now ^ 1][y][threadIdx.x] = next;
         now ^= 1;
         __syncthreads();
+    }
+    add_slices<B, Q, BLOCK>(part, acc, i0, n, a);
+}
+
+/* ---- gpu-warp-tiles: gpu-four-bodies with a tile per warp instead of one
+ * per block slice. Each warp stages 32 bodies of its slice's range at a time
+ * in its own corner of shared memory and orders that with __syncwarp: no
+ * warp ever waits at a block barrier for another warp (the barrier stall
+ * gpu-double-buffered halved is gone entirely), at the price of a tile a
+ * quarter as long: a __syncwarp pair, a load and a store every 32 bodies. */
+template <int B, int Q, int BLOCK>
+__global__ void __launch_bounds__(BLOCK * Q) warp_tiles_kernel(const body *b, vec3 *a, int n)
+{
+    __shared__ float4 tile[Q][BLOCK];
+    __shared__ vec3 part[Q][B * BLOCK];
+    const float4 *b4 = reinterpret_cast<const float4 *>(b);
+    int i0 = blockIdx.x * B * BLOCK + threadIdx.x, y = threadIdx.y, lane = threadIdx.x % 32;
+    body bi[B];
+    vec3 acc[B];
+    own_bodies<B, BLOCK>(b, n, i0, bi, acc);
+    float4 *mine = &tile[y][threadIdx.x - lane]; /* this warp's 32 bodies */
+    int per = ((n + Q - 1) / Q + 31) / 32 * 32, j0 = y * per, j1 = min(n, j0 + per);
+    float4 next = j0 + lane < j1 ? __ldg(b4 + j0 + lane) : make_float4(0, 0, 0, 0);
+    for (int j = j0; j < j1; j += 32) {
+        __syncwarp(); /* every lane is done with the last 32 */
+        mine[lane] = next;
+        __syncwarp(); /* and these 32 are written */
+        next = j + 32 + lane < j1 ? __ldg(b4 + j + 32 + lane) : make_float4(0, 0, 0, 0);
+#pragma unroll 8
+        for (int jj = 0; jj < 32; jj++) {
+            float4 bj = mine[jj];
+            pull_all<B>(acc, bi, bj);
+        }
+    }
+    add_slices<B, Q, BLOCK>(part, acc, i0, n, a);
+}
+
+/* ---- gpu-broadcast-loads: gpu-four-bodies without shared memory. Every
+ * lane of a warp loads the same body j from global memory through the
+ * read-only cache (one broadcast load per B interactions); slice y takes the
+ * y-th quarter of the bodies. No tile, no barrier, no shared store: the
+ * question is whether L1 serves a broadcast as cheaply as shared memory. */
+template <int B, int Q, int BLOCK>
+__global__ void __launch_bounds__(BLOCK * Q) broadcast_loads_kernel(const body *b, vec3 *a, int n)
+{
+    __shared__ vec3 part[Q][B * BLOCK];
+    const float4 *b4 = reinterpret_cast<const float4 *>(b);
+    int i0 = blockIdx.x * B * BLOCK + threadIdx.x, y = threadIdx.y;
+    body bi[B];
+    vec3 acc[B];
+    own_bodies<B, BLOCK>(b, n, i0, bi, acc);
+    int per = (n + Q - 1) / Q, j0 = y * per, j1 = min(n, j0 + per), j = j0;
+    for (; j + 8 <= j1; j += 8) /* unrolled by hand: clang does not unroll a loop with a run-time end */
+#pragma unroll
+        for (int u = 0; u < 8; u++) {
+            float4 bj = __ldg(b4 + j + u);
+            pull_all<B>(acc, bi, bj);
+        }
+    for (; j < j1; j++) {
+        float4 bj = __ldg(b4 + j);
+        pull_all<B>(acc, bi, bj);
     }
     add_slices<B, Q, BLOCK>(part, acc, i0, n, a);
 }
@@ -404,6 +469,23 @@ extern "C" void gpu_double_buffered_forces(const body *d_b, vec3 *d_a, int n, in
     dim3 grid((unsigned)((n + 4 * 128 - 1) / (4 * 128))), block(128, 4);
     if (n > 0)
         double_buffered_kernel<4, 4, 128><<<grid, block>>>(d_b, d_a, n);
+    CUDA_CHECK_LAUNCH();
+}
+
+/* gpu-warp-tiles and gpu-broadcast-loads: gpu-four-bodies' grid and blocks. */
+extern "C" void gpu_warp_tiles_forces(const body *d_b, vec3 *d_a, int n, int)
+{
+    dim3 grid((unsigned)((n + 4 * 128 - 1) / (4 * 128))), block(128, 4);
+    if (n > 0)
+        warp_tiles_kernel<4, 4, 128><<<grid, block>>>(d_b, d_a, n);
+    CUDA_CHECK_LAUNCH();
+}
+
+extern "C" void gpu_broadcast_loads_forces(const body *d_b, vec3 *d_a, int n, int)
+{
+    dim3 grid((unsigned)((n + 4 * 128 - 1) / (4 * 128))), block(128, 4);
+    if (n > 0)
+        broadcast_loads_kernel<4, 4, 128><<<grid, block>>>(d_b, d_a, n);
     CUDA_CHECK_LAUNCH();
 }
 

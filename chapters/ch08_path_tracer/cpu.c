@@ -64,10 +64,15 @@ static const world *world_for(const scene *sc, int width, int height)
 /* The radiance function a double kernel's samples come from (regeneration
  * draws the loop's samples in another order). */
 static int f64_method(int kernel) { return kernel == KERNEL_RECURSIVE_F64 ? PT_RECURSIVE_SPLIT : PT_LOOP; }
+/* gpu-balanced's code, whatever the register cap it was built under. */
+static int regenerating_f64(int kernel)
+{
+    return kernel == KERNEL_REGENERATE_F64 || kernel == KERNEL_CAPPED_F64 || kernel == KERNEL_CAP56_F64 ||
+           kernel == KERNEL_CAP80_F64;
+}
 static int is_f64(int kernel)
 {
-    return kernel == KERNEL_RECURSIVE_F64 || kernel == KERNEL_LOOP_F64 || kernel == KERNEL_REGENERATE_F64 ||
-           kernel == KERNEL_CAPPED_F64;
+    return kernel == KERNEL_RECURSIVE_F64 || kernel == KERNEL_LOOP_F64 || regenerating_f64(kernel);
 }
 
 int cpu_kernel_pixel(int kernel, const scene *sc, int col, int row, int width, int height, int spp,
@@ -76,7 +81,7 @@ int cpu_kernel_pixel(int kernel, const scene *sc, int col, int row, int width, i
     if (!is_f64(kernel))
         return cpu_kernel_pixel_f32(kernel, sc, col, row, width, height, spp, seed, out);
     const world *w = world_for(sc, width, height);
-    if (kernel == KERNEL_REGENERATE_F64 || kernel == KERNEL_CAPPED_F64)
+    if (regenerating_f64(kernel))
         return render_pixel_regenerating(w, 0, col, row, spp, seed, out, NULL);
     return render_pixel(w, f64_method(kernel), col, row, spp, seed, out, NULL);
 }

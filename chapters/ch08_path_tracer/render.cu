@@ -36,7 +36,9 @@ __device__ int render_one(int col, int row, int spp, unsigned int seed, unsigned
     case KERNEL_RECURSIVE_F64: return f64::render_pixel(&world64, PT_RECURSIVE_SPLIT, col, row, spp, seed, out, lin);
     case KERNEL_LOOP_F64: return f64::render_pixel(&world64, PT_LOOP, col, row, spp, seed, out, lin);
     case KERNEL_REGENERATE_F64:
-    case KERNEL_CAPPED_F64: return f64::render_pixel_regenerating(&world64, 0, col, row, spp, seed, out, lin);
+    case KERNEL_CAPPED_F64:
+    case KERNEL_CAP56_F64:
+    case KERNEL_CAP80_F64: return f64::render_pixel_regenerating(&world64, 0, col, row, spp, seed, out, lin);
     case KERNEL_REGENERATE_F32: return f32::render_pixel_regenerating(&world32, 0, col, row, spp, seed, out, lin);
     default: return f32::render_pixel_regenerating(&world32, 1, col, row, spp, seed, out, lin);
     }
@@ -82,13 +84,26 @@ __global__ void __launch_bounds__(CAPPED_THREADS, CAPPED_BLOCKS)
     render_thread<K>(rgb, linear, bad, width, height, spp, seed);
 }
 
+/* gpu-registers-56 and gpu-registers-80: the cap moved either way from 64.
+ * __maxnreg__ caps the registers alone, promising no block size: 56 leave
+ * room for more warps and spill more; 80 spill less and fit fewer warps
+ * (65536 registers an SM / 80 = 819 threads: 12 blocks of 8 x 8). */
+template <int K, int REGS>
+__global__ void __maxnreg__(REGS)
+    render_kernel_regs(unsigned char *rgb, float *linear, int *bad, int width, int height, int spp, unsigned int seed)
+{
+    render_thread<K>(rgb, linear, bad, width, height, spp, seed);
+}
+
 /* The kernels by render.h's KERNEL_*, plain and (+ LINEAR_KERNELS) with linear output. */
 #define KERNEL_SET(L)                                                                                                 \
     (const void *)render_kernel<KERNEL_RECURSIVE_F64 + (L)>, (const void *)render_kernel<KERNEL_LOOP_F64 + (L)>,     \
         (const void *)render_kernel<KERNEL_REGENERATE_F64 + (L)>,                                                     \
         (const void *)render_kernel_capped<KERNEL_CAPPED_F64 + (L)>,                                                  \
         (const void *)render_kernel_capped<KERNEL_REGENERATE_F32 + (L)>,                                              \
-        (const void *)render_kernel_capped<KERNEL_LIGHT_F32 + (L)>
+        (const void *)render_kernel_capped<KERNEL_LIGHT_F32 + (L)>,                                                   \
+        (const void *)render_kernel_regs<KERNEL_CAP56_F64 + (L), 56>,                                                 \
+        (const void *)render_kernel_regs<KERNEL_CAP80_F64 + (L), 80>
 static const void *kernel_for(int k, int linear)
 {
     static const void *const kernels[2][KERNEL_COUNT] = {{KERNEL_SET(0)}, {KERNEL_SET(LINEAR_KERNELS)}};

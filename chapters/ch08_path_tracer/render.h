@@ -23,6 +23,8 @@ enum {
     KERNEL_CAPPED_F64,        /* the same, at most 64 registers a thread */
     KERNEL_REGENERATE_F32,    /* the same in float */
     KERNEL_LIGHT_F32,         /* and a shadow ray to the light at every diffuse surface */
+    KERNEL_CAP56_F64,         /* KERNEL_CAPPED_F64's code at most 56 registers a thread */
+    KERNEL_CAP80_F64,         /* and at most 80 */
     KERNEL_COUNT
 };
 /* A stage on the CPU (no kernel): smallpt's recursion, or gpu-loop's loop with

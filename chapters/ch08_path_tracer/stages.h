@@ -52,6 +52,12 @@ static const stage stages[] = {
     {{"gpu-light-sampling", "a shadow ray to the light at every diffuse surface: less noise per sample",
       .where = STAGE_GPU, .kernel = "render_kernel_capped<(int)5>", .tags = "mse-ladder work=float-light-sampling"}, KERNEL_LIGHT_F32,
      SHAPE_SWEPT, FRAME_STATIC},
+    {{"gpu-registers-56", "gpu-registers with the cap at 56 registers (__maxnreg__): more warps may fit, more "
+      "spilled", .where = STAGE_GPU, .kernel = "render_kernel_regs<(int)6, (int)56>", .tags = "work=roulette"},
+     KERNEL_CAP56_F64, SHAPE_SWEPT, FRAME_STATIC},
+    {{"gpu-registers-80", "gpu-registers with the cap at 80 registers (__maxnreg__): fewer warps, less spilled",
+      .where = STAGE_GPU, .kernel = "render_kernel_regs<(int)7, (int)80>", .tags = "work=roulette"},
+     KERNEL_CAP80_F64, SHAPE_SWEPT, FRAME_STATIC},
 };
 #define STAGE_COUNT (sizeof stages / sizeof stages[0])
 
