@@ -1013,7 +1013,7 @@ START_TEST(cpu_read_ceiling_row_is_a_reference)
     ck_assert_double_eq(rep.rows[0].value, 12.5);
     ck_assert_double_eq(rep.rows[0].ms, 3.0);
     ck_assert_msg(strstr(rep.rows[0].note, "avx2 loads, 1 MiB pieces taken as threads are free, the best of 5 runs of at least 50 ms, with and without a "
-                                            "software prefetch of every line 4 KiB ahead (faster with); one pass timed as a stage "
+                                            "software prefetch of every line 8 KiB ahead (faster with); one pass timed as a stage "
                                             "(median of 5): 10.3 GB/s"), "%s",
                   rep.rows[0].note);
     c.loads = NULL; /* plain C tries no prefetch: the note must not say it did */

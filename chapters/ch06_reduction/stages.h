@@ -27,7 +27,7 @@ static const stage stages[] = {
     {{"cpu-biased-lanes", "+ one 64-byte load per 16 ints, biased to unsigned and added as 64-bit lanes (exact for "
       "any int32): four instructions per 64 bytes instead of six", .where = STAGE_CPU, .all_cores = 1},
      reduce_cpu_biased_lanes},
-    {{"cpu-prefetch", "+ a software prefetch of every cache line, 4 KiB ahead (the read ceiling tries the same)",
+    {{"cpu-prefetch", "+ a software prefetch of every cache line, 8 KiB ahead, into L2 (the read ceiling tries the same)",
       .where = STAGE_CPU, .all_cores = 1}, reduce_cpu_prefetch},
     {{"atomic-global", "one 64-bit atomicAdd per element, all on one address", .where = STAGE_GPU,
       .kernel = "atomic_global_kernel"}, reduce_atomic_global},
