@@ -84,8 +84,9 @@ START_TEST(cpu_stages_within_bound)
     for (size_t s = 0; s < STAGE_COUNT; s++) {
         if (stages[s].info.where != STAGE_CPU || (stages[s].run != cpu_scalar_forces && !cpu_simd_supported()))
             continue;
-        /* cpu-avx512-threads also as it runs without AVX-512 (CPU_ISA=avx2: the AVX2 path) */
-        int paths = stages[s].run == cpu_avx512_threads_forces ? 2 : 1;
+        /* every AVX-512 stage (its row's note says which ISA ran) also as it runs without AVX-512
+         * (CPU_ISA=avx2: the AVX2 path) */
+        int paths = stages[s].note == cpu_isa_note ? 2 : 1;
         for (int path = 0; path < paths; path++)
         for (int threads = 1; threads <= 5; threads += 4) {
             for (int i = 0; i < n; i++)
