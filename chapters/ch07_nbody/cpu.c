@@ -104,19 +104,32 @@ void cpu_simd_threads_forces(const body *b, vec3 *a, int n, int threads)
     team_run(threads, simd_worker, &w);
 }
 
+/* 16 targets' coordinates as three vectors, and their accelerations back. */
+__attribute__((target("avx512f"), always_inline)) static inline void load_targets(const body *b, __m512 t[3])
+{
+    float xs[16], ys[16], zs[16];
+    for (int k = 0; k < 16; k++)
+        xs[k] = b[k].x, ys[k] = b[k].y, zs[k] = b[k].z;
+    t[0] = _mm512_loadu_ps(xs), t[1] = _mm512_loadu_ps(ys), t[2] = _mm512_loadu_ps(zs);
+}
+
+__attribute__((target("avx512f"), always_inline)) static inline void store_forces(vec3 *a, const __m512 acc[3])
+{
+    float xs[16], ys[16], zs[16];
+    _mm512_storeu_ps(xs, acc[0]), _mm512_storeu_ps(ys, acc[1]), _mm512_storeu_ps(zs, acc[2]);
+    for (int k = 0; k < 16; k++)
+        a[k] = (vec3){xs[k], ys[k], zs[k]};
+}
+
 /* AVX-512: 16 targets in the lanes, the rest as simd_block. The source's
  * coordinates are broadcast from memory inside the subtraction (AVX-512's
  * embedded broadcast: no separate instruction), and _mm512_rsqrt14_ps is
  * good to 14 bits, so one Newton step gives about 24. */
 __attribute__((target("avx512f"))) static void simd512_block(const body *b, int n, vec3 *a, int i0)
 {
-    float xs[16], ys[16], zs[16];
-    for (int k = 0; k < 16; k++) {
-        xs[k] = b[i0 + k].x;
-        ys[k] = b[i0 + k].y;
-        zs[k] = b[i0 + k].z;
-    }
-    __m512 xi = _mm512_loadu_ps(xs), yi = _mm512_loadu_ps(ys), zi = _mm512_loadu_ps(zs);
+    __m512 t[3];
+    load_targets(b + i0, t);
+    __m512 xi = t[0], yi = t[1], zi = t[2];
     __m512 ax = _mm512_setzero_ps(), ay = _mm512_setzero_ps(), az = _mm512_setzero_ps();
     const __m512 eps2 = _mm512_set1_ps(SOFTENING2), half = _mm512_set1_ps(0.5f), three_halves = _mm512_set1_ps(1.5f);
     for (int j = 0; j < n; j++) {
@@ -131,11 +144,7 @@ __attribute__((target("avx512f"))) static void simd512_block(const body *b, int 
         ay = _mm512_fmadd_ps(ry, s, ay);
         az = _mm512_fmadd_ps(rz, s, az);
     }
-    _mm512_storeu_ps(xs, ax);
-    _mm512_storeu_ps(ys, ay);
-    _mm512_storeu_ps(zs, az);
-    for (int k = 0; k < 16; k++)
-        a[i0 + k] = (vec3){xs[k], ys[k], zs[k]};
+    store_forces(a + i0, (const __m512[3]){ax, ay, az});
 }
 
 /* Thread t of T: a contiguous range of bodies cut at multiples of 16, blocks
@@ -183,23 +192,6 @@ __attribute__((target("avx512f"), always_inline)) static inline void folded_inte
     acc[0] = _mm512_fmadd_ps(rx, s, acc[0]);
     acc[1] = _mm512_fmadd_ps(ry, s, acc[1]);
     acc[2] = _mm512_fmadd_ps(rz, s, acc[2]);
-}
-
-/* 16 targets' coordinates as three vectors, and their accelerations back. */
-__attribute__((target("avx512f"), always_inline)) static inline void load_targets(const body *b, __m512 t[3])
-{
-    float xs[16], ys[16], zs[16];
-    for (int k = 0; k < 16; k++)
-        xs[k] = b[k].x, ys[k] = b[k].y, zs[k] = b[k].z;
-    t[0] = _mm512_loadu_ps(xs), t[1] = _mm512_loadu_ps(ys), t[2] = _mm512_loadu_ps(zs);
-}
-
-__attribute__((target("avx512f"), always_inline)) static inline void store_forces(vec3 *a, const __m512 acc[3])
-{
-    float xs[16], ys[16], zs[16];
-    _mm512_storeu_ps(xs, acc[0]), _mm512_storeu_ps(ys, acc[1]), _mm512_storeu_ps(zs, acc[2]);
-    for (int k = 0; k < 16; k++)
-        a[k] = (vec3){xs[k], ys[k], zs[k]};
 }
 
 __attribute__((target("avx512f"))) static void folded_block(const body *b, int n, vec3 *a, int i0)

@@ -258,12 +258,13 @@ __global__ void __launch_bounds__(BLOCK * Q) double_buffered_kernel(const body *
     add_slices<B, Q, BLOCK>(part, acc, i0, n, a);
 }
 
-/* ---- gpu-warp-tiles: gpu-four-bodies with a tile per warp instead of one
- * per block slice. Each warp stages 32 bodies of its slice's range at a time
- * in its own corner of shared memory and orders that with __syncwarp: no
- * warp ever waits at a block barrier for another warp (the barrier stall
- * gpu-double-buffered halved is gone entirely), at the price of a tile a
- * quarter as long: a __syncwarp pair, a load and a store every 32 bodies. */
+/* ---- gpu-warp-tiles: gpu-four-bodies' grid with a tile per warp instead of
+ * one per block slice. Slice y is the y-th contiguous quarter of the bodies;
+ * each warp stages its next 32 of them in its own corner of shared memory
+ * (loaded into a register first, as gpu-double-buffered does) and orders
+ * that with __syncwarp: no warp waits at a block barrier between tiles (one
+ * remains, once, in add_slices), at the price of a tile a quarter as long: a
+ * __syncwarp pair, a load and a store every 32 bodies. */
 template <int B, int Q, int BLOCK>
 __global__ void __launch_bounds__(BLOCK * Q) warp_tiles_kernel(const body *b, vec3 *a, int n)
 {
@@ -291,10 +292,11 @@ __global__ void __launch_bounds__(BLOCK * Q) warp_tiles_kernel(const body *b, ve
     add_slices<B, Q, BLOCK>(part, acc, i0, n, a);
 }
 
-/* ---- gpu-broadcast-loads: gpu-four-bodies without shared memory. Every
- * lane of a warp loads the same body j from global memory through the
+/* ---- gpu-broadcast-loads: gpu-four-bodies' grid without the shared tile.
+ * Every lane of a warp loads the same body j from global memory through the
  * read-only cache (one broadcast load per B interactions); slice y takes the
- * y-th quarter of the bodies. No tile, no barrier, no shared store: the
+ * y-th quarter of the bodies. No tile and no barrier between tiles (the
+ * slices' sums still meet in shared memory once, in add_slices): the
  * question is whether L1 serves a broadcast as cheaply as shared memory. */
 template <int B, int Q, int BLOCK>
 __global__ void __launch_bounds__(BLOCK * Q) broadcast_loads_kernel(const body *b, vec3 *a, int n)
@@ -464,29 +466,29 @@ extern "C" void gpu_four_bodies_forces(const body *d_b, vec3 *d_a, int n, int)
 }
 
 /* gpu-double-buffered: gpu-four-bodies' grid and blocks, two tiles a slice. */
-extern "C" void gpu_double_buffered_forces(const body *d_b, vec3 *d_a, int n, int)
+/* gpu-four-bodies' grid and blocks (128 x 4 threads, 512 bodies a block)
+ * for the kernels that keep them. */
+static void launch_four_bodies(void (*kernel)(const body *, vec3 *, int), const body *d_b, vec3 *d_a, int n)
 {
     dim3 grid((unsigned)((n + 4 * 128 - 1) / (4 * 128))), block(128, 4);
     if (n > 0)
-        double_buffered_kernel<4, 4, 128><<<grid, block>>>(d_b, d_a, n);
+        kernel<<<grid, block>>>(d_b, d_a, n);
     CUDA_CHECK_LAUNCH();
 }
 
-/* gpu-warp-tiles and gpu-broadcast-loads: gpu-four-bodies' grid and blocks. */
+extern "C" void gpu_double_buffered_forces(const body *d_b, vec3 *d_a, int n, int)
+{
+    launch_four_bodies(double_buffered_kernel<4, 4, 128>, d_b, d_a, n);
+}
+
 extern "C" void gpu_warp_tiles_forces(const body *d_b, vec3 *d_a, int n, int)
 {
-    dim3 grid((unsigned)((n + 4 * 128 - 1) / (4 * 128))), block(128, 4);
-    if (n > 0)
-        warp_tiles_kernel<4, 4, 128><<<grid, block>>>(d_b, d_a, n);
-    CUDA_CHECK_LAUNCH();
+    launch_four_bodies(warp_tiles_kernel<4, 4, 128>, d_b, d_a, n);
 }
 
 extern "C" void gpu_broadcast_loads_forces(const body *d_b, vec3 *d_a, int n, int)
 {
-    dim3 grid((unsigned)((n + 4 * 128 - 1) / (4 * 128))), block(128, 4);
-    if (n > 0)
-        broadcast_loads_kernel<4, 4, 128><<<grid, block>>>(d_b, d_a, n);
-    CUDA_CHECK_LAUNCH();
+    launch_four_bodies(broadcast_loads_kernel<4, 4, 128>, d_b, d_a, n);
 }
 
 extern "C" void gpu_two_bodies_on(const body *d_b, vec3 *d_a, int n, cudaStream_t stream)

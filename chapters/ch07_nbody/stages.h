@@ -81,11 +81,11 @@ static const stage stages[] = {
       "a tile instead of two", .where = STAGE_GPU, .kernel = "double_buffered_kernel<(int)4, (int)4, (int)128>",
       .bench = N_SWEEP, .tags = "ptx-mix=4"},
      .run = gpu_double_buffered_forces},
-    {{"gpu-warp-tiles", "gpu-four-bodies with a 32-body tile per warp, ordered by __syncwarp: no block barrier",
+    {{"gpu-warp-tiles", "gpu-four-bodies' grid with a 32-body tile per warp, ordered by __syncwarp: no block barrier between tiles",
       .where = STAGE_GPU, .kernel = "warp_tiles_kernel<(int)4, (int)4, (int)128>", .tags = "ptx-mix=4"},
      .run = gpu_warp_tiles_forces},
-    {{"gpu-broadcast-loads", "gpu-four-bodies without shared memory: every lane loads the same body through the "
-      "read-only cache", .where = STAGE_GPU, .kernel = "broadcast_loads_kernel<(int)4, (int)4, (int)128>"},
+    {{"gpu-broadcast-loads", "gpu-four-bodies' grid without the shared tile: every lane loads the same body through "
+      "the read-only cache", .where = STAGE_GPU, .kernel = "broadcast_loads_kernel<(int)4, (int)4, (int)128>"},
      .run = gpu_broadcast_loads_forces},
     {{"gpu-atomic-symmetric", "each pair once, the reaction subtracted with float atomics (f_ji = -f_ij), all lanes "
       "on one address", .where = STAGE_GPU, .kernel = "symmetric_kernel<(bool)0, (bool)0>"},
