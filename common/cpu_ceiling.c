@@ -222,17 +222,23 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* One pass of j's kernel over its buffer, on `threads` threads: what a CPU stage's run is. */
+static void read_pass(read_job *j, int threads)
+{
+    j->passes = 1;
+    read_fill(j, threads);
+    team_run(threads, read_share, j);
+}
+
 /* The read kernel timed as a stage is: one pass, the median of CPU_STAGE_REPEAT runs, in GB/s. */
 static double read_one_pass(read_job *j, int threads)
 {
     double ms[CPU_STAGE_REPEAT];
     if (j->bytes == 0)
         return 0;
-    j->passes = 1;
     for (int r = 0; r < CPU_STAGE_REPEAT; r++) {
-        read_fill(j, threads);
         double t0 = now_seconds();
-        team_run(threads, read_share, j);
+        read_pass(j, threads);
         ms[r] = 1e3 * (now_seconds() - t0);
     }
     qsort(ms, CPU_STAGE_REPEAT, sizeof ms[0], by_value);
@@ -256,20 +262,44 @@ static cpu_ceiling read_with(uint64_t (*read)(const char *, size_t), const void 
     return c;
 }
 
+/* The read kernel for an ISA, with or without the prefetch. */
+static uint64_t (*read_kernel(const char *isa, int prefetch))(const char *, size_t)
+{
+    if (strcmp(isa, "avx512") == 0)
+        return prefetch ? read_avx512_prefetch : read_avx512;
+    if (strcmp(isa, "avx2") == 0)
+        return prefetch ? read_avx2_prefetch : read_avx2;
+    return read_scalar;
+}
+
 cpu_ceiling cpu_read_ceiling(const void *buf, size_t bytes, int threads, int repeat)
 {
     const char *isa = cpu_widest_isa();
-    int wide = strcmp(isa, "avx512") == 0, narrow = strcmp(isa, "avx2") == 0;
-    cpu_ceiling c = read_with(wide ? read_avx512 : narrow ? read_avx2 : read_scalar, buf, bytes, threads, repeat);
+    cpu_ceiling c = read_with(read_kernel(isa, 0), buf, bytes, threads, repeat);
     c.loads = NULL; /* plain C: no prefetch variant tried */
-    if (wide || narrow) {
-        cpu_ceiling p = read_with(wide ? read_avx512_prefetch : read_avx2_prefetch, buf, bytes, threads, repeat);
+    if (strcmp(isa, "scalar") != 0) {
+        cpu_ceiling p = read_with(read_kernel(isa, 1), buf, bytes, threads, repeat);
         c.loads = "without";
         p.loads = "with";
         c = p.rate > c.rate ? p : c;
     }
     c.isa = isa;
     return c;
+}
+
+size_t cpu_read_ceiling_pass(const cpu_ceiling *c, const void *buf, size_t bytes, uint64_t *folded)
+{
+    static read_job j;
+    int prefetch = c->loads && strcmp(c->loads, "with") == 0;
+    j = (read_job){.buf = buf, .bytes = bytes, .read = read_kernel(c->isa, prefetch)};
+    read_pass(&j, c->threads);
+    size_t done = 0;
+    uint64_t x = 0;
+    for (int t = 0; t < c->threads; t++)
+        done += j.done[t], x ^= j.sink[t];
+    if (folded)
+        *folded = x;
+    return done;
 }
 
 cpu_ceiling cpu_read_ceiling_said(const char *program, const void *buf, size_t bytes, int threads, int repeat,

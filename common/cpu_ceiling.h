@@ -14,6 +14,7 @@
 #include "report.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -61,6 +62,15 @@ cpu_ceiling cpu_fma_ceiling_row(report *rep, int threads, int repeat);
 cpu_ceiling cpu_read_ceiling_said(const char *program, const void *buf, size_t bytes, int threads, int repeat,
                                   int quiet);
 void cpu_read_ceiling_row(report *rep, const cpu_ceiling *c, int repeat);
+
+/* One pass over buf of the kernel that set c (its ISA, with or without the
+ * prefetch, on its threads), untimed; returns the bytes its threads counted,
+ * and (folded: NULL or where to put it) what they read XORed together, 0 for
+ * a buffer of zeros and not 0 for one with a single byte set, wherever it is
+ * (so a kernel that skips bytes can be caught). A ruler that a stage's timed
+ * runs take turns with (measure_plan's ruler), so a drift of the host's read
+ * rate within the run falls on both alike. */
+size_t cpu_read_ceiling_pass(const cpu_ceiling *c, const void *buf, size_t bytes, uint64_t *folded);
 
 /* The widest of those ISAs this CPU has, or a narrower one the environment
  * asks for (CPU_ISA=avx2 or CPU_ISA=scalar: to compare, and to test every path). */

@@ -46,7 +46,7 @@ void measure_stage(const measure_plan *p, measure_result *out)
     gpu_state_mark_start(); /* the results row records the GPU's clock, power and temperature from here */
     measure_timer_fn *timer = p->timer ? p->timer : measure_wall_ms;
     int repeat = p->repeat < 1 ? 1 : p->repeat > REPEAT_MAX ? REPEAT_MAX : p->repeat;
-    double times[REPEAT_MAX];
+    double times[REPEAT_MAX], shares[REPEAT_MAX];
     char later[sizeof out->note];
     if (!p->check_each_run)
         out->ok = checked_run(p, out->note, sizeof out->note);
@@ -54,14 +54,16 @@ void measure_stage(const measure_plan *p, measure_result *out)
         if (p->reset)
             p->reset(p->context);
         times[r] = timer(p->run, p->context);
-        if (!p->check_each_run || !p->check)
-            continue;
-        if (r == 0) {
+        if (p->check_each_run && p->check && r == 0) {
             out->note[0] = '\0'; /* a check that finds nothing to say writes no note: none, not stale bytes */
             out->ok = p->check(p->context, out->note, sizeof out->note);
-        } else {
+        } else if (p->check_each_run && p->check) {
             later[0] = '\0';
             join_check(out, p->check(p->context, later, sizeof later), later, "a later run");
+        }
+        if (p->ruler) { /* after the check: a ruler cannot spoil the stage's verdict */
+            double ruler_ms = timer(p->ruler, p->context);
+            shares[r] = times[r] > 0 ? ruler_ms / times[r] : 0;
         }
     }
     if (p->check_each_run && !p->check)
@@ -69,6 +71,7 @@ void measure_stage(const measure_plan *p, measure_result *out)
     if (!p->check_each_run)
         join_check(out, checked_run(p, later, sizeof later), later, "after timing");
     out->times = summarize_runs(times, repeat);
+    out->share = p->ruler ? summarize_runs(shares, repeat) : (run_times){0};
 }
 
 report_row *report_measured(report *r, const char *stage, int threads, const measure_result *m, double value,

@@ -9,6 +9,13 @@
  * A stage whose one run takes seconds (the CPU renders) sets check_each_run
  * instead: no warm-up and no extra run, but every timed run is checked.
  *
+ * A stage may name a ruler, the plain kernel of its kind (ch06's CPU stages:
+ * the host's read ceiling): then every timed run of the stage is followed by
+ * one timed run of the ruler, and the stage's share of it is the median, run
+ * for run, of ruler time over stage time (the same work on both sides). A
+ * share of a ceiling measured once, seconds before, moves with the host's
+ * drift; pairs taken in turn see the same host.
+ *
  * A chapter supplies the four steps as functions of one context; GPU
  * chapters time with CUDA events (cuda_util.h's cuda_time_ms), CPU ones with
  * the wall clock (timer = NULL).
@@ -37,12 +44,15 @@ typedef struct {
     void *context;
     int repeat;              /* timed runs, 1 .. REPEAT_MAX */
     int check_each_run;      /* 1: check every timed run instead of a run before and after */
+    measure_fn *ruler;       /* NULL: none; else the same work by the plain kernel, run and timed after each
+                              * timed run (with the same timer), its context the stage's */
 } measure_plan;
 
 typedef struct {
     int ok;          /* REPORT_OK, REPORT_FAIL, or REPORT_NO_CHECK */
     run_times times; /* ms: median, fastest, slowest, runs */
     char note[256];  /* the first check's note (a later one's if it was empty), and a later one's if it failed */
+    run_times share; /* with a ruler: ruler ms / stage ms, run for run (1: as fast); else all 0 */
 } measure_result;
 
 void measure_stage(const measure_plan *plan, measure_result *out);

@@ -997,6 +997,54 @@ START_TEST(each_run_checked_note_starts_empty)
 }
 END_TEST
 
+/* A ruler takes turns with the stage: stage, its check, ruler, run after run,
+ * each timed by the plan's timer; the share is ruler ms over stage ms run for
+ * run (the median of the pairs, not of two medians), and the stage's own times
+ * are its own. Without a ruler the share is all 0. The scripted timer hands
+ * out the times; the log keeps the order. */
+static char ruler_log[32];
+static int ruler_step;
+static void log_stage(void *context) { (void)context, strcat(ruler_log, "S"); }
+static void log_ruler(void *context) { (void)context, strcat(ruler_log, "R"); }
+static int log_check(void *context, char *note, size_t size)
+{
+    (void)context, (void)note, (void)size;
+    strcat(ruler_log, "C");
+    return 1;
+}
+static double scripted_ms(measure_fn *run, void *context)
+{
+    static const double ms[] = {2, 1, 4, 1, 8, 6}; /* stage, ruler, stage, ruler, stage, ruler */
+    run(context);
+    return ms[ruler_step++ % 6];
+}
+
+static void ruler_body(const void *arg)
+{
+    (void)arg;
+    measure_result m, none;
+    cli_begin_work(&work_spec);
+    measure_stage(&(measure_plan){.run = log_stage, .check = log_check, .timer = scripted_ms, .repeat = 3,
+                                  .check_each_run = 1, .ruler = log_ruler}, &m);
+    if (strcmp(ruler_log, "SCRSCRSCR") != 0 || m.share.median != 0.5 || m.share.lo != 0.25 || m.share.hi != 0.75 ||
+        m.share.runs != 3 || m.times.median != 4 || m.times.lo != 2 || m.times.hi != 8)
+        fprintf(stderr, "order %s, share %g (%g-%g, %d), stage %g (%g-%g)", ruler_log, m.share.median, m.share.lo,
+                m.share.hi, m.share.runs, m.times.median, m.times.lo, m.times.hi), _exit(1);
+    ruler_log[0] = '\0', ruler_step = 0;
+    measure_stage(&(measure_plan){.run = log_stage, .check = log_check, .timer = scripted_ms, .repeat = 2}, &none);
+    if (strcmp(ruler_log, "SCSSSC") != 0 || none.share.median != 0 || none.share.runs != 0)
+        fprintf(stderr, "no ruler: order %s, share %g of %d", ruler_log, none.share.median, none.share.runs), _exit(1);
+    _exit(0);
+}
+
+START_TEST(ruler_takes_turns_with_the_stage)
+{
+    char err[256];
+    int status = in_child_stderr(ruler_body, NULL, err, sizeof err);
+    ck_assert_msg(status == 0, "exit %d: %s", status, err);
+}
+END_TEST
+
 /* The host's read ceiling as a row: a reference (check n/a) in GB/s, on its
  * threads, its note naming the loads and the runs. */
 START_TEST(cpu_read_ceiling_row_is_a_reference)
@@ -1146,6 +1194,55 @@ END_TEST
  * In a child of its own, so the team's threads end with it (under CK_FORK=no
  * they would outlive the test, and the leak checker of a later test's child
  * would find them); it exits 0, or 1 and says what it counted. */
+/* The ruler's pass (cpu_read_ceiling_pass) by every kernel this CPU can run,
+ * with and without the prefetch: it counts every byte once, folds a buffer of
+ * zeros to 0, and a single byte set anywhere (the first, either side of a
+ * line, a page, the prefetch distance and a piece, the last) to not 0: a
+ * kernel that skips a byte, or stops short of the tail, fails. buf holds 7s
+ * on entry and on return; it says what failed on stderr and returns 0. */
+static int ruler_reads_every_byte(const cpu_ceiling *c, char *buf, size_t bytes)
+{
+    static const char *isas[] = {"scalar", "avx2", "avx512"};
+    size_t at[700], places = 0; /* every byte of the first and last 300 (the loops' ends and tails), and */
+    if (bytes > (size_t)16 << 20) /* at most 16 pieces' ends below */
+        return fprintf(stderr, "ruler_reads_every_byte: %zu bytes is more than it was written for", bytes), 0;
+    for (size_t k = 0; k < 300 && k < bytes; k++)
+        at[places++] = k, at[places++] = bytes - 1 - k;
+    for (size_t piece = (size_t)1 << 20; piece < bytes; piece += (size_t)1 << 20) /* either side of a piece's end */
+        for (size_t k = piece - 2; k < piece + 2; k++)
+            at[places++] = k;
+    const size_t more[] = {4095, 4096, 8191, 8192, 8256}; /* a page's end, the prefetch distance */
+    for (size_t k = 0; k < sizeof more / sizeof more[0]; k++)
+        at[places++] = more[k];
+    const char *widest = cpu_widest_isa();
+    int count = 1; /* none wider than this CPU has */
+    while (count < 3 && strcmp(isas[count - 1], widest) != 0)
+        count++;
+    memset(buf, 0, bytes);
+    for (int i = 0; i < count; i++)
+        for (int with = 0; with < 2; with++) {
+            cpu_ceiling ruler = *c;
+            ruler.isa = isas[i], ruler.loads = with ? "with" : "without";
+            uint64_t folded = 1;
+            size_t read = cpu_read_ceiling_pass(&ruler, buf, bytes, &folded);
+            if (read != bytes || folded != 0)
+                return fprintf(stderr, "%s, %s the prefetch, %zu bytes: counted %zu, zeros folded to %llx", ruler.isa,
+                               ruler.loads, bytes, read, (unsigned long long)folded), 0;
+            for (size_t k = 0; k < places; k++) {
+                if (at[k] >= bytes)
+                    continue;
+                buf[at[k]] = 0x5a;
+                cpu_read_ceiling_pass(&ruler, buf, bytes, &folded);
+                buf[at[k]] = 0;
+                if (folded == 0)
+                    return fprintf(stderr, "%s, %s the prefetch, %zu bytes: the byte at %zu was not read", ruler.isa,
+                                   ruler.loads, bytes, at[k]), 0;
+            }
+        }
+    memset(buf, 7, bytes);
+    return 1;
+}
+
 static void ceilings_body(const void *arg)
 {
     (void)arg;
@@ -1162,6 +1259,8 @@ static void ceilings_body(const void *arg)
         if (c.work != c.expected || !whole || c.ms < CPU_CEILING_MIN_MS || !one_pass_ok)
             fprintf(stderr, "%zu bytes, %d threads: read %.0f bytes of %.0f in %.1f ms, one pass %g GB/s", sizes[k],
                     teams[k], c.work, c.expected, c.ms, c.one_pass), _exit(1);
+        if (!ruler_reads_every_byte(&c, buf, sizes[k]))
+            _exit(1);
     }
     free(buf);
     cpu_ceiling f = cpu_fma_ceiling(3, 1);
@@ -1205,6 +1304,7 @@ int main(void)
     tcase_add_test(tc, word_options_take_only_their_choices);
     tcase_add_test(tc, selected_where_counts_the_stages_that_run);
     tcase_add_test(tc, each_run_checked_note_starts_empty);
+    tcase_add_test(tc, ruler_takes_turns_with_the_stage);
     tcase_add_test(tc, cpu_read_ceiling_row_is_a_reference);
     tcase_add_test(tc, refusal_after_work_began_is_an_internal_error);
     tcase_add_test(tc, csv_write_failures_exit_1);

@@ -18,7 +18,11 @@
  * DRAM's latency, idle and under load (a pointer chase on each SM while the
  * rest of the GPU streams reads): Little's law with the loaded one says how
  * many bytes a kernel must keep in flight. The ceilings are common/gpu/'s,
- * each timed repetition at least 50 ms. Without a CUDA device the CPU stages
+ * each timed repetition at least 50 ms. The CPU stages have the host's own
+ * read ceiling (common/cpu_ceiling.h), and each of their timed runs is
+ * followed by one pass of that ceiling's kernel: the share that pairs give
+ * sees one host, not one that drifted since the ceiling was measured.
+ * Without a CUDA device the CPU stages
  * run, one line says the GPU ones did not; exit status 3.
  */
 #include "run.h"

@@ -65,18 +65,29 @@ static int check_sum(void *context, char *note, size_t size)
     return r->got == r->expected;
 }
 
+/* The host's read ceiling's kernel, one pass over the same input: the ruler
+ * a CPU stage's runs take turns with. */
+static void read_ceiling_pass(void *context)
+{
+    run *r = context;
+    cpu_read_ceiling_pass(r->host, r->in, r->n * sizeof(int), NULL);
+}
+
 void run_measure(report *rep, run *r, int repeat)
 {
-    int gpu = r->info->where == STAGE_GPU;
+    int gpu = r->info->where == STAGE_GPU, ruled = !gpu && r->host->rate > 0;
     measure_result m;
     measure_stage(&(measure_plan){.reset = poison_sum, .run = run_stage, .check = check_sum, .context = r,
-                                  .timer = gpu ? cuda_time_ms : NULL, .repeat = repeat ? repeat : gpu ? 20 : CPU_STAGE_REPEAT}, &m);
+                                  .timer = gpu ? cuda_time_ms : NULL, .repeat = repeat ? repeat : gpu ? 20 : CPU_STAGE_REPEAT,
+                                  .ruler = ruled ? read_ceiling_pass : NULL}, &m);
     double gbs = r->n * sizeof(int) / (m.times.median * 1e-3) * 1e-9;
     report_row *row = report_measured(rep, r->info->name, gpu ? REPORT_ON_GPU : r->cpu.threads, &m, gbs, "GB/s",
                                       gpu ? r->g->info.name : host_cpu_name());
     if (gpu && r->g->ceilings)
         gpu_memory_ceilings_note(row, gbs, &r->g->ceil);
-    if (!gpu && r->host->rate > 0)
-        report_note(row, "%s%.1f%% of the host's read ceiling (%.1f%% of its kernel timed as a stage)",
-                    row->note[0] ? "; " : "", 100 * gbs / r->host->rate, 100 * gbs / r->host->one_pass);
+    if (ruled)
+        report_note(row, "%s%.1f%% of the host's read ceiling (%.1f%% of its kernel timed as a stage; %.1f%% "
+                    "(%.1f-%.1f) of its kernel's passes taken in turn with this stage's)", row->note[0] ? "; " : "",
+                    100 * gbs / r->host->rate, 100 * gbs / r->host->one_pass, 100 * m.share.median,
+                    100 * m.share.lo, 100 * m.share.hi);
 }

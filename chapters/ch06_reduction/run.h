@@ -50,8 +50,10 @@ typedef struct {
     const cpu_ceiling *host;
 } run;
 
-/* Measures r's stage (repeat timed runs; 0: 20 on the GPU, 3 on the CPU) and
- * adds its row in GB/s of input read, with its share of the ceilings. */
+/* Measures r's stage (repeat timed runs; 0: 20 on the GPU, CPU_STAGE_REPEAT on
+ * the CPU) and adds its row in GB/s of input read, with its share of the
+ * ceilings. On the CPU, with the host's read ceiling measured, each timed run
+ * is followed by one pass of that ceiling's kernel (measure.h's ruler). */
 void run_measure(report *rep, run *r, int repeat);
 
 #endif

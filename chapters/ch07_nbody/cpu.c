@@ -1,6 +1,6 @@
 /* cpu.c - ch07's CPU stages: scalar, AVX2 + FMA, AVX2 on every core, and
- * AVX-512 on every core: in pieces, with the Newton step folded, and two
- * vectors of targets a source. */
+ * AVX-512 on every core: in pieces, with the Newton step folded, two vectors
+ * of targets a source, and the mass folded into the factor's constants. */
 #define _GNU_SOURCE
 #include "rows.h"
 
@@ -125,8 +125,9 @@ __attribute__((target("avx512f"), always_inline)) static inline void store_force
  * coordinates are broadcast from memory inside the subtraction (AVX-512's
  * embedded broadcast: no separate instruction), and _mm512_rsqrt14_ps is
  * good to 14 bits, so one Newton step gives about 24. */
-__attribute__((target("avx512f"))) static void simd512_block(const body *b, int n, vec3 *a, int i0)
+__attribute__((target("avx512f"))) static void simd512_block(const body *b, const float *unused, int n, vec3 *a, int i0)
 {
+    (void)unused;
     __m512 t[3];
     load_targets(b + i0, t);
     __m512 xi = t[0], yi = t[1], zi = t[2];
@@ -157,7 +158,7 @@ static void simd512_worker(void *p, int t, int threads)
     i0 = i0 < w->n ? i0 : w->n, i1 = i1 < w->n ? i1 : w->n;
     int i = i0;
     for (; i + 16 <= i1; i += 16)
-        simd512_block(w->b, w->n, w->a, i);
+        simd512_block(w->b, NULL, w->n, w->a, i);
     simd_range(w->b, w->n, w->a, i, i1);
 }
 
@@ -177,25 +178,38 @@ void cpu_avx512_threads_forces(const body *b, vec3 *a, int n, int threads)
  * accuracy as the step done first and cubed after, with one instruction
  * fewer (16 an interaction: 3 subtractions, 3 FMAs for d2, rsqrt14, y0^2,
  * d2 y0^2, the factor, three products with the mass, 3 FMAs). */
+__attribute__((target("avx512f"), always_inline)) static inline __m512 separation(const body *bj, const __m512 t[3],
+                                                                                 __m512 r[3])
+{
+    const __m512 eps2 = _mm512_set1_ps(SOFTENING2);
+    r[0] = _mm512_sub_ps(_mm512_set1_ps(bj->x), t[0]);
+    r[1] = _mm512_sub_ps(_mm512_set1_ps(bj->y), t[1]);
+    r[2] = _mm512_sub_ps(_mm512_set1_ps(bj->z), t[2]);
+    return _mm512_fmadd_ps(r[2], r[2], _mm512_fmadd_ps(r[1], r[1], _mm512_fmadd_ps(r[0], r[0], eps2)));
+}
+
+__attribute__((target("avx512f"), always_inline)) static inline void accumulate(const __m512 r[3], __m512 s,
+                                                                                __m512 acc[3])
+{
+    acc[0] = _mm512_fmadd_ps(r[0], s, acc[0]);
+    acc[1] = _mm512_fmadd_ps(r[1], s, acc[1]);
+    acc[2] = _mm512_fmadd_ps(r[2], s, acc[2]);
+}
+
 __attribute__((target("avx512f"), always_inline)) static inline void folded_interaction(const body *bj,
                                                                                         const __m512 t[3],
                                                                                         __m512 acc[3])
 {
-    const __m512 eps2 = _mm512_set1_ps(SOFTENING2), three_halves = _mm512_set1_ps(1.5f), five_halves = _mm512_set1_ps(2.5f);
-    __m512 rx = _mm512_sub_ps(_mm512_set1_ps(bj->x), t[0]);
-    __m512 ry = _mm512_sub_ps(_mm512_set1_ps(bj->y), t[1]);
-    __m512 rz = _mm512_sub_ps(_mm512_set1_ps(bj->z), t[2]);
-    __m512 d2 = _mm512_fmadd_ps(rz, rz, _mm512_fmadd_ps(ry, ry, _mm512_fmadd_ps(rx, rx, eps2)));
+    const __m512 three_halves = _mm512_set1_ps(1.5f), five_halves = _mm512_set1_ps(2.5f);
+    __m512 r[3], d2 = separation(bj, t, r);
     __m512 y = _mm512_rsqrt14_ps(d2), y2 = _mm512_mul_ps(y, y);
     __m512 factor = _mm512_fnmadd_ps(_mm512_mul_ps(d2, y2), three_halves, five_halves);
-    __m512 s = _mm512_mul_ps(_mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(bj->m), y), y2), factor);
-    acc[0] = _mm512_fmadd_ps(rx, s, acc[0]);
-    acc[1] = _mm512_fmadd_ps(ry, s, acc[1]);
-    acc[2] = _mm512_fmadd_ps(rz, s, acc[2]);
+    accumulate(r, _mm512_mul_ps(_mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(bj->m), y), y2), factor), acc);
 }
 
-__attribute__((target("avx512f"))) static void folded_block(const body *b, int n, vec3 *a, int i0)
+__attribute__((target("avx512f"))) static void folded_block(const body *b, const float *unused, int n, vec3 *a, int i0)
 {
+    (void)unused;
     __m512 t[3], acc[3] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
     load_targets(b + i0, t);
     for (int j = 0; j < n; j++)
@@ -206,8 +220,9 @@ __attribute__((target("avx512f"))) static void folded_block(const body *b, int n
 /* ---- cpu-avx512-two-vectors: 32 targets as two vectors, each source read
  * once for both: its broadcasts shared, and two independent chains of
  * arithmetic for the core to interleave. */
-__attribute__((target("avx512f"))) static void two_vector_block(const body *b, int n, vec3 *a, int i0)
+__attribute__((target("avx512f"))) static void two_vector_block(const body *b, const float *unused, int n, vec3 *a, int i0)
 {
+    (void)unused;
     __m512 t0[3], t1[3], acc0[3], acc1[3];
     acc0[0] = acc0[1] = acc0[2] = acc1[0] = acc1[1] = acc1[2] = _mm512_setzero_ps();
     load_targets(b + i0, t0);
@@ -220,12 +235,48 @@ __attribute__((target("avx512f"))) static void two_vector_block(const body *b, i
     store_forces(a + i0 + 16, acc1);
 }
 
+/* ---- cpu-avx512-mass-table: the mass folded into the factor's constants.
+ * m y^3 (2.5 - 1.5 u) = 2.5 y^3 (m - 0.6 m u), u = d2 y^2: with 0.6 m read
+ * from a table made once a call (n floats) and m from the body, the factor
+ * is one FMA whose two per-source operands come from memory (one broadcast
+ * inside the FMA, one by a load: the load ports' work, not the FMA pipes'),
+ * and the multiply by the mass is gone: 15 vector instructions an
+ * interaction. The 2.5 is applied once per target, at the end. */
+__attribute__((target("avx512f"), always_inline)) static inline void table_interaction(const body *bj,
+                                                                                       const float *mass06,
+                                                                                       const __m512 t[3],
+                                                                                       __m512 acc[3])
+{
+    __m512 r[3], d2 = separation(bj, t, r);
+    __m512 y = _mm512_rsqrt14_ps(d2), y2 = _mm512_mul_ps(y, y);
+    __m512 factor = _mm512_fnmadd_ps(_mm512_mul_ps(d2, y2), _mm512_set1_ps(*mass06), _mm512_set1_ps(bj->m));
+    accumulate(r, _mm512_mul_ps(_mm512_mul_ps(y, y2), factor), acc);
+}
+
+__attribute__((target("avx512f"))) static void mass_table_block(const body *b, const float *mass06, int n, vec3 *a,
+                                                                int i0)
+{
+    __m512 t0[3], t1[3], acc0[3], acc1[3];
+    acc0[0] = acc0[1] = acc0[2] = acc1[0] = acc1[1] = acc1[2] = _mm512_setzero_ps();
+    load_targets(b + i0, t0);
+    load_targets(b + i0 + 16, t1);
+    for (int j = 0; j < n; j++) {
+        table_interaction(&b[j], &mass06[j], t0, acc0);
+        table_interaction(&b[j], &mass06[j], t1, acc1);
+    }
+    const __m512 five_halves = _mm512_set1_ps(2.5f);
+    for (int k = 0; k < 3; k++)
+        acc0[k] = _mm512_mul_ps(acc0[k], five_halves), acc1[k] = _mm512_mul_ps(acc1[k], five_halves);
+    store_forces(a + i0, acc0);
+    store_forces(a + i0 + 16, acc1);
+}
+
 /* Pieces on demand: each thread takes the next PIECE_BODIES targets nobody
  * has taken until none is left, instead of one fixed range: on a virtual
  * machine's cores, unequal in speed, no thread then waits for the slowest. */
 #define PIECE_BODIES 64
 
-typedef void block_fn(const body *b, int n, vec3 *a, int i0);
+typedef void block_fn(const body *b, const float *mass06, int n, vec3 *a, int i0); /* mass06: NULL, or 0.6 m a body */
 
 typedef struct {
     const body *b;
@@ -235,6 +286,7 @@ typedef struct {
     block_fn *block; /* `width` targets at a time with AVX-512; NULL: the AVX2 stage's code, as
                       * cpu-avx512-threads falls back */
     int width;
+    const float *mass06; /* for the blocks that read it */
 } pieces;
 
 static void pieces_worker(void *p, int t, int threads)
@@ -245,15 +297,15 @@ static void pieces_worker(void *p, int t, int threads)
     while ((i0 = atomic_fetch_add(&w->next, PIECE_BODIES)) < w->n) {
         int i1 = w->n - i0 < PIECE_BODIES ? w->n : i0 + PIECE_BODIES, i = i0;
         for (; w->block && i + w->width <= i1; i += w->width)
-            w->block(w->b, w->n, w->a, i);
+            w->block(w->b, w->mass06, w->n, w->a, i);
         simd_range(w->b, w->n, w->a, i, i1);
     }
 }
 
-static void in_pieces(const body *b, vec3 *a, int n, int threads, block_fn *block, int width)
+static void in_pieces(const body *b, vec3 *a, int n, int threads, block_fn *block, int width, const float *mass06)
 {
     static pieces w; /* static: one stage at a time (team_run is not reentrant) */
-    w.b = b, w.a = a, w.n = n, w.width = width;
+    w.b = b, w.a = a, w.n = n, w.width = width, w.mass06 = mass06;
     w.block = strcmp(cpu_widest_isa(), "avx512") == 0 ? block : NULL;
     atomic_store(&w.next, 0);
     team_run(threads, pieces_worker, &w);
@@ -261,17 +313,27 @@ static void in_pieces(const body *b, vec3 *a, int n, int threads, block_fn *bloc
 
 void cpu_avx512_pieces_forces(const body *b, vec3 *a, int n, int threads)
 {
-    in_pieces(b, a, n, threads, simd512_block, 16);
+    in_pieces(b, a, n, threads, simd512_block, 16, NULL);
 }
 
 void cpu_avx512_folded_forces(const body *b, vec3 *a, int n, int threads)
 {
-    in_pieces(b, a, n, threads, folded_block, 16);
+    in_pieces(b, a, n, threads, folded_block, 16, NULL);
 }
 
 void cpu_avx512_two_vectors_forces(const body *b, vec3 *a, int n, int threads)
 {
-    in_pieces(b, a, n, threads, two_vector_block, 32);
+    in_pieces(b, a, n, threads, two_vector_block, 32, NULL);
+}
+
+/* The table is made on every call, inside the timed work: n floats against n^2 interactions. */
+void cpu_avx512_mass_table_forces(const body *b, vec3 *a, int n, int threads)
+{
+    float *mass06 = cli_alloc((size_t)(n > 0 ? n : 1) * sizeof(float), "the mass table");
+    for (int j = 0; j < n; j++)
+        mass06[j] = 0.6f * b[j].m;
+    in_pieces(b, a, n, threads, mass_table_block, 32, mass06);
+    free(mass06);
 }
 
 void cpu_isa_note(report_row *row)
