@@ -290,6 +290,11 @@ cpu_ceiling cpu_read_ceiling(const void *buf, size_t bytes, int threads, int rep
 size_t cpu_read_ceiling_pass(const cpu_ceiling *c, const void *buf, size_t bytes, uint64_t *folded)
 {
     static read_job j;
+    if (!c->isa || c->threads < 1) { /* no ceiling measured: no kernel to read with */
+        if (folded)
+            *folded = 0;
+        return 0;
+    }
     int prefetch = c->loads && strcmp(c->loads, "with") == 0;
     j = (read_job){.buf = buf, .bytes = bytes, .read = read_kernel(c->isa, prefetch)};
     read_pass(&j, c->threads);

@@ -69,7 +69,9 @@ void cpu_read_ceiling_row(report *rep, const cpu_ceiling *c, int repeat);
  * a buffer of zeros and not 0 for one with a single byte set, wherever it is
  * (so a kernel that skips bytes can be caught). A ruler that a stage's timed
  * runs take turns with (measure_plan's ruler), so a drift of the host's read
- * rate within the run falls on both alike. */
+ * rate within the run falls on both alike. c must come from cpu_read_ceiling
+ * (a zeroed one, no ceiling measured, reads nothing and returns 0); one call at
+ * a time (its job is static, as the ceiling's is). */
 size_t cpu_read_ceiling_pass(const cpu_ceiling *c, const void *buf, size_t bytes, uint64_t *folded);
 
 /* The widest of those ISAs this CPU has, or a narrower one the environment

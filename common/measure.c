@@ -47,6 +47,7 @@ void measure_stage(const measure_plan *p, measure_result *out)
     measure_timer_fn *timer = p->timer ? p->timer : measure_wall_ms;
     int repeat = p->repeat < 1 ? 1 : p->repeat > REPEAT_MAX ? REPEAT_MAX : p->repeat;
     double times[REPEAT_MAX], shares[REPEAT_MAX];
+    int pairs = 0;
     char later[sizeof out->note];
     if (!p->check_each_run)
         out->ok = checked_run(p, out->note, sizeof out->note);
@@ -61,9 +62,10 @@ void measure_stage(const measure_plan *p, measure_result *out)
             later[0] = '\0';
             join_check(out, p->check(p->context, later, sizeof later), later, "a later run");
         }
-        if (p->ruler) { /* after the check: a ruler cannot spoil the stage's verdict */
+        if (p->ruler) { /* a pair with a time the clock could not resolve says nothing: left out */
             double ruler_ms = timer(p->ruler, p->context);
-            shares[r] = times[r] > 0 ? ruler_ms / times[r] : 0;
+            if (times[r] > 0 && ruler_ms > 0)
+                shares[pairs++] = ruler_ms / times[r];
         }
     }
     if (p->check_each_run && !p->check)
@@ -71,7 +73,7 @@ void measure_stage(const measure_plan *p, measure_result *out)
     if (!p->check_each_run)
         join_check(out, checked_run(p, later, sizeof later), later, "after timing");
     out->times = summarize_runs(times, repeat);
-    out->share = p->ruler ? summarize_runs(shares, repeat) : (run_times){0};
+    out->share = summarize_runs(shares, pairs); /* all 0 without a ruler */
 }
 
 report_row *report_measured(report *r, const char *stage, int threads, const measure_result *m, double value,

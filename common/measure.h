@@ -10,11 +10,13 @@
  * instead: no warm-up and no extra run, but every timed run is checked.
  *
  * A stage may name a ruler, the plain kernel of its kind (ch06's CPU stages:
- * the host's read ceiling): then every timed run of the stage is followed by
- * one timed run of the ruler, and the stage's share of it is the median, run
- * for run, of ruler time over stage time (the same work on both sides). A
- * share of a ceiling measured once, seconds before, moves with the host's
- * drift; pairs taken in turn see the same host.
+ * the host's read ceiling): then every timed run of the stage is followed
+ * (after its check, where each run is checked) by one timed run of the ruler,
+ * and the stage's share of it is the median, run for run, of ruler time over
+ * stage time (the same work on both sides). A share of a ceiling measured
+ * once, seconds before, moves with the host's drift; pairs taken in turn see
+ * the same host. A ruler must not write what reset, run or check use: the
+ * verdict stays the stage's own.
  *
  * A chapter supplies the four steps as functions of one context; GPU
  * chapters time with CUDA events (cuda_util.h's cuda_time_ms), CPU ones with
@@ -52,7 +54,8 @@ typedef struct {
     int ok;          /* REPORT_OK, REPORT_FAIL, or REPORT_NO_CHECK */
     run_times times; /* ms: median, fastest, slowest, runs */
     char note[256];  /* the first check's note (a later one's if it was empty), and a later one's if it failed */
-    run_times share; /* with a ruler: ruler ms / stage ms, run for run (1: as fast); else all 0 */
+    run_times share; /* with a ruler: ruler ms / stage ms, run for run (1: as fast), over the pairs whose two
+                      * times are above 0 (runs: how many); else all 0 */
 } measure_result;
 
 void measure_stage(const measure_plan *plan, measure_result *out);

@@ -1030,6 +1030,12 @@ static void ruler_body(const void *arg)
         m.share.runs != 3 || m.times.median != 4 || m.times.lo != 2 || m.times.hi != 8)
         fprintf(stderr, "order %s, share %g (%g-%g, %d), stage %g (%g-%g)", ruler_log, m.share.median, m.share.lo,
                 m.share.hi, m.share.runs, m.times.median, m.times.lo, m.times.hi), _exit(1);
+    ruler_log[0] = '\0', ruler_step = 0; /* checked before and after, the ruler after each timed run */
+    measure_stage(&(measure_plan){.run = log_stage, .check = log_check, .timer = scripted_ms, .repeat = 2,
+                                  .ruler = log_ruler}, &m);
+    if (strcmp(ruler_log, "SCSRSRSC") != 0 || m.share.runs != 2 || m.share.median != 0.375)
+        fprintf(stderr, "checked before and after: order %s, share %g of %d", ruler_log, m.share.median,
+                m.share.runs), _exit(1);
     ruler_log[0] = '\0', ruler_step = 0;
     measure_stage(&(measure_plan){.run = log_stage, .check = log_check, .timer = scripted_ms, .repeat = 2}, &none);
     if (strcmp(ruler_log, "SCSSSC") != 0 || none.share.median != 0 || none.share.runs != 0)
@@ -1188,31 +1194,31 @@ START_TEST(team_rows_renders_each_row_once)
 }
 END_TEST
 
-/* The host's ceilings count the work their threads did, pieces taken on
- * demand: every byte of every pass read once, every piece of FMA chains run
- * once, whatever the size (odd, smaller than a piece, empty) and the team.
- * In a child of its own, so the team's threads end with it (under CK_FORK=no
- * they would outlive the test, and the leak checker of a later test's child
- * would find them); it exits 0, or 1 and says what it counted. */
 /* The ruler's pass (cpu_read_ceiling_pass) by every kernel this CPU can run,
  * with and without the prefetch: it counts every byte once, folds a buffer of
- * zeros to 0, and a single byte set anywhere (the first, either side of a
- * line, a page, the prefetch distance and a piece, the last) to not 0: a
- * kernel that skips a byte, or stops short of the tail, fails. buf holds 7s
- * on entry and on return; it says what failed on stderr and returns 0. */
+ * zeros to 0, and a single byte set (every byte of a buffer up to 12 KiB + 5,
+ * past the prefetch distance; in a larger one, the first and last 300, either
+ * side of every piece's end, a page's end and the prefetch distance) to not
+ * 0: a kernel that skips one of those bytes, or stops short of the tail,
+ * fails. buf holds 7s on entry and on return; it says what failed on stderr
+ * and returns 0. */
 static int ruler_reads_every_byte(const cpu_ceiling *c, char *buf, size_t bytes)
 {
     static const char *isas[] = {"scalar", "avx2", "avx512"};
-    size_t at[700], places = 0; /* every byte of the first and last 300 (the loops' ends and tails), and */
+    enum { EVERY_BYTE_UP_TO = 12 * 1024 + 5 };
+    static size_t at[EVERY_BYTE_UP_TO];
+    size_t places = 0;
     if (bytes > (size_t)16 << 20) /* at most 16 pieces' ends below */
         return fprintf(stderr, "ruler_reads_every_byte: %zu bytes is more than it was written for", bytes), 0;
-    for (size_t k = 0; k < 300 && k < bytes; k++)
+    for (size_t k = 0; bytes <= EVERY_BYTE_UP_TO && k < bytes; k++)
+        at[places++] = k;
+    for (size_t k = 0; bytes > EVERY_BYTE_UP_TO && k < 300; k++) /* the loops' ends and tails */
         at[places++] = k, at[places++] = bytes - 1 - k;
     for (size_t piece = (size_t)1 << 20; piece < bytes; piece += (size_t)1 << 20) /* either side of a piece's end */
         for (size_t k = piece - 2; k < piece + 2; k++)
             at[places++] = k;
     const size_t more[] = {4095, 4096, 8191, 8192, 8256}; /* a page's end, the prefetch distance */
-    for (size_t k = 0; k < sizeof more / sizeof more[0]; k++)
+    for (size_t k = 0; bytes > EVERY_BYTE_UP_TO && k < sizeof more / sizeof more[0]; k++)
         at[places++] = more[k];
     const char *widest = cpu_widest_isa();
     int count = 1; /* none wider than this CPU has */
@@ -1243,6 +1249,12 @@ static int ruler_reads_every_byte(const cpu_ceiling *c, char *buf, size_t bytes)
     return 1;
 }
 
+/* The host's ceilings count the work their threads did, pieces taken on
+ * demand: every byte of every pass read once, every piece of FMA chains run
+ * once, whatever the size (odd, smaller than a piece, empty) and the team.
+ * In a child of its own, so the team's threads end with it (under CK_FORK=no
+ * they would outlive the test, and the leak checker of a later test's child
+ * would find them); it exits 0, or 1 and says what it counted. */
 static void ceilings_body(const void *arg)
 {
     (void)arg;
@@ -1260,6 +1272,8 @@ static void ceilings_body(const void *arg)
             fprintf(stderr, "%zu bytes, %d threads: read %.0f bytes of %.0f in %.1f ms, one pass %g GB/s", sizes[k],
                     teams[k], c.work, c.expected, c.ms, c.one_pass), _exit(1);
         if (!ruler_reads_every_byte(&c, buf, sizes[k]))
+            _exit(1);
+        if (sizes[k] == 1 && !ruler_reads_every_byte(&c, buf, 12 * 1024 + 5)) /* every byte, on c's team */
             _exit(1);
     }
     free(buf);

@@ -170,14 +170,10 @@ void cpu_avx512_threads_forces(const body *b, vec3 *a, int n, int threads)
     team_run(threads, strcmp(cpu_widest_isa(), "avx512") == 0 ? simd512_worker : simd_worker, &w);
 }
 
-/* ---- cpu-avx512-folded: the Newton step folded into the cube. After
- * rsqrt14, y0 = (1 - e)^(1/2) / d with |e| < 2^-13, where e = 1 - d2 y0^2.
- * The Newton step makes y1 = y0 (1 + e/2), and the force wants y1^3 =
- * y0^3 (1 + e/2)^3 = y0^3 (1 + 1.5 e) + O(e^2) = y0^3 (2.5 - 1.5 d2 y0^2),
- * exact to within 0.75 e^2 < 2^-26, under float's rounding: the same
- * accuracy as the step done first and cubed after, with one instruction
- * fewer (16 an interaction: 3 subtractions, 3 FMAs for d2, rsqrt14, y0^2,
- * d2 y0^2, the factor, three products with the mass, 3 FMAs). */
+/* What the AVX-512 interactions from cpu-avx512-folded on begin with (their
+ * changes lie between): r = source - target, 16 targets at once, and
+ * d2 = |r|^2 + eps^2 as three FMAs started from eps^2; the source's
+ * coordinates are broadcast from memory. */
 __attribute__((target("avx512f"), always_inline)) static inline __m512 separation(const body *bj, const __m512 t[3],
                                                                                  __m512 r[3])
 {
@@ -188,6 +184,7 @@ __attribute__((target("avx512f"), always_inline)) static inline __m512 separatio
     return _mm512_fmadd_ps(r[2], r[2], _mm512_fmadd_ps(r[1], r[1], _mm512_fmadd_ps(r[0], r[0], eps2)));
 }
 
+/* ... and ends with: acc += r s, three FMAs. */
 __attribute__((target("avx512f"), always_inline)) static inline void accumulate(const __m512 r[3], __m512 s,
                                                                                 __m512 acc[3])
 {
@@ -196,6 +193,14 @@ __attribute__((target("avx512f"), always_inline)) static inline void accumulate(
     acc[2] = _mm512_fmadd_ps(r[2], s, acc[2]);
 }
 
+/* ---- cpu-avx512-folded: the Newton step folded into the cube. After
+ * rsqrt14, y0 = (1 - e)^(1/2) / d with |e| < 2^-13, where e = 1 - d2 y0^2.
+ * The Newton step makes y1 = y0 (1 + e/2), and the force wants y1^3 =
+ * y0^3 (1 + e/2)^3 = y0^3 (1 + 1.5 e) + O(e^2) = y0^3 (2.5 - 1.5 d2 y0^2),
+ * exact to within 0.75 e^2 < 2^-26, under float's rounding: the same
+ * accuracy as the step done first and cubed after, with one instruction
+ * fewer (16 an interaction: 3 subtractions, 3 FMAs for d2, rsqrt14, y0^2,
+ * d2 y0^2, the factor, three products with the mass, 3 FMAs). */
 __attribute__((target("avx512f"), always_inline)) static inline void folded_interaction(const body *bj,
                                                                                         const __m512 t[3],
                                                                                         __m512 acc[3])
@@ -238,9 +243,9 @@ __attribute__((target("avx512f"))) static void two_vector_block(const body *b, c
 /* ---- cpu-avx512-mass-table: the mass folded into the factor's constants.
  * m y^3 (2.5 - 1.5 u) = 2.5 y^3 (m - 0.6 m u), u = d2 y^2: with 0.6 m read
  * from a table made once a call (n floats) and m from the body, the factor
- * is one FMA whose two per-source operands come from memory (one broadcast
- * inside the FMA, one by a load: the load ports' work, not the FMA pipes'),
- * and the multiply by the mass is gone: 15 vector instructions an
+ * is one FMA whose two per-source operands come from memory (broadcast loads,
+ * each serving both vectors of targets: the load ports' work, not the FMA
+ * pipes'), and the multiply by the mass is gone: 15 vector instructions an
  * interaction. The 2.5 is applied once per target, at the end. */
 __attribute__((target("avx512f"), always_inline)) static inline void table_interaction(const body *bj,
                                                                                        const float *mass06,
