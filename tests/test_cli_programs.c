@@ -1046,6 +1046,20 @@ START_TEST(ch03_check_holds_at_small_sizes)
 }
 END_TEST
 
+/* ch06's CPU rows take turns with the host's read ceiling's kernel (measure.h's
+ * ruler): with the ceiling measured, a CPU row's note gives its share of that
+ * kernel's passes taken in turn, above 0 (a row measured without its ruler
+ * would say 0.0%) and at most 1000% (each pair reads the same input). */
+START_TEST(ch06_cpu_rows_take_turns_with_the_read_ceiling)
+{
+    const char *script =
+        "\"$P\"/ch06 --n 1000003 --threads 2 --stage cpu-prefetch > log 2>&1 || { cat log; exit 1; }; "
+        "share=$(sed -n 's/.*; \\([0-9.]*\\)% ([0-9.]*-[0-9.]*) of its kernel.s passes taken in turn.*/\\1/p' log); "
+        "[ -n \"$share\" ] && awk -v s=\"$share\" 'BEGIN { exit !(s > 0 && s <= 1000) }' || { cat log; exit 1; }";
+    ck_assert_msg(in_temp_folder(script) == 0, "ch06 cpu-prefetch: no share of the ceiling's passes taken in turn");
+}
+END_TEST
+
 /* tools/image_diff (the book's difference images): |a - b| x gain, clipped,
  * on two fixed-seed random 33x31 images; refuses bad input with 2, mismatched
  * sizes with 1. */
@@ -1226,6 +1240,7 @@ int main(void)
     else
         skipped++;
     suite_add_tcase(s, outs);
+    tcase_add_test(tc, ch06_cpu_rows_take_turns_with_the_read_ceiling);
     tcase_add_loop_test(tc, ch03_check_holds_at_small_sizes, 0, sizeof ch03_small_runs / sizeof ch03_small_runs[0]);
     suite_add_tcase(s, tc);
     return harness_run(s, "bad-input", skipped);
