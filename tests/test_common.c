@@ -908,6 +908,15 @@ static int in_child_stderr(child_body *body, const void *arg, char *err, size_t 
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* The test passes when body, in a child of its own, exits 0; else it fails
+ * with the child's status and what the child said on stderr. */
+static void child_passes(child_body *body)
+{
+    char err[512];
+    int status = in_child_stderr(body, NULL, err, sizeof err);
+    ck_assert_msg(status == 0, "exit %d: %s", status, err);
+}
+
 /* cli_parse of a NULL-ended argv; exits 0 if the two words are then "no"
  * and "fma", 9 if they are others. */
 static void parse_choices_body(const void *arg)
@@ -991,9 +1000,7 @@ static void note_body(const void *arg)
 
 START_TEST(each_run_checked_note_starts_empty)
 {
-    char err[256];
-    int status = in_child_stderr(note_body, NULL, err, sizeof err);
-    ck_assert_msg(status == 0, "exit %d: %s", status, err);
+    child_passes(note_body);
 }
 END_TEST
 
@@ -1045,9 +1052,7 @@ static void ruler_body(const void *arg)
 
 START_TEST(ruler_takes_turns_with_the_stage)
 {
-    char err[256];
-    int status = in_child_stderr(ruler_body, NULL, err, sizeof err);
-    ck_assert_msg(status == 0, "exit %d: %s", status, err);
+    child_passes(ruler_body);
 }
 END_TEST
 
@@ -1285,9 +1290,7 @@ static void ceilings_body(const void *arg)
 
 START_TEST(cpu_ceilings_count_every_piece_once)
 {
-    char err[512];
-    int status = in_child_stderr(ceilings_body, NULL, err, sizeof err);
-    ck_assert_msg(status == 0, "exit %d: %s", status, err);
+    child_passes(ceilings_body);
 }
 END_TEST
 
