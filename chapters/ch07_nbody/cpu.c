@@ -121,13 +121,22 @@ __attribute__((target("avx512f"), always_inline)) static inline void store_force
         a[k] = (vec3){xs[k], ys[k], zs[k]};
 }
 
+/* What every AVX-512 block of targets reads: all n bodies, and for the
+ * blocks that use it (cpu-avx512-mass-table's) 0.6 m a body, else NULL. */
+typedef struct {
+    const body *b;
+    const float *mass06;
+    int n;
+} sources;
+
 /* AVX-512: 16 targets in the lanes, the rest as simd_block. The source's
  * coordinates are broadcast from memory inside the subtraction (AVX-512's
  * embedded broadcast: no separate instruction), and _mm512_rsqrt14_ps is
  * good to 14 bits, so one Newton step gives about 24. */
-__attribute__((target("avx512f"))) static void simd512_block(const body *b, const float *unused, int n, vec3 *a, int i0)
+__attribute__((target("avx512f"))) static void simd512_block(const sources *src, vec3 *a, int i0)
 {
-    (void)unused;
+    const body *b = src->b;
+    int n = src->n;
     __m512 t[3];
     load_targets(b + i0, t);
     __m512 xi = t[0], yi = t[1], zi = t[2];
@@ -158,7 +167,7 @@ static void simd512_worker(void *p, int t, int threads)
     i0 = i0 < w->n ? i0 : w->n, i1 = i1 < w->n ? i1 : w->n;
     int i = i0;
     for (; i + 16 <= i1; i += 16)
-        simd512_block(w->b, NULL, w->n, w->a, i);
+        simd512_block(&(sources){w->b, NULL, w->n}, w->a, i);
     simd_range(w->b, w->n, w->a, i, i1);
 }
 
@@ -171,17 +180,23 @@ void cpu_avx512_threads_forces(const body *b, vec3 *a, int n, int threads)
 }
 
 /* What the AVX-512 interactions from cpu-avx512-folded on begin with (their
- * changes lie between): r = source - target, 16 targets at once, and
- * d2 = |r|^2 + eps^2 as three FMAs started from eps^2; the source's
- * coordinates are broadcast from memory. */
+ * changes lie between): r = source - target, 16 pairs at once, and
+ * d2 = |r|^2 + eps^2 as three FMAs started from eps^2. */
+__attribute__((target("avx512f"), always_inline)) static inline __m512 separation_of(__m512 sx, __m512 sy, __m512 sz,
+                                                                                    const __m512 t[3], __m512 r[3])
+{
+    const __m512 eps2 = _mm512_set1_ps(SOFTENING2);
+    r[0] = _mm512_sub_ps(sx, t[0]);
+    r[1] = _mm512_sub_ps(sy, t[1]);
+    r[2] = _mm512_sub_ps(sz, t[2]);
+    return _mm512_fmadd_ps(r[2], r[2], _mm512_fmadd_ps(r[1], r[1], _mm512_fmadd_ps(r[0], r[0], eps2)));
+}
+
+/* One source for 16 targets: its coordinates broadcast from memory. */
 __attribute__((target("avx512f"), always_inline)) static inline __m512 separation(const body *bj, const __m512 t[3],
                                                                                  __m512 r[3])
 {
-    const __m512 eps2 = _mm512_set1_ps(SOFTENING2);
-    r[0] = _mm512_sub_ps(_mm512_set1_ps(bj->x), t[0]);
-    r[1] = _mm512_sub_ps(_mm512_set1_ps(bj->y), t[1]);
-    r[2] = _mm512_sub_ps(_mm512_set1_ps(bj->z), t[2]);
-    return _mm512_fmadd_ps(r[2], r[2], _mm512_fmadd_ps(r[1], r[1], _mm512_fmadd_ps(r[0], r[0], eps2)));
+    return separation_of(_mm512_set1_ps(bj->x), _mm512_set1_ps(bj->y), _mm512_set1_ps(bj->z), t, r);
 }
 
 /* ... and ends with: acc += r s, three FMAs. */
@@ -212,9 +227,10 @@ __attribute__((target("avx512f"), always_inline)) static inline void folded_inte
     accumulate(r, _mm512_mul_ps(_mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(bj->m), y), y2), factor), acc);
 }
 
-__attribute__((target("avx512f"))) static void folded_block(const body *b, const float *unused, int n, vec3 *a, int i0)
+__attribute__((target("avx512f"))) static void folded_block(const sources *src, vec3 *a, int i0)
 {
-    (void)unused;
+    const body *b = src->b;
+    int n = src->n;
     __m512 t[3], acc[3] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
     load_targets(b + i0, t);
     for (int j = 0; j < n; j++)
@@ -225,9 +241,10 @@ __attribute__((target("avx512f"))) static void folded_block(const body *b, const
 /* ---- cpu-avx512-two-vectors: 32 targets as two vectors, each source read
  * once for both: its broadcasts shared, and two independent chains of
  * arithmetic for the core to interleave. */
-__attribute__((target("avx512f"))) static void two_vector_block(const body *b, const float *unused, int n, vec3 *a, int i0)
+__attribute__((target("avx512f"))) static void two_vector_block(const sources *src, vec3 *a, int i0)
 {
-    (void)unused;
+    const body *b = src->b;
+    int n = src->n;
     __m512 t0[3], t1[3], acc0[3], acc1[3];
     acc0[0] = acc0[1] = acc0[2] = acc1[0] = acc1[1] = acc1[2] = _mm512_setzero_ps();
     load_targets(b + i0, t0);
@@ -247,20 +264,29 @@ __attribute__((target("avx512f"))) static void two_vector_block(const body *b, c
  * each serving both vectors of targets: the load ports' work, not the FMA
  * pipes'), and the multiply by the mass is gone: 15 vector instructions an
  * interaction. The 2.5 is applied once per target, at the end. */
+/* y^3 (the rsqrt14 estimate cubed) and u = d2 y^2, for the factor. */
+__attribute__((target("avx512f"), always_inline)) static inline __m512 cube_estimate(__m512 d2, __m512 *u)
+{
+    __m512 y = _mm512_rsqrt14_ps(d2), y2 = _mm512_mul_ps(y, y);
+    *u = _mm512_mul_ps(d2, y2);
+    return _mm512_mul_ps(y, y2);
+}
+
 __attribute__((target("avx512f"), always_inline)) static inline void table_interaction(const body *bj,
                                                                                        const float *mass06,
                                                                                        const __m512 t[3],
                                                                                        __m512 acc[3])
 {
-    __m512 r[3], d2 = separation(bj, t, r);
-    __m512 y = _mm512_rsqrt14_ps(d2), y2 = _mm512_mul_ps(y, y);
-    __m512 factor = _mm512_fnmadd_ps(_mm512_mul_ps(d2, y2), _mm512_set1_ps(*mass06), _mm512_set1_ps(bj->m));
-    accumulate(r, _mm512_mul_ps(_mm512_mul_ps(y, y2), factor), acc);
+    __m512 r[3], d2 = separation(bj, t, r), u, y3 = cube_estimate(d2, &u);
+    __m512 factor = _mm512_fnmadd_ps(u, _mm512_set1_ps(*mass06), _mm512_set1_ps(bj->m));
+    accumulate(r, _mm512_mul_ps(y3, factor), acc);
 }
 
-__attribute__((target("avx512f"))) static void mass_table_block(const body *b, const float *mass06, int n, vec3 *a,
-                                                                int i0)
+__attribute__((target("avx512f"))) static void mass_table_block(const sources *src, vec3 *a, int i0)
 {
+    const body *b = src->b;
+    const float *mass06 = src->mass06;
+    int n = src->n;
     __m512 t0[3], t1[3], acc0[3], acc1[3];
     acc0[0] = acc0[1] = acc0[2] = acc1[0] = acc1[1] = acc1[2] = _mm512_setzero_ps();
     load_targets(b + i0, t0);
@@ -281,36 +307,34 @@ __attribute__((target("avx512f"))) static void mass_table_block(const body *b, c
  * machine's cores, unequal in speed, no thread then waits for the slowest. */
 #define PIECE_BODIES 64
 
-typedef void block_fn(const body *b, const float *mass06, int n, vec3 *a, int i0); /* mass06: NULL, or 0.6 m a body */
+typedef void block_fn(const sources *src, vec3 *a, int i0);
 
 typedef struct {
-    const body *b;
+    sources src;
     vec3 *a;
-    int n;
     atomic_int next; /* the first target of the next piece nobody has taken */
     block_fn *block; /* `width` targets at a time with AVX-512; NULL: the AVX2 stage's code, as
                       * cpu-avx512-threads falls back */
     int width;
-    const float *mass06; /* for the blocks that read it */
 } pieces;
 
 static void pieces_worker(void *p, int t, int threads)
 {
     (void)t, (void)threads;
     pieces *w = p;
-    int i0;
-    while ((i0 = atomic_fetch_add(&w->next, PIECE_BODIES)) < w->n) {
-        int i1 = w->n - i0 < PIECE_BODIES ? w->n : i0 + PIECE_BODIES, i = i0;
+    int i0, n = w->src.n;
+    while ((i0 = atomic_fetch_add(&w->next, PIECE_BODIES)) < n) {
+        int i1 = n - i0 < PIECE_BODIES ? n : i0 + PIECE_BODIES, i = i0;
         for (; w->block && i + w->width <= i1; i += w->width)
-            w->block(w->b, w->mass06, w->n, w->a, i);
-        simd_range(w->b, w->n, w->a, i, i1);
+            w->block(&w->src, w->a, i);
+        simd_range(w->src.b, n, w->a, i, i1);
     }
 }
 
 static void in_pieces(const body *b, vec3 *a, int n, int threads, block_fn *block, int width, const float *mass06)
 {
     static pieces w; /* static: one stage at a time (team_run is not reentrant) */
-    w.b = b, w.a = a, w.n = n, w.width = width, w.mass06 = mass06;
+    w.src = (sources){b, mass06, n}, w.a = a, w.width = width;
     w.block = strcmp(cpu_widest_isa(), "avx512") == 0 ? block : NULL;
     atomic_store(&w.next, 0);
     team_run(threads, pieces_worker, &w);
@@ -339,6 +363,181 @@ void cpu_avx512_mass_table_forces(const body *b, vec3 *a, int n, int threads)
         mass06[j] = 0.6f * b[j].m;
     in_pieces(b, a, n, threads, mass_table_block, 32, mass06);
     free(mass06);
+}
+
+/* ---- cpu-avx512-symmetric: each pair once. The force on j is minus the
+ * force on i with m_i for m_j (Newton's third law), so one r, d2 and y^3
+ * serve both. Bodies in tiles of 16; a block of two target tiles (in
+ * registers) meets each later tile of sources 16 times, the sources turned
+ * one lane further each time: at turn k, lane l pairs target l with source
+ * (l + k) mod 16, so every lane meets every source once. Turning is free for
+ * the sources, loaded from their tile written twice over (x0..x15 x0..x15:
+ * 16 floats from offset k), and costs a permute for each of the reaction's
+ * three sums, which turn with the sources. A pair: the mass table's 15 vector
+ * instructions for the force on i, 5 for the force on j (its factor, s, three
+ * FMAs), and the 3 permutes shared by the block's two target vectors: 21.5
+ * for two interactions, against 30.
+ *
+ * Each thread adds its targets' sums and its reactions into sums of its own
+ * (every body's, zeroed first), added up at the end, inside the timed work;
+ * which thread takes which block varies, so the last bits of a result may
+ * differ from run to run. */
+enum { TILE = 16, ROW_X = 0, ROW_Y = 32, ROW_Z = 64, ROW_M = 96, ROW_M06 = 128, TILE_FLOATS = 160, SUM_FLOATS = 48 };
+
+/* A tile's targets: x, y, z, m, 0.6 m (the first copy of each row). */
+__attribute__((target("avx512f"), always_inline)) static inline void load_tile(const float *tile, __m512 t[5])
+{
+    t[0] = _mm512_loadu_ps(tile + ROW_X), t[1] = _mm512_loadu_ps(tile + ROW_Y), t[2] = _mm512_loadu_ps(tile + ROW_Z);
+    t[3] = _mm512_loadu_ps(tile + ROW_M), t[4] = _mm512_loadu_ps(tile + ROW_M06);
+}
+
+/* sums (x[16], y[16], z[16]) += v */
+__attribute__((target("avx512f"), always_inline)) static inline void add_to_sums(float *sums, const __m512 v[3])
+{
+    _mm512_storeu_ps(sums, _mm512_add_ps(_mm512_loadu_ps(sums), v[0]));
+    _mm512_storeu_ps(sums + TILE, _mm512_add_ps(_mm512_loadu_ps(sums + TILE), v[1]));
+    _mm512_storeu_ps(sums + 2 * TILE, _mm512_add_ps(_mm512_loadu_ps(sums + 2 * TILE), v[2]));
+}
+
+/* One turn: 16 targets t (x, y, z, m, 0.6 m) against the sources loaded from
+ * src; the force on the targets into acc, the reaction into react. (No loops
+ * over the vectors' indices here or below: the compiler then keeps every
+ * one in a register.) */
+__attribute__((target("avx512f"), always_inline)) static inline void pair_turn(const float *src, const __m512 t[5],
+                                                                               __m512 acc[3], __m512 react[3])
+{
+    __m512 r[3], d2 = separation_of(_mm512_loadu_ps(src + ROW_X), _mm512_loadu_ps(src + ROW_Y),
+                                    _mm512_loadu_ps(src + ROW_Z), t, r);
+    __m512 u, y3 = cube_estimate(d2, &u);
+    __m512 on_i = _mm512_mul_ps(y3, _mm512_fnmadd_ps(u, _mm512_loadu_ps(src + ROW_M06), _mm512_loadu_ps(src + ROW_M)));
+    __m512 on_j = _mm512_mul_ps(y3, _mm512_fnmadd_ps(u, t[4], t[3]));
+    accumulate(r, on_i, acc);
+    react[0] = _mm512_fnmadd_ps(r[0], on_j, react[0]);
+    react[1] = _mm512_fnmadd_ps(r[1], on_j, react[1]);
+    react[2] = _mm512_fnmadd_ps(r[2], on_j, react[2]);
+}
+
+/* The target tile t0 (and t1, unless NULL) against the source tile at src,
+ * all 16 turns; the reaction added to the source tile's sums. */
+__attribute__((target("avx512f"), always_inline)) static inline void meet_tile(const float *src, const __m512 t0[5],
+                                                                               const __m512 t1[5], __m512 acc0[3],
+                                                                               __m512 acc1[3], float *sums)
+{
+    const __m512i turn = _mm512_set_epi32(0, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1); /* lane l <- l + 1 */
+    __m512 react[3] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+    for (int k = 0; k < TILE; k++) {
+        pair_turn(src + k, t0, acc0, react);
+        if (t1)
+            pair_turn(src + k, t1, acc1, react);
+        react[0] = _mm512_permutexvar_ps(turn, react[0]);
+        react[1] = _mm512_permutexvar_ps(turn, react[1]);
+        react[2] = _mm512_permutexvar_ps(turn, react[2]);
+    }
+    add_to_sums(sums, react);
+}
+
+/* A tile with itself: turns 1 to 15 (turn 0 is each body with itself), onto
+ * the targets only; each pair is met twice, once from each side. */
+__attribute__((target("avx512f"), always_inline)) static inline void meet_self(const float *src, const __m512 t[5],
+                                                                               __m512 acc[3])
+{
+    __m512 unused[3] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+    for (int k = 1; k < TILE; k++)
+        pair_turn(src + k, t, acc, unused);
+}
+
+/* The block of (up to) two tiles from `first`: each with itself and with
+ * the other, then both against every later tile as two vectors of targets
+ * sharing each turn's loads and permutes; the targets' sums added last. */
+__attribute__((target("avx512f"))) static void symmetric_block(const float *tiles, int count, int first, float *sums)
+{
+    const float *tile0 = tiles + (size_t)first * TILE_FLOATS, *tile1 = tile0 + TILE_FLOATS;
+    __m512 t0[5], t1[5], acc0[3], acc1[3];
+    acc0[0] = acc0[1] = acc0[2] = acc1[0] = acc1[1] = acc1[2] = _mm512_setzero_ps();
+    load_tile(tile0, t0);
+    meet_self(tile0, t0, acc0);
+    if (first + 1 < count) {
+        load_tile(tile1, t1);
+        meet_self(tile1, t1, acc1);
+        meet_tile(tile1, t0, NULL, acc0, NULL, sums + (size_t)(first + 1) * SUM_FLOATS);
+        for (int j = first + 2; j < count; j++)
+            meet_tile(tiles + (size_t)j * TILE_FLOATS, t0, t1, acc0, acc1, sums + (size_t)j * SUM_FLOATS);
+        add_to_sums(sums + (size_t)(first + 1) * SUM_FLOATS, acc1);
+    }
+    add_to_sums(sums + (size_t)first * SUM_FLOATS, acc0);
+}
+
+typedef struct {
+    const body *b;
+    vec3 *a;
+    int n, count;  /* bodies, tiles */
+    float *tiles;  /* count x TILE_FLOATS: x, y, z, m, 0.6 m, each row twice; the last tile padded with
+                    * bodies of mass 0 at the origin, which pull nothing */
+    float *sums;   /* threads x count x SUM_FLOATS: each thread's x, y, z sums of every body */
+    atomic_int next; /* the first tile of the next block nobody has taken */
+} symmetric_work;
+
+/* Thread t: its sums zeroed, and its share of the tiles written. */
+static void symmetric_prepare(void *p, int t, int threads)
+{
+    symmetric_work *w = p;
+    memset(w->sums + (size_t)t * w->count * SUM_FLOATS, 0, (size_t)w->count * SUM_FLOATS * sizeof(float));
+    for (int j = (int)((long)w->count * t / threads); j < (int)((long)w->count * (t + 1) / threads); j++) {
+        float *tile = w->tiles + (size_t)j * TILE_FLOATS;
+        for (int l = 0; l < TILE; l++) {
+            int i = TILE * j + l;
+            body bi = i < w->n ? w->b[i] : (body){0, 0, 0, 0};
+            const float row[5] = {bi.x, bi.y, bi.z, bi.m, 0.6f * bi.m};
+            for (int c = 0; c < 5; c++)
+                tile[2 * TILE * c + l] = tile[2 * TILE * c + TILE + l] = row[c];
+        }
+    }
+}
+
+/* Blocks on demand, the largest (the first) first. */
+static void symmetric_worker(void *p, int t, int threads)
+{
+    (void)threads;
+    symmetric_work *w = p;
+    float *sums = w->sums + (size_t)t * w->count * SUM_FLOATS;
+    int first;
+    while ((first = atomic_fetch_add(&w->next, 2)) < w->count)
+        symmetric_block(w->tiles, w->count, first, sums);
+}
+
+/* Thread t's share of the bodies: every thread's sums added, times 2.5. */
+static void symmetric_finish(void *p, int t, int threads)
+{
+    symmetric_work *w = p;
+    for (int i = (int)((long)w->n * t / threads); i < (int)((long)w->n * (t + 1) / threads); i++) {
+        const float *s = w->sums + (size_t)(i / TILE) * SUM_FLOATS + i % TILE;
+        float sum[3] = {0, 0, 0};
+        for (int u = 0; u < threads; u++, s += (size_t)w->count * SUM_FLOATS)
+            for (int c = 0; c < 3; c++)
+                sum[c] += s[TILE * c];
+        w->a[i] = (vec3){2.5f * sum[0], 2.5f * sum[1], 2.5f * sum[2]};
+    }
+}
+
+/* The tiles and sums are made on every call, inside the timed work. Without
+ * AVX-512, the AVX2 stage's work, as the other AVX-512 stages. */
+void cpu_avx512_symmetric_forces(const body *b, vec3 *a, int n, int threads)
+{
+    if (strcmp(cpu_widest_isa(), "avx512") != 0) {
+        in_pieces(b, a, n, threads, NULL, TILE, NULL);
+        return;
+    }
+    static symmetric_work w; /* static: one stage at a time (team_run is not reentrant) */
+    w.b = b, w.a = a, w.n = n, w.count = (n + TILE - 1) / TILE;
+    size_t tiles = (size_t)(w.count > 0 ? w.count : 1);
+    w.tiles = cli_alloc(tiles * TILE_FLOATS * sizeof(float), "the source tiles");
+    w.sums = cli_alloc((size_t)threads * tiles * SUM_FLOATS * sizeof(float), "each thread's sums");
+    atomic_store(&w.next, 0);
+    team_run(threads, symmetric_prepare, &w);
+    team_run(threads, symmetric_worker, &w);
+    team_run(threads, symmetric_finish, &w);
+    free(w.tiles);
+    free(w.sums);
 }
 
 void cpu_isa_note(report_row *row)
