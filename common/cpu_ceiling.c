@@ -394,14 +394,16 @@ typedef struct {
     long iterations; /* a thread's share, were the pieces dealt evenly */
     float (*chains)(long);
     piece_queue queue; /* iterations x threads in pieces of FMA_PIECE_ITERATIONS */
+    long last_piece;   /* the last piece's iterations (a pass's remainder; the ceiling's: a whole piece) */
     float sink[TEAM_MAX];
-    long pieces_done[TEAM_MAX]; /* pieces each thread ran in the last run: the counted work */
+    long done[TEAM_MAX]; /* iterations each thread ran in the last run: the counted work */
 } fma_job;
 
 static void fma_fill(void *p, int threads)
 {
     fma_job *j = p;
     pieces_reset(&j->queue, (j->iterations * threads + FMA_PIECE_ITERATIONS - 1) / FMA_PIECE_ITERATIONS);
+    j->last_piece = FMA_PIECE_ITERATIONS;
 }
 
 static void fma_share(void *p, int t, int threads)
@@ -409,33 +411,61 @@ static void fma_share(void *p, int t, int threads)
     (void)threads;
     fma_job *j = p;
     float x = 0;
-    long pieces = 0;
-    while (piece_take(&j->queue) >= 0)
-        x += j->chains(FMA_PIECE_ITERATIONS), pieces++;
+    long k, done = 0;
+    while ((k = piece_take(&j->queue)) >= 0) {
+        long iterations = k == j->queue.count - 1 ? j->last_piece : FMA_PIECE_ITERATIONS;
+        x += j->chains(iterations), done += iterations;
+    }
     j->sink[t] = x;
-    j->pieces_done[t] = pieces;
+    j->done[t] = done;
+}
+
+static int fma_lanes(const char *isa)
+{
+    return strcmp(isa, "avx512") == 0 ? 16 : strcmp(isa, "avx2") == 0 ? 8 : 1;
+}
+
+static float (*fma_kernel(int lanes))(long)
+{
+    return lanes == 16 ? fma_avx512 : lanes == 8 ? fma_avx2 : fma_scalar;
 }
 
 cpu_ceiling cpu_fma_ceiling(int threads, int repeat)
 {
     static fma_job j;
     const char *isa = cpu_widest_isa();
-    int lanes = strcmp(isa, "avx512") == 0 ? 16 : strcmp(isa, "avx2") == 0 ? 8 : 1;
-    j = (fma_job){.iterations = 1 << 16};
-    j.chains = lanes == 16 ? fma_avx512 : lanes == 8 ? fma_avx2 : fma_scalar;
+    int lanes = fma_lanes(isa);
+    j = (fma_job){.iterations = 1 << 16, .chains = fma_kernel(lanes)};
     double ms = best_ms(fma_share, fma_fill, &j, &j.iterations, threads, repeat);
-    double per_piece = 2.0 * lanes * CHAINS * FMA_PIECE_ITERATIONS, flops = 0; /* an FMA: 2 flops a lane */
+    double per_iteration = 2.0 * lanes * CHAINS, flops = 0; /* an FMA: 2 flops a lane */
     for (int t = 0; t < threads; t++)
-        flops += per_piece * (double)j.pieces_done[t];
+        flops += per_iteration * (double)j.done[t];
     return (cpu_ceiling){.rate = flops / (ms * 1e6), .ms = ms, .isa = isa, .threads = threads, .work = flops,
-                         .expected = per_piece * (double)j.queue.count};
+                         .expected = per_iteration * FMA_PIECE_ITERATIONS * (double)j.queue.count};
+}
+
+double cpu_fma_ceiling_pass(const cpu_ceiling *c, double flops)
+{
+    static fma_job j;
+    if (!c->isa || c->threads < 1 || !(flops > 0))
+        return 0;
+    int lanes = fma_lanes(c->isa);
+    double per_iteration = 2.0 * lanes * CHAINS, done = 0;
+    long iterations = (long)(flops / per_iteration + 0.5) > 0 ? (long)(flops / per_iteration + 0.5) : 1;
+    j = (fma_job){.chains = fma_kernel(lanes)};
+    pieces_reset(&j.queue, (iterations + FMA_PIECE_ITERATIONS - 1) / FMA_PIECE_ITERATIONS);
+    j.last_piece = iterations - (j.queue.count - 1) * FMA_PIECE_ITERATIONS;
+    team_run(c->threads, fma_share, &j);
+    for (int t = 0; t < c->threads; t++)
+        done += per_iteration * (double)j.done[t];
+    return done;
 }
 
 cpu_ceiling cpu_fma_ceiling_row(report *rep, int threads, int repeat)
 {
     cpu_ceiling c = cpu_fma_ceiling(threads, repeat);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    int lanes = strcmp(c.isa, "avx512") == 0 ? 16 : strcmp(c.isa, "avx2") == 0 ? 8 : 1;
+    int lanes = fma_lanes(c.isa);
     char note[200];
     snprintf(note, sizeof note, "measured: %d independent FMA chains a thread at %s (%d fp32 lane%s), no memory, "
              "%d thread%s on %ld logical CPUs; best of %d runs of at least %.0f ms (the time column)", CHAINS, c.isa,

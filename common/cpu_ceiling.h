@@ -74,6 +74,15 @@ void cpu_read_ceiling_row(report *rep, const cpu_ceiling *c, int repeat);
  * a time (its job is static, as the ceiling's is). */
 size_t cpu_read_ceiling_pass(const cpu_ceiling *c, const void *buf, size_t bytes, uint64_t *folded);
 
+/* fp32 FMA chains of the kernel that set c (its ISA, on its threads), `flops`
+ * of them (to the nearest iteration: 2 x lanes x 12 flops), untimed; returns
+ * the flops its threads counted (0 for a zeroed c, no ceiling measured, or
+ * flops <= 0: nothing run). The ruler a
+ * compute-bound stage's timed runs take turns with (measure_plan's ruler):
+ * the same flops as the stage counts, so a drift of the host's clock within
+ * the run falls on both alike. One call at a time (its job is static). */
+double cpu_fma_ceiling_pass(const cpu_ceiling *c, double flops);
+
 /* The widest of those ISAs this CPU has, or a narrower one the environment
  * asks for (CPU_ISA=avx2 or CPU_ISA=scalar: to compare, and to test every path). */
 const char *cpu_widest_isa(void);

@@ -1060,6 +1060,21 @@ START_TEST(ch06_cpu_rows_take_turns_with_the_read_ceiling)
 }
 END_TEST
 
+/* ch07's CPU rows take turns with the host's FMA ceiling's kernel, the same
+ * flops a run (measure.h's ruler): a CPU row's note gives its share of those
+ * runs, above 0 (a row measured without its ruler would say 0.0%) and at
+ * most 1000%. cpu-scalar: a row on any CPU. */
+START_TEST(ch07_cpu_rows_take_turns_with_the_fma_ceiling)
+{
+    const char *script =
+        "\"$P\"/ch07 --n 1025 --steps 1 --stage cpu-scalar > log 2>&1 || { cat log; exit 1; }; "
+        "share=$(sed -n 's/^cpu-scalar .*(\\([0-9.]*\\)% ([0-9.]*-[0-9.]*) of its kernel.s runs of the same flops taken "
+        "in turn.*/\\1/p' log); "
+        "[ -n \"$share\" ] && awk -v s=\"$share\" 'BEGIN { exit !(s > 0 && s <= 1000) }' || { cat log; exit 1; }";
+    ck_assert_msg(in_temp_folder(script) == 0, "ch07 cpu-scalar: no share of the FMA ceiling's runs taken in turn");
+}
+END_TEST
+
 /* tools/image_diff (the book's difference images): |a - b| x gain, clipped,
  * on two fixed-seed random 33x31 images; refuses bad input with 2, mismatched
  * sizes with 1. */
@@ -1241,6 +1256,7 @@ int main(void)
         skipped++;
     suite_add_tcase(s, outs);
     tcase_add_test(tc, ch06_cpu_rows_take_turns_with_the_read_ceiling);
+    tcase_add_test(tc, ch07_cpu_rows_take_turns_with_the_fma_ceiling);
     tcase_add_loop_test(tc, ch03_check_holds_at_small_sizes, 0, sizeof ch03_small_runs / sizeof ch03_small_runs[0]);
     suite_add_tcase(s, tc);
     return harness_run(s, "bad-input", skipped);

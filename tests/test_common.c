@@ -1285,6 +1285,19 @@ static void ceilings_body(const void *arg)
     cpu_ceiling f = cpu_fma_ceiling(3, 1);
     if (f.work != f.expected || !(f.expected > 0) || !(f.rate > 0 && isfinite(f.rate)))
         fprintf(stderr, "FMA: %.0f flops counted of %.0f, rate %g", f.work, f.expected, f.rate), _exit(1);
+    /* The ruler's pass: the flops asked for, to the nearest iteration (an
+     * iteration: 12 FMAs of `lanes` lanes, 2 flops each), whatever the count
+     * against its pieces of 4096 iterations; none with no ceiling or no work. */
+    static const long iterations[] = {1, 4095, 4096, 4097, 3 * 4096 + 5};
+    double per_iteration = 2.0 * 12 * (strcmp(f.isa, "avx512") == 0 ? 16 : strcmp(f.isa, "avx2") == 0 ? 8 : 1);
+    for (size_t k = 0; k < sizeof iterations / sizeof iterations[0]; k++) {
+        double asked = ((double)iterations[k] + (k % 2 ? 0.4 : -0.4)) * per_iteration;
+        double done = cpu_fma_ceiling_pass(&f, asked);
+        if (done != (double)iterations[k] * per_iteration)
+            fprintf(stderr, "FMA pass: %.0f flops asked, %.0f counted", asked, done), _exit(1);
+    }
+    if (cpu_fma_ceiling_pass(&(cpu_ceiling){0}, 1e6) != 0 || cpu_fma_ceiling_pass(&f, 0) != 0)
+        fprintf(stderr, "FMA pass: work counted with no ceiling or none asked"), _exit(1);
     _exit(0);
 }
 

@@ -1,6 +1,8 @@
 /* cpu.c - ch07's CPU stages: scalar, AVX2 + FMA, AVX2 on every core, and
  * AVX-512 on every core: in pieces, with the Newton step folded, two vectors
- * of targets a source, and the mass folded into the factor's constants. */
+ * of targets a source, the mass folded into the factor's constants, and each
+ * pair once (the force on j from the force on i): in blocks of two tiles, of
+ * eight, and of eight with the compiler's instruction scheduler. */
 #define _GNU_SOURCE
 #include "rows.h"
 
@@ -257,14 +259,8 @@ __attribute__((target("avx512f"))) static void two_vector_block(const sources *s
     store_forces(a + i0 + 16, acc1);
 }
 
-/* ---- cpu-avx512-mass-table: the mass folded into the factor's constants.
- * m y^3 (2.5 - 1.5 u) = 2.5 y^3 (m - 0.6 m u), u = d2 y^2: with 0.6 m read
- * from a table made once a call (n floats) and m from the body, the factor
- * is one FMA whose two per-source operands come from memory (broadcast loads,
- * each serving both vectors of targets: the load ports' work, not the FMA
- * pipes'), and the multiply by the mass is gone: 15 vector instructions an
- * interaction. The 2.5 is applied once per target, at the end. */
-/* y^3 (the rsqrt14 estimate cubed) and u = d2 y^2, for the factor. */
+/* y^3 (the rsqrt14 estimate cubed) and u = d2 y^2: what the factors of
+ * cpu-avx512-mass-table and cpu-avx512-symmetric are made from. */
 __attribute__((target("avx512f"), always_inline)) static inline __m512 cube_estimate(__m512 d2, __m512 *u)
 {
     __m512 y = _mm512_rsqrt14_ps(d2), y2 = _mm512_mul_ps(y, y);
@@ -272,6 +268,13 @@ __attribute__((target("avx512f"), always_inline)) static inline __m512 cube_esti
     return _mm512_mul_ps(y, y2);
 }
 
+/* ---- cpu-avx512-mass-table: the mass folded into the factor's constants.
+ * m y^3 (2.5 - 1.5 u) = 2.5 y^3 (m - 0.6 m u), u = d2 y^2: with 0.6 m read
+ * from a table made once a call (n floats) and m from the body, the factor
+ * is one FMA whose two per-source operands come from memory (broadcast loads,
+ * each serving both vectors of targets: the load ports' work, not the FMA
+ * pipes'), and the multiply by the mass is gone: 15 vector instructions an
+ * interaction. The 2.5 is applied once per target, at the end. */
 __attribute__((target("avx512f"), always_inline)) static inline void table_interaction(const body *bj,
                                                                                        const float *mass06,
                                                                                        const __m512 t[3],
@@ -367,29 +370,44 @@ void cpu_avx512_mass_table_forces(const body *b, vec3 *a, int n, int threads)
 
 /* ---- cpu-avx512-symmetric: each pair once. The force on j is minus the
  * force on i with m_i for m_j (Newton's third law), so one r, d2 and y^3
- * serve both. Bodies in tiles of 16; a block of two target tiles (in
- * registers) meets each later tile of sources 16 times, the sources turned
- * one lane further each time: at turn k, lane l pairs target l with source
- * (l + k) mod 16, so every lane meets every source once. Turning is free for
- * the sources, loaded from their tile written twice over (x0..x15 x0..x15:
- * 16 floats from offset k), and costs a permute for each of the reaction's
- * three sums, which turn with the sources. A pair: the mass table's 15 vector
- * instructions for the force on i, 5 for the force on j (its factor, s, three
- * FMAs), and the 3 permutes shared by the block's two target vectors: 21.5
- * for two interactions, against 30.
+ * serve both. Bodies in tiles of 16; a block of two target tiles meets each
+ * later tile of sources 16 times, the sources turned one lane further each
+ * time: at turn k, lane l pairs target l with source (l + k) mod 16, so every
+ * lane meets every source once. The sources are loaded from their tile
+ * written twice over (x0..x15 x0..x15: 16 floats from offset k); the
+ * reaction's three sums turn with them, a permute each a turn. A pair: the
+ * mass table's 15 vector instructions for the force on i, 5 for the force on
+ * j (its factor, s, three FMAs), and the turn's 3 permutes shared by the
+ * block's two vectors of targets: 21.5 arithmetic instructions for two
+ * interactions, against 30.
+ *
+ * ---- cpu-avx512-eight-tiles: blocks of 8 target tiles, not 2. The permutes
+ * are shared 8 ways (20.4 instructions a pair), and each turn holds 8
+ * independent chains of arithmetic for the core to interleave, not 2; the
+ * 24 sums of the targets no longer fit in the 32 registers, and the compiler
+ * keeps some in memory (loads and stores: the load and store ports' work,
+ * not the FMA pipes').
+ *
+ * ---- cpu-avx512-scheduled: the same block, compiled with gcc's instruction
+ * scheduler run before register allocation (-fschedule-insns, with
+ * -fsched-pressure to weigh the registers: off by default on x86, whose
+ * cores reorder instructions themselves). As written, a turn is 8 chains of
+ * about 20 dependent instructions, one after another, and gcc emits them in
+ * that order (a turn's 8 rsqrt14 at instructions 14 to 188 of 208). The
+ * likely cost: the core takes instructions in program order into a
+ * scheduler of limited size, which can fill with the first chains' waiting
+ * instructions while the later chains' ready ones queue behind them. Scheduled, the chains are
+ * interleaved (the 8 rsqrt14 at 34 to 166 of 214), at the price of more sums
+ * kept in memory (24 stores a turn, not 10). Counted in gcc 12's -O2
+ * output; clang has no such pragma, and built with clang this stage's block
+ * is eight-tiles'.
  *
  * Each thread adds its targets' sums and its reactions into sums of its own
  * (every body's, zeroed first), added up at the end, inside the timed work;
  * which thread takes which block varies, so the last bits of a result may
  * differ from run to run. */
-enum { TILE = 16, ROW_X = 0, ROW_Y = 32, ROW_Z = 64, ROW_M = 96, ROW_M06 = 128, TILE_FLOATS = 160, SUM_FLOATS = 48 };
-
-/* A tile's targets: x, y, z, m, 0.6 m (the first copy of each row). */
-__attribute__((target("avx512f"), always_inline)) static inline void load_tile(const float *tile, __m512 t[5])
-{
-    t[0] = _mm512_loadu_ps(tile + ROW_X), t[1] = _mm512_loadu_ps(tile + ROW_Y), t[2] = _mm512_loadu_ps(tile + ROW_Z);
-    t[3] = _mm512_loadu_ps(tile + ROW_M), t[4] = _mm512_loadu_ps(tile + ROW_M06);
-}
+enum { TILE = 16, WIDEST = 8, ROW_X = 0, ROW_Y = 32, ROW_Z = 64, ROW_M = 96, ROW_M06 = 128, TILE_FLOATS = 160,
+       SUM_FLOATS = 48 };
 
 /* sums (x[16], y[16], z[16]) += v */
 __attribute__((target("avx512f"), always_inline)) static inline void add_to_sums(float *sums, const __m512 v[3])
@@ -399,36 +417,37 @@ __attribute__((target("avx512f"), always_inline)) static inline void add_to_sums
     _mm512_storeu_ps(sums + 2 * TILE, _mm512_add_ps(_mm512_loadu_ps(sums + 2 * TILE), v[2]));
 }
 
-/* One turn: 16 targets t (x, y, z, m, 0.6 m) against the sources loaded from
- * src; the force on the targets into acc, the reaction into react. (No loops
- * over the vectors' indices here or below: the compiler then keeps every
- * one in a register.) */
-__attribute__((target("avx512f"), always_inline)) static inline void pair_turn(const float *src, const __m512 t[5],
+/* One turn: the 16 targets of tile t (x, y, z, m, 0.6 m: the first copy of
+ * each row) against the sources loaded from src; the force on the targets
+ * into acc, the reaction into react. */
+__attribute__((target("avx512f"), always_inline)) static inline void pair_turn(const float *src, const float *t,
                                                                                __m512 acc[3], __m512 react[3])
 {
+    const __m512 targets[3] = {_mm512_loadu_ps(t + ROW_X), _mm512_loadu_ps(t + ROW_Y), _mm512_loadu_ps(t + ROW_Z)};
     __m512 r[3], d2 = separation_of(_mm512_loadu_ps(src + ROW_X), _mm512_loadu_ps(src + ROW_Y),
-                                    _mm512_loadu_ps(src + ROW_Z), t, r);
+                                    _mm512_loadu_ps(src + ROW_Z), targets, r);
     __m512 u, y3 = cube_estimate(d2, &u);
     __m512 on_i = _mm512_mul_ps(y3, _mm512_fnmadd_ps(u, _mm512_loadu_ps(src + ROW_M06), _mm512_loadu_ps(src + ROW_M)));
-    __m512 on_j = _mm512_mul_ps(y3, _mm512_fnmadd_ps(u, t[4], t[3]));
+    __m512 on_j = _mm512_mul_ps(y3, _mm512_fnmadd_ps(u, _mm512_loadu_ps(t + ROW_M06), _mm512_loadu_ps(t + ROW_M)));
     accumulate(r, on_i, acc);
     react[0] = _mm512_fnmadd_ps(r[0], on_j, react[0]);
     react[1] = _mm512_fnmadd_ps(r[1], on_j, react[1]);
     react[2] = _mm512_fnmadd_ps(r[2], on_j, react[2]);
 }
 
-/* The target tile t0 (and t1, unless NULL) against the source tile at src,
- * all 16 turns; the reaction added to the source tile's sums. */
-__attribute__((target("avx512f"), always_inline)) static inline void meet_tile(const float *src, const __m512 t0[5],
-                                                                               const __m512 t1[5], __m512 acc0[3],
-                                                                               __m512 acc1[3], float *sums)
+/* `vectors` target tiles from t (a constant once inlined, so the loop over
+ * them is unrolled and each sum is a variable of its own) against the source
+ * tile at src, all 16 turns; the reaction added to the source tile's sums. */
+__attribute__((target("avx512f"), always_inline)) static inline void meet_tile(const float *src, const float *t,
+                                                                               int vectors, __m512 acc[][3],
+                                                                               float *sums)
 {
     const __m512i turn = _mm512_set_epi32(0, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1); /* lane l <- l + 1 */
     __m512 react[3] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
     for (int k = 0; k < TILE; k++) {
-        pair_turn(src + k, t0, acc0, react);
-        if (t1)
-            pair_turn(src + k, t1, acc1, react);
+#pragma GCC unroll 8
+        for (int v = 0; v < vectors; v++)
+            pair_turn(src + k, t + v * TILE_FLOATS, acc[v], react);
         react[0] = _mm512_permutexvar_ps(turn, react[0]);
         react[1] = _mm512_permutexvar_ps(turn, react[1]);
         react[2] = _mm512_permutexvar_ps(turn, react[2]);
@@ -438,41 +457,75 @@ __attribute__((target("avx512f"), always_inline)) static inline void meet_tile(c
 
 /* A tile with itself: turns 1 to 15 (turn 0 is each body with itself), onto
  * the targets only; each pair is met twice, once from each side. */
-__attribute__((target("avx512f"), always_inline)) static inline void meet_self(const float *src, const __m512 t[5],
-                                                                               __m512 acc[3])
+__attribute__((target("avx512f"), always_inline)) static inline void meet_self(const float *t, __m512 acc[3])
 {
     __m512 unused[3] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
     for (int k = 1; k < TILE; k++)
-        pair_turn(src + k, t, acc, unused);
+        pair_turn(t + k, t, acc, unused);
 }
 
-/* The block of (up to) two tiles from `first`: each with itself and with
- * the other, then both against every later tile as two vectors of targets
- * sharing each turn's loads and permutes; the targets' sums added last. */
-__attribute__((target("avx512f"))) static void symmetric_block(const float *tiles, int count, int first, float *sums)
+/* The block of `width` tiles from `first` (2 or 8, a constant once inlined):
+ * each with itself and with the later ones of the block, one vector of
+ * targets at a time; then all of them against every later tile, sharing each
+ * turn's permutes; the targets' sums added after each part. */
+__attribute__((target("avx512f"), always_inline)) static inline void symmetric_block(const float *tiles, int count,
+                                                                                     int first, int width,
+                                                                                     float *sums)
 {
-    const float *tile0 = tiles + (size_t)first * TILE_FLOATS, *tile1 = tile0 + TILE_FLOATS;
-    __m512 t0[5], t1[5], acc0[3], acc1[3];
-    acc0[0] = acc0[1] = acc0[2] = acc1[0] = acc1[1] = acc1[2] = _mm512_setzero_ps();
-    load_tile(tile0, t0);
-    meet_self(tile0, t0, acc0);
-    if (first + 1 < count) {
-        load_tile(tile1, t1);
-        meet_self(tile1, t1, acc1);
-        meet_tile(tile1, t0, NULL, acc0, NULL, sums + (size_t)(first + 1) * SUM_FLOATS);
-        for (int j = first + 2; j < count; j++)
-            meet_tile(tiles + (size_t)j * TILE_FLOATS, t0, t1, acc0, acc1, sums + (size_t)j * SUM_FLOATS);
-        add_to_sums(sums + (size_t)(first + 1) * SUM_FLOATS, acc1);
+    const float *block = tiles + (size_t)first * TILE_FLOATS;
+    for (int a = 0; a < width; a++) {
+        __m512 acc[1][3] = {{_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()}};
+        meet_self(block + a * TILE_FLOATS, acc[0]);
+        for (int b = a + 1; b < width; b++)
+            meet_tile(block + b * TILE_FLOATS, block + a * TILE_FLOATS, 1, acc, sums + (size_t)(first + b) * SUM_FLOATS);
+        add_to_sums(sums + (size_t)(first + a) * SUM_FLOATS, acc[0]);
     }
-    add_to_sums(sums + (size_t)first * SUM_FLOATS, acc0);
+    __m512 acc[WIDEST][3];
+#pragma GCC unroll 8
+    for (int v = 0; v < width; v++)
+        acc[v][0] = acc[v][1] = acc[v][2] = _mm512_setzero_ps();
+    for (int j = first + width; j < count; j++)
+        meet_tile(tiles + (size_t)j * TILE_FLOATS, block, width, acc, sums + (size_t)j * SUM_FLOATS);
+#pragma GCC unroll 8
+    for (int v = 0; v < width; v++)
+        add_to_sums(sums + (size_t)(first + v) * SUM_FLOATS, acc[v]);
 }
+
+typedef void tile_block_fn(const float *tiles, int count, int first, float *sums);
+
+__attribute__((target("avx512f"))) static void block_of_two(const float *tiles, int count, int first, float *sums)
+{
+    symmetric_block(tiles, count, first, 2, sums);
+}
+
+__attribute__((target("avx512f"))) static void block_of_eight(const float *tiles, int count, int first, float *sums)
+{
+    symmetric_block(tiles, count, first, 8, sums);
+}
+
+/* cpu-avx512-scheduled: the same block, with gcc's scheduler before register
+ * allocation (clang has no such pragma: the block is eight-tiles' there). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC optimize("schedule-insns", "sched-pressure")
+#endif
+__attribute__((target("avx512f"))) static void block_of_eight_scheduled(const float *tiles, int count, int first,
+                                                                        float *sums)
+{
+    symmetric_block(tiles, count, first, 8, sums);
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif
 
 typedef struct {
     const body *b;
     vec3 *a;
     int n, count;  /* bodies, tiles */
-    float *tiles;  /* count x TILE_FLOATS: x, y, z, m, 0.6 m, each row twice; the last tile padded with
-                    * bodies of mass 0 at the origin, which pull nothing */
+    int width;     /* tiles a block */
+    tile_block_fn *block;
+    float *tiles;  /* count x TILE_FLOATS: x, y, z, m, 0.6 m, each row twice; count a multiple of width,
+                    * the tiles padded with bodies of mass 0 at the origin, which pull nothing */
     float *sums;   /* threads x count x SUM_FLOATS: each thread's x, y, z sums of every body */
     atomic_int next; /* the first tile of the next block nobody has taken */
 } symmetric_work;
@@ -501,8 +554,8 @@ static void symmetric_worker(void *p, int t, int threads)
     symmetric_work *w = p;
     float *sums = w->sums + (size_t)t * w->count * SUM_FLOATS;
     int first;
-    while ((first = atomic_fetch_add(&w->next, 2)) < w->count)
-        symmetric_block(w->tiles, w->count, first, sums);
+    while ((first = atomic_fetch_add(&w->next, w->width)) < w->count)
+        w->block(w->tiles, w->count, first, sums);
 }
 
 /* Thread t's share of the bodies: every thread's sums added, times 2.5. */
@@ -521,14 +574,15 @@ static void symmetric_finish(void *p, int t, int threads)
 
 /* The tiles and sums are made on every call, inside the timed work. Without
  * AVX-512, the AVX2 stage's work, as the other AVX-512 stages. */
-void cpu_avx512_symmetric_forces(const body *b, vec3 *a, int n, int threads)
+static void symmetric_forces(const body *b, vec3 *a, int n, int threads, tile_block_fn *block, int width)
 {
     if (strcmp(cpu_widest_isa(), "avx512") != 0) {
         in_pieces(b, a, n, threads, NULL, TILE, NULL);
         return;
     }
     static symmetric_work w; /* static: one stage at a time (team_run is not reentrant) */
-    w.b = b, w.a = a, w.n = n, w.count = (n + TILE - 1) / TILE;
+    w.b = b, w.a = a, w.n = n, w.width = width, w.block = block;
+    w.count = (n + TILE * width - 1) / (TILE * width) * width;
     size_t tiles = (size_t)(w.count > 0 ? w.count : 1);
     w.tiles = cli_alloc(tiles * TILE_FLOATS * sizeof(float), "the source tiles");
     w.sums = cli_alloc((size_t)threads * tiles * SUM_FLOATS * sizeof(float), "each thread's sums");
@@ -538,6 +592,21 @@ void cpu_avx512_symmetric_forces(const body *b, vec3 *a, int n, int threads)
     team_run(threads, symmetric_finish, &w);
     free(w.tiles);
     free(w.sums);
+}
+
+void cpu_avx512_symmetric_forces(const body *b, vec3 *a, int n, int threads)
+{
+    symmetric_forces(b, a, n, threads, block_of_two, 2);
+}
+
+void cpu_avx512_eight_tiles_forces(const body *b, vec3 *a, int n, int threads)
+{
+    symmetric_forces(b, a, n, threads, block_of_eight, 8);
+}
+
+void cpu_avx512_scheduled_forces(const body *b, vec3 *a, int n, int threads)
+{
+    symmetric_forces(b, a, n, threads, block_of_eight_scheduled, 8);
 }
 
 void cpu_isa_note(report_row *row)

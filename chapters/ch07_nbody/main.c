@@ -18,7 +18,8 @@
  * it: make bench runs cpu-simd-threads at the GPU's n too, so the headline
  * compares the two at one n where the GPU is full).
  * The shares are of ceilings measured in the same run: the host's FMA ceiling
- * (common/cpu_ceiling.h) for the CPU stages, the GPU's (common/gpu/ceiling.h:
+ * (common/cpu_ceiling.h) for the CPU stages, with their share of its kernel's
+ * runs taken in turn with theirs (rows.c), the GPU's (common/gpu/ceiling.h:
  * independent FMA chains, each timed run at least 50 ms, the SM clock it ran
  * at measured) for the GPU stages; --ceiling no skips them.
  * Without a CUDA device the CPU stages run and the exit status is 3.

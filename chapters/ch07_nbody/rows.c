@@ -1,7 +1,11 @@
 /* rows.c - the stages run as rows: the CPU stages in one table, the GPU
  * stages in another, each stage measured as every chapter's are
  * (common/measure.h) with its rate and its share of the FMA ceiling measured
- * in the same run, and the ceilings as rows of their own (check n/a). */
+ * in the same run, and the ceilings as rows of their own (check n/a). A CPU
+ * stage's timed runs take turns with runs of the ceiling's kernel doing the
+ * flops the stage counts (the ruler): its share of those, run for run, sees
+ * the host as the stage saw it (a virtual machine's clock drifts by a fifth
+ * within a run). */
 #include "stages.h"
 
 #include "../../common/cpu_ceiling.h"
@@ -12,9 +16,18 @@
 
 #include <stdlib.h>
 
-/* Measures stage s on p's bodies and adds its row (ms per step). */
+/* The host's FMA ceiling's kernel, the flops a run of the stage counts (20
+ * an interaction, n^2 a step): the ruler a CPU stage's runs take turns with. */
+static void fma_ceiling_pass(void *context)
+{
+    const problem *p = context;
+    cpu_fma_ceiling_pass(p->fma, FLOPS_PER_INTERACTION * (double)p->n * p->n * p->steps);
+}
+
+/* Measures stage s on p's bodies and adds its row (ms per step); with p->fma,
+ * each timed run followed by one of the ceiling's kernel (m->share). */
 static report_row *measure_row(report *rep, problem *p, const stage *s, const rows_plan *plan, const char *device,
-                               double peak_gflops)
+                               double peak_gflops, measure_result *share)
 {
     p->s = s;
     output_run out;
@@ -25,7 +38,8 @@ static report_row *measure_row(report *rep, problem *p, const stage *s, const ro
     measure_result m;
     measure_stage(&(measure_plan){.reset = reset_bodies, .run = run_steps, .check = check_forces, .context = p,
                                   .timer = s->info.where == STAGE_GPU ? cuda_time_ms : NULL,
-                                  .repeat = (int)plan->opt->repeat}, &m);
+                                  .repeat = (int)plan->opt->repeat, .ruler = p->fma ? fma_ceiling_pass : NULL},
+                  &m);
     if (s->output) {
         if (plan->timeline)
             output_trace(&out, p, s->info.name, plan->timeline);
@@ -40,6 +54,8 @@ static report_row *measure_row(report *rep, problem *p, const stage *s, const ro
     report_note(row, ", %.3g interactions/s", n2 / (m.times.median * 1e-3));
     if (peak_gflops > 0)
         report_note(row, ", %.1f%% of the FMA ceiling", 100 * gflops / peak_gflops);
+    if (share)
+        *share = m;
     return row;
 }
 
@@ -102,11 +118,16 @@ int run_cpu_rows(const rows_plan *plan, int n)
             fprintf(stderr, "ch07: %s needs AVX2 and FMA, which this CPU lacks: skipped\n", s->info.name);
             continue;
         }
-        report_row *row = measure_row(&rep, &p, s, plan, host_cpu_name(), 0);
-        double ceiling = s->info.all_cores ? all.rate : one.rate;
-        if (ceiling > 0)
-            report_note(row, ", %.1f%% of the host's FMA ceiling on %d thread%s", 100 * row->value / ceiling,
-                        s->info.all_cores ? all.threads : 1, s->info.all_cores && all.threads > 1 ? "s" : "");
+        const cpu_ceiling *fma = s->info.all_cores ? &all : &one;
+        p.fma = fma->rate > 0 ? fma : NULL;
+        measure_result m;
+        report_row *row = measure_row(&rep, &p, s, plan, host_cpu_name(), 0, &m);
+        if (p.fma)
+            report_note(row, ", %.1f%% of the host's FMA ceiling on %d thread%s (%.1f%% (%.1f-%.1f) of its kernel's "
+                        "runs of the same flops taken in turn with this stage's)", 100 * row->value / fma->rate,
+                        fma->threads, fma->threads > 1 ? "s" : "", 100 * m.share.median, 100 * m.share.lo,
+                        100 * m.share.hi);
+        p.fma = NULL;
         if (s->note)
             s->note(row);
     }
@@ -160,7 +181,7 @@ int run_gpu_rows(const rows_plan *plan, int n, int devices)
         int all = s->info.where == STAGE_ALL_GPUS;
         if (all && !opt->quiet && devices == 1)
             fprintf(stderr, "ch07: %s: this machine has one GPU, so it runs on one\n", s->info.name);
-        report_row *row = measure_row(&rep, &p, s, plan, info.name, all ? 0 : fma.rate);
+        report_row *row = measure_row(&rep, &p, s, plan, info.name, all ? 0 : fma.rate, NULL);
         if (s->note)
             s->note(row);
     }

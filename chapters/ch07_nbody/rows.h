@@ -7,6 +7,7 @@
 #include "output.h"
 
 #include "../../common/cli.h"
+#include "../../common/cpu_ceiling.h"
 #include "../../common/report.h"
 
 #include <stdio.h>
@@ -41,6 +42,7 @@ typedef struct problem {
     const stage *s;
     gpu_buffers g;
     struct output_run *out; /* an output stage's buffers and streams (output.h), or NULL */
+    const cpu_ceiling *fma; /* a CPU stage's ruler: the host's FMA ceiling on its threads (rows.c), or NULL */
 } problem;
 void reset_bodies(void *problem);
 void run_steps(void *problem);

@@ -13,7 +13,7 @@ extern "C" {
 #endif
 forces_fn cpu_scalar_forces, cpu_simd_forces, cpu_simd_threads_forces, cpu_avx512_threads_forces,
     cpu_avx512_pieces_forces, cpu_avx512_folded_forces, cpu_avx512_two_vectors_forces, cpu_avx512_mass_table_forces,
-    cpu_avx512_symmetric_forces;
+    cpu_avx512_symmetric_forces, cpu_avx512_eight_tiles_forces, cpu_avx512_scheduled_forces;
 forces_fn gpu_naive_forces, gpu_tiled_forces, gpu_tiled_float4_forces, gpu_tiled_rsqrt_forces,
     gpu_tiled_unrolled_forces, gpu_tiled_ftz_forces, gpu_softening_fma_forces, gpu_two_bodies_unsplit_forces,
     gpu_two_bodies_forces, gpu_four_bodies_forces, gpu_double_buffered_forces, gpu_warp_tiles_forces, gpu_broadcast_loads_forces,
@@ -56,10 +56,18 @@ static const stage stages[] = {
       .where = STAGE_CPU, .bench = "--n 131072 --cpu-n 131072", .all_cores = 1},
      .run = cpu_avx512_mass_table_forces, .supported = cpu_simd_supported, .note = cpu_isa_note},
     {{"cpu-avx512-symmetric", "+ each pair once, the force on j minus the force on i (m_i for m_j): tiles of 16 "
-      "met 16 times, the sources loaded a lane further round each time and the reaction permuted with them; "
-      "21.5 vector instructions a pair, against 30", .where = STAGE_CPU, .bench = "--n 131072 --cpu-n 131072",
-      .all_cores = 1},
+      "met 16 times, the sources loaded a lane further round each time and the reaction permuted with them, two "
+      "tiles of targets a block; 21.5 arithmetic vector instructions a pair, against 30", .where = STAGE_CPU,
+      .bench = "--n 131072 --cpu-n 131072", .all_cores = 1},
      .run = cpu_avx512_symmetric_forces, .supported = cpu_simd_supported, .note = cpu_isa_note},
+    {{"cpu-avx512-eight-tiles", "+ eight tiles of targets a block, not two: each turn's permutes shared 8 ways "
+      "(20.4 instructions a pair) and 8 independent chains a turn for the core to interleave", .where = STAGE_CPU,
+      .bench = "--n 131072 --cpu-n 131072", .all_cores = 1},
+     .run = cpu_avx512_eight_tiles_forces, .supported = cpu_simd_supported, .note = cpu_isa_note},
+    {{"cpu-avx512-scheduled", "+ gcc's instruction scheduler run before register allocation, for this block only "
+      "(-fschedule-insns -fsched-pressure): the 8 chains of a turn interleaved, not one after another",
+      .where = STAGE_CPU, .bench = "--n 131072 --cpu-n 131072", .all_cores = 1},
+     .run = cpu_avx512_scheduled_forces, .supported = cpu_simd_supported, .note = cpu_isa_note},
     {{"gpu-naive", "one thread per body, every other body read from global memory", .where = STAGE_GPU,
       .kernel = "naive_kernel", .bench = N_SWEEP}, .run = gpu_naive_forces},
     {{"gpu-tiled", "bodies staged through shared memory a block-sized tile at a time", .where = STAGE_GPU,
