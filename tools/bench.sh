@@ -112,15 +112,18 @@ diff_pair() {
     fi
 }
 
-# stage_runs CH: the further runs the rows of ./CH ask for, rows to $new.
+# stage_runs CH: the further runs the rows of ./CH ask for, rows to $new, and
+# their tables to CH-runs.txt beside CH.txt (the notes: shares, errors, what
+# the CSV has no column for), each after the command that printed it.
 stage_runs() {
     local name bench set sets
     while IFS=$'\t' read -r name _ _ bench _; do
         [ "$bench" = - ] && continue
         IFS=';' read -ra sets <<<"$bench"
         for set in "${sets[@]}"; do
+            echo "# ./$1 --stage $name $set" >> "$logdir/$1-runs.txt"
             # shellcheck disable=SC2086 # a set is words
-            "./$1" --stage "$name" $set --quiet --csv "$new" > /dev/null ||
+            "./$1" --stage "$name" $set --quiet --csv "$new" >> "$logdir/$1-runs.txt" ||
                 { echo "bench: $1 --stage $name $set failed"; status=1; }
         done
     done < <("./$1" --list-stages)

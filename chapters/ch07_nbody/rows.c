@@ -99,22 +99,36 @@ static void add_cpu_ceiling(report *rep, const problem *p, cpu_ceiling c)
                                    .device = host_cpu_name(), .note = note});
 }
 
+/* The CPU stages this run measures (selected, and this CPU has their ISA). */
+static int cpu_stage_runs(const cli_options *opt, size_t i)
+{
+    const stage *s = &stages[i];
+    return s->info.where == STAGE_CPU && cli_stage_selected(opt, i) && (!s->supported || s->supported());
+}
+
 /* The CPU stages at n bodies, each against the host's FMA ceiling measured
- * here on as many threads as the stage ran; returns 1 if all checked ok. */
+ * here on as many threads as the stage ran (only the ceilings some stage
+ * needs: one thread, all of them); returns 1 if all checked ok. */
 int run_cpu_rows(const rows_plan *plan, int n)
 {
     const cli_options *opt = plan->opt;
     report rep;
     problem p;
     begin_group(&rep, &p, n, opt);
+    int need_one = 0, need_all = 0;
+    for (size_t i = 0; i < STAGE_COUNT; i++)
+        if (cpu_stage_runs(opt, i))
+            need_one |= !stages[i].info.all_cores, need_all |= stages[i].info.all_cores;
     cpu_ceiling one = {0}, all = {0};
-    if (plan->ceilings)
-        one = cpu_fma_ceiling(1, 5), all = cpu_fma_ceiling((int)opt->threads, 5);
+    if (plan->ceilings && need_one)
+        one = cpu_fma_ceiling(1, 5);
+    if (plan->ceilings && need_all)
+        all = cpu_fma_ceiling((int)opt->threads, 5);
     for (size_t i = 0; i < STAGE_COUNT; i++) {
         const stage *s = &stages[i];
         if (s->info.where != STAGE_CPU || !cli_stage_selected(opt, i))
             continue;
-        if (s->supported && !s->supported()) {
+        if (!cpu_stage_runs(opt, i)) {
             fprintf(stderr, "ch07: %s needs AVX2 and FMA, which this CPU lacks: skipped\n", s->info.name);
             continue;
         }
@@ -131,10 +145,10 @@ int run_cpu_rows(const rows_plan *plan, int n)
         if (s->note)
             s->note(row);
     }
-    if (plan->ceilings) {
+    if (one.rate > 0)
         add_cpu_ceiling(&rep, &p, one);
+    if (all.rate > 0)
         add_cpu_ceiling(&rep, &p, all);
-    }
     return end_group(&rep, &p);
 }
 
