@@ -218,6 +218,7 @@ mkdir -p "$imgdir_final" "$logdir_final" || exit 1
 cp "$scratch/load.txt" "$logdir_final/"
 for ch in $ok_chapters; do
     for f in "$scratch/$ch/images"/*; do [ -e "$f" ] && mv -f "$f" "$imgdir_final/"; done
+    rm -f "$logdir_final/$ch-runs.txt" # an older run's further runs, which this chapter may no longer ask for
     for f in "$scratch/$ch/logs"/*; do
         [ -e "$f" ] || continue
         case $f in # the logs a reader sees (the book includes them) start with the run they come from
