@@ -1063,13 +1063,15 @@ END_TEST
 /* ch07's CPU rows take turns with the host's FMA ceiling's kernel, the same
  * flops a run (measure.h's ruler): a CPU row's note gives its share of those
  * runs, above 0 (a row measured without its ruler would say 0.0%) and at
- * most 1000%. cpu-scalar: a row on any CPU. */
+ * most 1000%, beside its share of the ceiling on the stage's own threads (one
+ * for cpu-scalar, a row on any CPU; with --threads 2 a one-thread stage held
+ * to the two-thread ceiling would say so). */
 START_TEST(ch07_cpu_rows_take_turns_with_the_fma_ceiling)
 {
     const char *script =
-        "\"$P\"/ch07 --n 1025 --steps 1 --stage cpu-scalar > log 2>&1 || { cat log; exit 1; }; "
-        "share=$(sed -n 's/^cpu-scalar .*(\\([0-9.]*\\)% ([0-9.]*-[0-9.]*) of its kernel.s runs of the same flops taken "
-        "in turn.*/\\1/p' log); "
+        "\"$P\"/ch07 --n 1025 --steps 1 --threads 2 --stage cpu-scalar > log 2>&1 || { cat log; exit 1; }; "
+        "share=$(sed -n 's/^cpu-scalar .*% of the host.s FMA ceiling on 1 thread (\\([0-9.]*\\)% ([0-9.]*-[0-9.]*) of "
+        "its kernel.s runs of the same flops taken in turn.*/\\1/p' log); "
         "[ -n \"$share\" ] && awk -v s=\"$share\" 'BEGIN { exit !(s > 0 && s <= 1000) }' || { cat log; exit 1; }";
     ck_assert_msg(in_temp_folder(script) == 0, "ch07 cpu-scalar: no share of the FMA ceiling's runs taken in turn");
 }
