@@ -430,6 +430,11 @@ static float (*fma_kernel(int lanes))(long)
     return lanes == 16 ? fma_avx512 : lanes == 8 ? fma_avx2 : fma_scalar;
 }
 
+double cpu_fma_iteration_flops(const cpu_ceiling *c)
+{
+    return c->isa ? 2.0 * fma_lanes(c->isa) * CHAINS : 0; /* an FMA: 2 flops a lane */
+}
+
 cpu_ceiling cpu_fma_ceiling(int threads, int repeat)
 {
     static fma_job j;
@@ -437,11 +442,13 @@ cpu_ceiling cpu_fma_ceiling(int threads, int repeat)
     int lanes = fma_lanes(isa);
     j = (fma_job){.iterations = 1 << 16, .chains = fma_kernel(lanes)};
     double ms = best_ms(fma_share, fma_fill, &j, &j.iterations, threads, repeat);
-    double per_iteration = 2.0 * lanes * CHAINS, flops = 0; /* an FMA: 2 flops a lane */
+    cpu_ceiling c = {.ms = ms, .isa = isa, .threads = threads};
+    double per_iteration = cpu_fma_iteration_flops(&c);
     for (int t = 0; t < threads; t++)
-        flops += per_iteration * (double)j.done[t];
-    return (cpu_ceiling){.rate = flops / (ms * 1e6), .ms = ms, .isa = isa, .threads = threads, .work = flops,
-                         .expected = per_iteration * FMA_PIECE_ITERATIONS * (double)j.queue.count};
+        c.work += per_iteration * (double)j.done[t];
+    c.rate = c.work / (ms * 1e6);
+    c.expected = per_iteration * FMA_PIECE_ITERATIONS * (double)j.queue.count;
+    return c;
 }
 
 double cpu_fma_ceiling_pass(const cpu_ceiling *c, double flops)
@@ -449,10 +456,9 @@ double cpu_fma_ceiling_pass(const cpu_ceiling *c, double flops)
     static fma_job j;
     if (!c->isa || c->threads < 1 || !(flops > 0))
         return 0;
-    int lanes = fma_lanes(c->isa);
-    double per_iteration = 2.0 * lanes * CHAINS, done = 0;
-    long iterations = (long)(flops / per_iteration + 0.5) > 0 ? (long)(flops / per_iteration + 0.5) : 1;
-    j = (fma_job){.chains = fma_kernel(lanes)};
+    double per_iteration = cpu_fma_iteration_flops(c), done = 0;
+    long nearest = (long)(flops / per_iteration + 0.5), iterations = nearest > 0 ? nearest : 1;
+    j = (fma_job){.chains = fma_kernel(fma_lanes(c->isa))};
     pieces_reset(&j.queue, (iterations + FMA_PIECE_ITERATIONS - 1) / FMA_PIECE_ITERATIONS);
     j.last_piece = iterations - (j.queue.count - 1) * FMA_PIECE_ITERATIONS;
     team_run(c->threads, fma_share, &j);

@@ -83,6 +83,10 @@ size_t cpu_read_ceiling_pass(const cpu_ceiling *c, const void *buf, size_t bytes
  * the run falls on both alike. One call at a time (its job is static). */
 double cpu_fma_ceiling_pass(const cpu_ceiling *c, double flops);
 
+/* The flops of one iteration of c's kernel (2 x lanes x 12): what a pass
+ * rounds `flops` to a multiple of (0 for a zeroed c). */
+double cpu_fma_iteration_flops(const cpu_ceiling *c);
+
 /* The widest of those ISAs this CPU has, or a narrower one the environment
  * asks for (CPU_ISA=avx2 or CPU_ISA=scalar: to compare, and to test every path). */
 const char *cpu_widest_isa(void);

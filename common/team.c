@@ -74,6 +74,10 @@ void team_run(int threads, team_fn *work, void *context)
                 program_invocation_short_name, threads, TEAM_MAX, __FILE__, __LINE__);
         exit(EXIT_CHECK_FAIL);
     }
+    if (threads == 1) { /* a team of one is the calling thread: no wake-up to time (a one-thread row's ruler) */
+        work(context, 0, 1);
+        return;
+    }
     pthread_once(&once, register_fork_handler);
     pthread_mutex_lock(&pool.lock);
     while (pool.size < threads) {

@@ -19,7 +19,9 @@ extern "C" {
 /* Runs work(context, t, threads) for t = 0 .. threads-1, each on a thread of
  * its own, and returns when every one has finished. threads is 1..TEAM_MAX.
  * The threads are started at the first run that needs them and kept waiting
- * for the next (the calling thread only waits). If one cannot start (ulimit
+ * for the next (the calling thread only waits); a team of one is the calling
+ * thread itself, so a one-thread run times its work, not a thread's wake-up,
+ * as a one-thread stage that calls its work directly does. If one cannot start (ulimit
  * -u, memory), the program exits 1 with "<program>: error: cannot start
  * thread k of n: <reason>" on stderr, before any work. Not reentrant: one
  * run at a time, from one thread. */

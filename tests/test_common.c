@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -1172,6 +1173,24 @@ START_TEST(team_runs_each_member_once_at_any_size_and_after_fork)
 }
 END_TEST
 
+static void note_thread(void *context, int index, int threads)
+{
+    if (index == threads - 1) /* the last member only: one writer */
+        *(pthread_t *)context = pthread_self();
+}
+
+/* A team of one is the calling thread (a one-thread row and its ruler time
+ * their work, not a pool thread's wake-up); a team of two is not. */
+START_TEST(a_team_of_one_is_the_calling_thread)
+{
+    pthread_t ran = 0;
+    team_run(1, note_thread, &ran);
+    ck_assert_msg(pthread_equal(ran, pthread_self()), "a team of one ran on another thread");
+    team_run(2, note_thread, &ran);
+    ck_assert_msg(!pthread_equal(ran, pthread_self()), "a team of two ran on the calling thread");
+}
+END_TEST
+
 static atomic_int row_calls[1031];
 
 static void count_row(void *context, int row)
@@ -1343,6 +1362,7 @@ int main(void)
     tcase_add_test(tc, long_names_write_and_failures_keep_the_old_file);
     tcase_add_test(tc, ignored_signal_during_write_loses_nothing);
     tcase_add_test(tc, team_runs_each_member_once_at_any_size_and_after_fork);
+    tcase_add_test(tc, a_team_of_one_is_the_calling_thread);
     tcase_add_test(tc, team_rows_renders_each_row_once);
     tcase_add_test(tc, csv_short_write_is_rolled_back);
     tcase_add_test(tc, scratch_folder_removed_after_a_failed_test);

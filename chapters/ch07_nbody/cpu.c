@@ -613,3 +613,11 @@ void cpu_isa_note(report_row *row)
 {
     report_note(row, "; ran with %s", strcmp(cpu_widest_isa(), "avx512") == 0 ? "AVX-512" : "AVX2 (no AVX-512)");
 }
+
+void cpu_scheduled_note(report_row *row)
+{
+    cpu_isa_note(row);
+#if defined(__clang__)
+    report_note(row, "; built by clang, which has no such pragma: eight-tiles' block, not scheduled");
+#endif
+}

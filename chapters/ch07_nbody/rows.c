@@ -14,14 +14,30 @@
 #include "../../common/measure.h"
 #include "../../common/timer.h"
 
+#include <math.h>
 #include <stdlib.h>
 
-/* The host's FMA ceiling's kernel, the flops a run of the stage counts (20
- * an interaction, n^2 a step): the ruler a CPU stage's runs take turns with. */
+/* The flops a run of the stage counts: 20 an interaction, n^2 a step. */
+static double run_flops(const problem *p)
+{
+    return FLOPS_PER_INTERACTION * (double)p->n * p->n * p->steps;
+}
+
+/* A ruler that ran other flops than the stage's (more than the half
+ * iteration a pass rounds to) would make a share of other work. */
+static int ruler_strayed(const problem *p, double flops)
+{
+    return !(fabs(flops - run_flops(p)) <= 0.5 * cpu_fma_iteration_flops(p->fma));
+}
+
+/* The host's FMA ceiling's kernel, the stage's flops: the ruler a CPU
+ * stage's runs take turns with; a pass that strays is the one kept. */
 static void fma_ceiling_pass(void *context)
 {
-    const problem *p = context;
-    cpu_fma_ceiling_pass(p->fma, FLOPS_PER_INTERACTION * (double)p->n * p->n * p->steps);
+    problem *p = context;
+    double flops = cpu_fma_ceiling_pass(p->fma, run_flops(p));
+    if (!ruler_strayed(p, p->ruler_flops))
+        p->ruler_flops = flops;
 }
 
 /* Measures stage s on p's bodies and adds its row (ms per step); with p->fma,
@@ -99,11 +115,31 @@ static void add_cpu_ceiling(report *rep, const problem *p, cpu_ceiling c)
                                    .device = host_cpu_name(), .note = note});
 }
 
-/* The CPU stages this run measures (selected, and this CPU has their ISA). */
+/* A CPU row's shares: of the ceiling on its threads, and of the ruler's runs
+ * taken in turn, with the flops the ruler's threads counted a run; a ruler
+ * that strayed from the stage's flops fails the row. */
+static void note_ruler(report_row *row, const problem *p, const measure_result *m)
+{
+    report_note(row, ", %.1f%% of the host's FMA ceiling on %d thread%s (%.1f%% (%.1f-%.1f) of its kernel's runs of "
+                "the same flops, %.0f a run, taken in turn with this stage's)", 100 * row->value / p->fma->rate,
+                p->fma->threads, p->fma->threads > 1 ? "s" : "", 100 * m->share.median, 100 * m->share.lo,
+                100 * m->share.hi, p->ruler_flops);
+    if (ruler_strayed(p, p->ruler_flops)) {
+        row->ok = REPORT_FAIL;
+        report_note(row, "; the ruler ran %.0f flops, not the stage's %.0f", p->ruler_flops, run_flops(p));
+    }
+}
+
+/* The CPU stages this run selects, and of those the ones it measures (this
+ * CPU has their ISA). */
+static int cpu_stage_selected(const cli_options *opt, size_t i)
+{
+    return stages[i].info.where == STAGE_CPU && cli_stage_selected(opt, i);
+}
+
 static int cpu_stage_runs(const cli_options *opt, size_t i)
 {
-    const stage *s = &stages[i];
-    return s->info.where == STAGE_CPU && cli_stage_selected(opt, i) && (!s->supported || s->supported());
+    return cpu_stage_selected(opt, i) && (!stages[i].supported || stages[i].supported());
 }
 
 /* The CPU stages at n bodies, each against the host's FMA ceiling measured
@@ -126,7 +162,7 @@ int run_cpu_rows(const rows_plan *plan, int n)
         all = cpu_fma_ceiling((int)opt->threads, 5);
     for (size_t i = 0; i < STAGE_COUNT; i++) {
         const stage *s = &stages[i];
-        if (s->info.where != STAGE_CPU || !cli_stage_selected(opt, i))
+        if (!cpu_stage_selected(opt, i))
             continue;
         if (!cpu_stage_runs(opt, i)) {
             fprintf(stderr, "ch07: %s needs AVX2 and FMA, which this CPU lacks: skipped\n", s->info.name);
@@ -134,13 +170,11 @@ int run_cpu_rows(const rows_plan *plan, int n)
         }
         const cpu_ceiling *fma = s->info.all_cores ? &all : &one;
         p.fma = fma->rate > 0 ? fma : NULL;
+        p.ruler_flops = run_flops(&p);
         measure_result m;
         report_row *row = measure_row(&rep, &p, s, plan, host_cpu_name(), 0, &m);
         if (p.fma)
-            report_note(row, ", %.1f%% of the host's FMA ceiling on %d thread%s (%.1f%% (%.1f-%.1f) of its kernel's "
-                        "runs of the same flops taken in turn with this stage's)", 100 * row->value / fma->rate,
-                        fma->threads, fma->threads > 1 ? "s" : "", 100 * m.share.median, 100 * m.share.lo,
-                        100 * m.share.hi);
+            note_ruler(row, &p, &m);
         p.fma = NULL;
         if (s->note)
             s->note(row);

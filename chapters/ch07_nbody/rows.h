@@ -16,7 +16,8 @@
 extern "C" {
 #endif
 
-void cpu_isa_note(report_row *row); /* cpu.c: which ISA cpu-avx512-threads ran with */
+void cpu_isa_note(report_row *row);       /* cpu.c: which ISA cpu-avx512-threads ran with */
+void cpu_scheduled_note(report_row *row); /* cpu.c: the same, and if clang built the block without gcc's scheduler */
 
 /* A stage: its head, then how to run it. */
 typedef struct stage { /* STAGE_ZERO: see stage.h */
@@ -43,6 +44,8 @@ typedef struct problem {
     gpu_buffers g;
     struct output_run *out; /* an output stage's buffers and streams (output.h), or NULL */
     const cpu_ceiling *fma; /* a CPU stage's ruler: the host's FMA ceiling on its threads (rows.c), or NULL */
+    double ruler_flops;     /* the flops the ruler's threads counted, the last pass that strayed from the
+                             * stage's (rows.c), else the last pass's */
 } problem;
 void reset_bodies(void *problem);
 void run_steps(void *problem);

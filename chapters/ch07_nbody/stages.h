@@ -67,7 +67,7 @@ static const stage stages[] = {
     {{"cpu-avx512-scheduled", "+ gcc's instruction scheduler run before register allocation, for this block only "
       "(-fschedule-insns -fsched-pressure): the 8 chains of a turn interleaved, not one after another",
       .where = STAGE_CPU, .bench = "--n 131072 --cpu-n 131072", .all_cores = 1},
-     .run = cpu_avx512_scheduled_forces, .supported = cpu_simd_supported, .note = cpu_isa_note},
+     .run = cpu_avx512_scheduled_forces, .supported = cpu_simd_supported, .note = cpu_scheduled_note},
     {{"gpu-naive", "one thread per body, every other body read from global memory", .where = STAGE_GPU,
       .kernel = "naive_kernel", .bench = N_SWEEP}, .run = gpu_naive_forces},
     {{"gpu-tiled", "bodies staged through shared memory a block-sized tile at a time", .where = STAGE_GPU,

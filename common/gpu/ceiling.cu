@@ -295,10 +295,12 @@ gpu_ceiling gpu_copy_ceiling(void *d_dst, const void *d_src, size_t bytes)
  * A thread follows a chain of indices through the buffer, from one 128-byte
  * line to a random other (one random cycle over every line: Sattolo's
  * shuffle, fixed seed), so no load can start before the one before it has
- * returned. Each run goes on from where the last one stopped, so in a buffer
- * of more lines than all the runs' hops no line is read twice, and none can
- * be in L2 from an earlier read (a chase that began again at the same line
- * would time L2 from its second run). */
+ * returned. Each run goes on from where the last one stopped, so a line is
+ * read again only after every other line of the buffer has been: in a buffer
+ * several times the size of L2, none can still be there from its last read
+ * (a chase that began again at the same line would time L2 from its second
+ * run). The runs may go round the cycle more than once (run_long repeats
+ * repetitions that came out short); the note says which. */
 #define CHASE_LINE_WORDS 32u /* unsigned words in a 128-byte line */
 #define CHASE_CALIBRATE_HOPS (1LL << 14)
 #define CHASE_HOPS_MAX (1LL << 24)
@@ -406,8 +408,10 @@ gpu_ceiling gpu_latency_idle(void *d_scratch, size_t bytes)
         exit(EXIT_CHECK_FAIL);
     }
     gpu_ceiling c = run_long(run_chase, &j, first.rep_ms / CHASE_CALIBRATE_HOPS, CHASE_HOPS_MAX, 1, 1);
-    snprintf(c.config, sizeof c.config, "random 128-byte lines of %.0f MiB, %s", bytes / 1048576.0,
-             j.hops_total <= (long long)lines ? "none read twice" : "the chain walked more than once round");
+    double l2 = device_attribute(cudaDevAttrL2CacheSize);
+    snprintf(c.config, sizeof c.config, "random 128-byte lines of %.0f MiB, %.1fx the L2, %s", bytes / 1048576.0,
+             l2 > 0 ? (double)lines * CHASE_LINE_WORDS * sizeof(unsigned) / l2 : 0,
+             j.hops_total <= (long long)lines ? "none read twice" : "each read again only after all the others");
     CUDA_CHECK(cudaFree(d_at));
     free(next);
     return with_clock(c);
