@@ -95,6 +95,19 @@ if awk -v l="$load" -v c="$cores" 'BEGIN {exit !(l > c / 2)}'; then
     echo "bench: WARNING: load average $load on $cores cores at the start: this machine is busy, and the numbers will show it"
 fi
 echo "load average at start: $load on $cores cores ($(date -u +%Y-%m-%dT%H:%M:%SZ))" > "$scratch/load.txt"
+# cpu_ticks: this machine's CPU time so far (/proc/stat's first line, in
+# ticks): "steal total". Steal is time a virtual CPU was ready to run and its
+# hypervisor ran something else: a share of it while a chapter ran says the
+# host was shared then (a sibling hyperthread's work does not show in it).
+cpu_ticks() {
+    awk '/^cpu / { print $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9; exit }' /proc/stat 2>/dev/null
+}
+# steal_line CH BEFORE AFTER: the line load.txt keeps for a chapter.
+steal_line() {
+    echo "$2 $3" | awk -v ch="$1" '{ d = $4 - $2
+        if (NF < 4 || d <= 0) printf "%s: steal time not readable (/proc/stat)\n", ch
+        else printf "%s: steal %.1f%% of the CPUs'"'"' time while it ran (/proc/stat)\n", ch, 100 * ($3 - $1) / d }'
+}
 
 # diff_pair A B NAME: the difference image of two stage images (names without
 # extension) as $imgdir/NAME, and one line "NAME|A|B|numbers" in $diffs.
@@ -197,7 +210,7 @@ for ch in $chapters; do
     [ -x "./$ch" ] || { echo "$what: ./$ch is not built (make $ch)"; status=1; continue; }
     echo "$what: $ch ..."
     code_dir[$ch]=${!dir}
-    t0=$SECONDS
+    t0=$SECONDS ticks0=$(cpu_ticks)
     runner=bench_chapter
     [ -z "$study" ] || runner=study_chapter
     if "$runner" "$ch"; then
@@ -208,6 +221,7 @@ for ch in $chapters; do
     else
         echo "$what: $ch failed: its committed rows, logs and images are kept as they were"; status=1
     fi
+    steal_line "$ch" "$ticks0" "$(cpu_ticks)" >> "$scratch/load.txt"
     timings="$timings${ch}_s: $((SECONDS - t0))"$'\n'
     echo "$what: $ch took $((SECONDS - t0)) s (all so far: $SECONDS s)"
 done

@@ -6,7 +6,8 @@
 # - one bench: both chapters' rows carry the same run id, the commit as git
 #   names it (with -dirty once a tracked file changes), an 8-hex machine id;
 #   each chapter's log starts with "# run <id> commit <c> ..."; bench-run.txt
-#   names the run and each chapter's seconds;
+#   names the run and each chapter's seconds; load.txt each chapter's steal
+#   time, a share of the CPUs' time;
 # - COURSE_COMMIT names the commit of a copied tree (its -dirty mark still its own);
 # - a study (ch06 given a stand-in study script): its rows go in under a run
 #   id "study-...", the bench's rows of ch06 stay; a second bench replaces its
@@ -53,6 +54,12 @@ first=$(head -n 1 "data/results/$MACHINE/ch04.txt")
 [[ $first == "# run $runs commit $want_commit machine "* ]] || fail "ch04's log does not start with its run: $first"
 grep -q "^run_id: $runs$" "data/results/$MACHINE/bench-run.txt" && grep -q '^ch06_s: [0-9]' "data/results/$MACHINE/bench-run.txt" ||
     fail "bench-run.txt lacks the run or a chapter's time: $(cat "data/results/$MACHINE/bench-run.txt")"
+for ch in ch04 ch06; do # load.txt: each chapter's steal time, a share in [0, 100], where /proc/stat has it
+    line=$(grep "^$ch: steal" "data/results/$MACHINE/load.txt") || fail "load.txt has no steal line for $ch: $(cat "data/results/$MACHINE/load.txt")"
+    [ -r /proc/stat ] || continue
+    share=$(sed -n 's/^[a-z0-9]*: steal \([0-9.]*\)% of the CPUs. time while it ran.*/\1/p' <<<"$line")
+    awk -v s="$share" 'BEGIN { exit !(s != "" && s >= 0 && s <= 100) }' || fail "$ch's steal line: $line"
+done
 
 CHAPTERS="ch04 ch06" STUDY=1 COURSE_DATA=1 bash tools/bench.sh > study.log 2>&1 || fail "studies failed: $(tail -n 3 study.log)"
 grep -q "^ch06,ladder,.*,study-" "$csv" || fail "the study's row is missing: $(cat "$csv")"
