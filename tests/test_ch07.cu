@@ -86,7 +86,7 @@ START_TEST(cpu_stages_within_bound)
             continue;
         /* every AVX-512 stage (its row's note says which ISA ran) also as it runs without AVX-512
          * (CPU_ISA=avx2: the AVX2 path) */
-        int paths = stages[s].note == cpu_isa_note ? 2 : 1;
+        int paths = stages[s].note == cpu_isa_note || stages[s].note == cpu_scheduled_note ? 2 : 1;
         for (int path = 0; path < paths; path++)
         for (int threads = 1; threads <= 5; threads += 4) {
             for (int i = 0; i < n; i++)

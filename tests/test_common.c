@@ -1317,6 +1317,21 @@ static void ceilings_body(const void *arg)
     }
     if (cpu_fma_ceiling_pass(&(cpu_ceiling){0}, 1e6) != 0 || cpu_fma_ceiling_pass(&f, 0) != 0)
         fprintf(stderr, "FMA pass: work counted with no ceiling or none asked"), _exit(1);
+    /* Fewer flops than an iteration, or halfway between two (ch07's row
+     * checks what its ruler counted against this promise): at least one
+     * whole iteration, half a one rounding up; the iteration as the ruler's
+     * check reads it, and none without a ceiling. */
+    static const double fractions[] = {0.01, 0.49, 0.5, 1.49, 1.5, 4096.51};
+    static const double whole[] = {1, 1, 1, 1, 2, 4097};
+    for (size_t k = 0; k < sizeof fractions / sizeof fractions[0]; k++) {
+        double done = cpu_fma_ceiling_pass(&f, fractions[k] * per_iteration);
+        if (done != whole[k] * per_iteration)
+            fprintf(stderr, "FMA pass of %g iterations: %.0f flops counted, %.0f wanted", fractions[k], done,
+                    whole[k] * per_iteration), _exit(1);
+    }
+    if (cpu_fma_iteration_flops(&f) != per_iteration || cpu_fma_iteration_flops(&(cpu_ceiling){0}) != 0)
+        fprintf(stderr, "FMA: an iteration of %.0f flops said, %.0f wanted", cpu_fma_iteration_flops(&f),
+                per_iteration), _exit(1);
     _exit(0);
 }
 

@@ -174,7 +174,8 @@ static void simd512_worker(void *p, int t, int threads)
 }
 
 /* Where the CPU has no AVX-512 (or CPU_ISA=avx2 asks), the AVX2 stage's work:
- * its row's note says which ran (cpu_isa_note). */
+ * its row's note says which ran (cpu_isa_note; cpu-avx512-scheduled's:
+ * cpu_scheduled_note). */
 void cpu_avx512_threads_forces(const body *b, vec3 *a, int n, int threads)
 {
     work w = {b, a, n};
@@ -618,6 +619,7 @@ void cpu_scheduled_note(report_row *row)
 {
     cpu_isa_note(row);
 #if defined(__clang__)
-    report_note(row, "; built by clang, which has no such pragma: eight-tiles' block, not scheduled");
+    if (strcmp(cpu_widest_isa(), "avx512") == 0)
+        report_note(row, "; built by clang, which has no such pragma: eight-tiles' block, not scheduled");
 #endif
 }

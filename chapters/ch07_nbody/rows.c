@@ -23,11 +23,19 @@ static double run_flops(const problem *p)
     return FLOPS_PER_INTERACTION * (double)p->n * p->n * p->steps;
 }
 
-/* A ruler that ran other flops than the stage's (more than the half
- * iteration a pass rounds to) would make a share of other work. */
+/* What a ruler's pass must count, from cpu_ceiling.h's promise, not its
+ * code: the stage's flops to the nearest whole iteration, at least one (a
+ * stage of one body is less than an iteration). */
+static double pass_flops(const problem *p)
+{
+    double iteration = cpu_fma_iteration_flops(p->fma), whole = floor(run_flops(p) / iteration + 0.5);
+    return iteration * (whole > 1 ? whole : 1);
+}
+
+/* A ruler whose threads counted other flops would make a share of other work. */
 static int ruler_strayed(const problem *p, double flops)
 {
-    return !(fabs(flops - run_flops(p)) <= 0.5 * cpu_fma_iteration_flops(p->fma));
+    return flops != pass_flops(p);
 }
 
 /* The host's FMA ceiling's kernel, the stage's flops: the ruler a CPU
@@ -56,6 +64,8 @@ static report_row *measure_row(report *rep, problem *p, const stage *s, const ro
                                   .timer = s->info.where == STAGE_GPU ? cuda_time_ms : NULL,
                                   .repeat = (int)plan->opt->repeat, .ruler = p->fma ? fma_ceiling_pass : NULL},
                   &m);
+    if (p->fma && ruler_strayed(p, p->ruler_flops))
+        m.ok = REPORT_FAIL; /* before the row is added: its CSV line says FAIL too (note_ruler says why) */
     if (s->output) {
         if (plan->timeline)
             output_trace(&out, p, s->info.name, plan->timeline);
@@ -117,17 +127,16 @@ static void add_cpu_ceiling(report *rep, const problem *p, cpu_ceiling c)
 
 /* A CPU row's shares: of the ceiling on its threads, and of the ruler's runs
  * taken in turn, with the flops the ruler's threads counted a run; a ruler
- * that strayed from the stage's flops fails the row. */
+ * that strayed from the stage's flops failed the row (measure_row): why. */
 static void note_ruler(report_row *row, const problem *p, const measure_result *m)
 {
     report_note(row, ", %.1f%% of the host's FMA ceiling on %d thread%s (%.1f%% (%.1f-%.1f) of its kernel's runs of "
                 "the same flops, %.0f a run, taken in turn with this stage's)", 100 * row->value / p->fma->rate,
                 p->fma->threads, p->fma->threads > 1 ? "s" : "", 100 * m->share.median, 100 * m->share.lo,
                 100 * m->share.hi, p->ruler_flops);
-    if (ruler_strayed(p, p->ruler_flops)) {
-        row->ok = REPORT_FAIL;
-        report_note(row, "; the ruler ran %.0f flops, not the stage's %.0f", p->ruler_flops, run_flops(p));
-    }
+    if (ruler_strayed(p, p->ruler_flops))
+        report_note(row, "; the ruler ran %.0f flops, not the %.0f a pass for the stage's %.0f runs", p->ruler_flops,
+                    pass_flops(p), run_flops(p));
 }
 
 /* The CPU stages this run selects, and of those the ones it measures (this
@@ -170,7 +179,7 @@ int run_cpu_rows(const rows_plan *plan, int n)
         }
         const cpu_ceiling *fma = s->info.all_cores ? &all : &one;
         p.fma = fma->rate > 0 ? fma : NULL;
-        p.ruler_flops = run_flops(&p);
+        p.ruler_flops = p.fma ? pass_flops(&p) : 0; /* what each pass must count */
         measure_result m;
         report_row *row = measure_row(&rep, &p, s, plan, host_cpu_name(), 0, &m);
         if (p.fma)

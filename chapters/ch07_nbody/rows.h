@@ -44,7 +44,7 @@ typedef struct problem {
     gpu_buffers g;
     struct output_run *out; /* an output stage's buffers and streams (output.h), or NULL */
     const cpu_ceiling *fma; /* a CPU stage's ruler: the host's FMA ceiling on its threads (rows.c), or NULL */
-    double ruler_flops;     /* the flops the ruler's threads counted, the last pass that strayed from the
+    double ruler_flops;     /* the flops the ruler's threads counted: the first pass's that strayed from the
                              * stage's (rows.c), else the last pass's */
 } problem;
 void reset_bodies(void *problem);
