@@ -33,18 +33,19 @@ static double pass_flops(const problem *p)
 }
 
 /* A ruler whose threads counted other flops would make a share of other work. */
-static int ruler_strayed(const problem *p, double flops)
+static int ruler_strayed(const problem *p)
 {
-    return flops != pass_flops(p);
+    return p->ruler_flops != p->ruler_want;
 }
 
 /* The host's FMA ceiling's kernel, the stage's flops: the ruler a CPU
- * stage's runs take turns with; a pass that strays is the one kept. */
+ * stage's runs take turns with (timed: one comparison besides the pass); the
+ * first pass that strays is the one kept. */
 static void fma_ceiling_pass(void *context)
 {
     problem *p = context;
     double flops = cpu_fma_ceiling_pass(p->fma, run_flops(p));
-    if (!ruler_strayed(p, p->ruler_flops))
+    if (!ruler_strayed(p))
         p->ruler_flops = flops;
 }
 
@@ -64,7 +65,7 @@ static report_row *measure_row(report *rep, problem *p, const stage *s, const ro
                                   .timer = s->info.where == STAGE_GPU ? cuda_time_ms : NULL,
                                   .repeat = (int)plan->opt->repeat, .ruler = p->fma ? fma_ceiling_pass : NULL},
                   &m);
-    if (p->fma && ruler_strayed(p, p->ruler_flops))
+    if (p->fma && ruler_strayed(p))
         m.ok = REPORT_FAIL; /* before the row is added: its CSV line says FAIL too (note_ruler says why) */
     if (s->output) {
         if (plan->timeline)
@@ -134,9 +135,9 @@ static void note_ruler(report_row *row, const problem *p, const measure_result *
                 "the same flops, %.0f a run, taken in turn with this stage's)", 100 * row->value / p->fma->rate,
                 p->fma->threads, p->fma->threads > 1 ? "s" : "", 100 * m->share.median, 100 * m->share.lo,
                 100 * m->share.hi, p->ruler_flops);
-    if (ruler_strayed(p, p->ruler_flops))
+    if (ruler_strayed(p))
         report_note(row, "; the ruler ran %.0f flops, not the %.0f a pass for the stage's %.0f runs", p->ruler_flops,
-                    pass_flops(p), run_flops(p));
+                    p->ruler_want, run_flops(p));
 }
 
 /* The CPU stages this run selects, and of those the ones it measures (this
@@ -179,7 +180,7 @@ int run_cpu_rows(const rows_plan *plan, int n)
         }
         const cpu_ceiling *fma = s->info.all_cores ? &all : &one;
         p.fma = fma->rate > 0 ? fma : NULL;
-        p.ruler_flops = p.fma ? pass_flops(&p) : 0; /* what each pass must count */
+        p.ruler_want = p.ruler_flops = p.fma ? pass_flops(&p) : 0;
         measure_result m;
         report_row *row = measure_row(&rep, &p, s, plan, host_cpu_name(), 0, &m);
         if (p.fma)
