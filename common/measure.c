@@ -40,6 +40,39 @@ static void join_check(measure_result *out, int ok, const char *note, const char
     out->ok = REPORT_FAIL;
 }
 
+/* The ruler under the plan's timer, which runs a measure_fn: it keeps the count. */
+typedef struct {
+    measure_count_fn *ruler;
+    void *context;
+    double counted;
+} ruler_call;
+
+static void ruler_once(void *call)
+{
+    ruler_call *c = call;
+    c->counted = c->ruler(c->context);
+}
+
+/* One timed run of the ruler after a stage run of stage_ms: its share joins
+ * shares (a pair with a time the clock could not resolve says nothing: left
+ * out), and the first run that counted other work than the plan's fails the
+ * row, with what it counted. */
+static void ruler_turn(const measure_plan *p, measure_timer_fn *timer, double stage_ms, measure_result *out,
+                       double *shares, int *pairs)
+{
+    ruler_call call = {p->ruler, p->context, 0};
+    double ruler_ms = timer(ruler_once, &call);
+    if (stage_ms > 0 && ruler_ms > 0)
+        shares[(*pairs)++] = ruler_ms / stage_ms;
+    if (call.counted == p->ruler_work || out->ruler_counted != p->ruler_work)
+        return;
+    out->ruler_counted = call.counted;
+    char note[128];
+    snprintf(note, sizeof note, "counted %.0f, not the %.0f asked (its share would compare other work)", call.counted,
+             p->ruler_work);
+    join_check(out, REPORT_FAIL, note, "the ruler");
+}
+
 void measure_stage(const measure_plan *p, measure_result *out)
 {
     cli_require_work_begun("a stage was measured");
@@ -49,6 +82,8 @@ void measure_stage(const measure_plan *p, measure_result *out)
     double times[REPEAT_MAX], shares[REPEAT_MAX];
     int pairs = 0;
     char later[sizeof out->note];
+    out->ruler_counted = p->ruler ? p->ruler_work : 0;
+    out->ok = REPORT_NO_CHECK, out->note[0] = '\0'; /* what a stage with nothing to check keeps */
     if (!p->check_each_run)
         out->ok = checked_run(p, out->note, sizeof out->note);
     for (int r = 0; r < repeat; r++) {
@@ -62,14 +97,9 @@ void measure_stage(const measure_plan *p, measure_result *out)
             later[0] = '\0';
             join_check(out, p->check(p->context, later, sizeof later), later, "a later run");
         }
-        if (p->ruler) { /* a pair with a time the clock could not resolve says nothing: left out */
-            double ruler_ms = timer(p->ruler, p->context);
-            if (times[r] > 0 && ruler_ms > 0)
-                shares[pairs++] = ruler_ms / times[r];
-        }
+        if (p->ruler)
+            ruler_turn(p, timer, times[r], out, shares, &pairs);
     }
-    if (p->check_each_run && !p->check)
-        out->ok = REPORT_NO_CHECK, out->note[0] = '\0';
     if (!p->check_each_run)
         join_check(out, checked_run(p, later, sizeof later), later, "after timing");
     out->times = summarize_runs(times, repeat);

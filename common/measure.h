@@ -15,8 +15,10 @@
  * and the stage's share of it is the median, run for run, of ruler time over
  * stage time (the same work on both sides). A share of a ceiling measured
  * once, seconds before, moves with the host's drift; pairs taken in turn see
- * the same host. A ruler must not write what reset, run or check use: the
- * verdict stays the stage's own.
+ * the same host. The ruler returns the work its threads counted (bytes,
+ * flops), and a run that counted other work than the plan's ruler_work fails
+ * the row: its share would compare unlike work. A ruler must not write what
+ * reset, run or check use: the verdict on the output stays the stage's own.
  *
  * A chapter supplies the four steps as functions of one context; GPU
  * chapters time with CUDA events (cuda_util.h's cuda_time_ms), CPU ones with
@@ -37,6 +39,7 @@ extern "C" {
 typedef void measure_fn(void *context);
 typedef int measure_check_fn(void *context, char *note, size_t size); /* 1: right; what it found goes in note */
 typedef double measure_timer_fn(measure_fn *run, void *context);     /* milliseconds of one run */
+typedef double measure_count_fn(void *context);                      /* runs once; returns the work it counted */
 
 typedef struct {
     measure_fn *reset;       /* before every run, untimed: inputs to their start, output poisoned (NULL: none) */
@@ -46,8 +49,9 @@ typedef struct {
     void *context;
     int repeat;              /* timed runs, 1 .. REPEAT_MAX */
     int check_each_run;      /* 1: check every timed run instead of a run before and after */
-    measure_fn *ruler;       /* NULL: none; else the same work by the plain kernel, run and timed after each
+    measure_count_fn *ruler; /* NULL: none; else the same work by the plain kernel, run and timed after each
                               * timed run (with the same timer), its context the stage's */
+    double ruler_work;       /* the work each ruler run must count; a run that counts other work fails the row */
 } measure_plan;
 
 typedef struct {
@@ -56,6 +60,8 @@ typedef struct {
     char note[256];  /* the first check's note (a later one's if it was empty), and a later one's if it failed */
     run_times share; /* with a ruler: ruler ms / stage ms, run for run (1: as fast), over the pairs whose two
                       * times are above 0 (runs: how many); else all 0 */
+    double ruler_counted; /* with a ruler: the work its runs counted (the first run's that strayed from
+                           * ruler_work, else ruler_work); else 0 */
 } measure_result;
 
 void measure_stage(const measure_plan *plan, measure_result *out);

@@ -1013,7 +1013,7 @@ END_TEST
 static char ruler_log[32];
 static int ruler_step;
 static void log_stage(void *context) { (void)context, strcat(ruler_log, "S"); }
-static void log_ruler(void *context) { (void)context, strcat(ruler_log, "R"); }
+static double log_ruler(void *context) { (void)context, strcat(ruler_log, "R"); return 7; }
 static int log_check(void *context, char *note, size_t size)
 {
     (void)context, (void)note, (void)size;
@@ -1033,15 +1033,16 @@ static void ruler_body(const void *arg)
     measure_result m, none;
     cli_begin_work(&work_spec);
     measure_stage(&(measure_plan){.run = log_stage, .check = log_check, .timer = scripted_ms, .repeat = 3,
-                                  .check_each_run = 1, .ruler = log_ruler}, &m);
+                                  .check_each_run = 1, .ruler = log_ruler, .ruler_work = 7}, &m);
     if (strcmp(ruler_log, "SCRSCRSCR") != 0 || m.share.median != 0.5 || m.share.lo != 0.25 || m.share.hi != 0.75 ||
         m.share.runs != 3 || m.times.median != 4 || m.times.lo != 2 || m.times.hi != 8)
         fprintf(stderr, "order %s, share %g (%g-%g, %d), stage %g (%g-%g)", ruler_log, m.share.median, m.share.lo,
                 m.share.hi, m.share.runs, m.times.median, m.times.lo, m.times.hi), _exit(1);
     ruler_log[0] = '\0', ruler_step = 0; /* checked before and after, the ruler after each timed run */
     measure_stage(&(measure_plan){.run = log_stage, .check = log_check, .timer = scripted_ms, .repeat = 2,
-                                  .ruler = log_ruler}, &m);
-    if (strcmp(ruler_log, "SCSRSRSC") != 0 || m.share.runs != 2 || m.share.median != 0.375)
+                                  .ruler = log_ruler, .ruler_work = 7}, &m);
+    if (strcmp(ruler_log, "SCSRSRSC") != 0 || m.share.runs != 2 || m.share.median != 0.375 || m.ok != 1 ||
+        m.ruler_counted != 7)
         fprintf(stderr, "checked before and after: order %s, share %g of %d", ruler_log, m.share.median,
                 m.share.runs), _exit(1);
     ruler_log[0] = '\0', ruler_step = 0;
@@ -1054,6 +1055,43 @@ static void ruler_body(const void *arg)
 START_TEST(ruler_takes_turns_with_the_stage)
 {
     child_passes(ruler_body);
+}
+END_TEST
+
+/* A ruler counts the work it did, and a run that counted other work than the
+ * plan asked fails the row (its share would compare unlike work), with what
+ * it counted in the note and in ruler_counted, though the stage's own checks
+ * pass; with nothing to check as well, the row still fails. The second run's
+ * ruler strays here, the third's by more: the first stray is the one kept. */
+static int stray_runs;
+static double straying_ruler(void *context)
+{
+    (void)context;
+    stray_runs++;
+    return stray_runs == 1 ? 96 : stray_runs == 2 ? 48 : 12;
+}
+
+static void stray_body(const void *arg)
+{
+    (void)arg;
+    measure_result m;
+    cli_begin_work(&work_spec);
+    for (int checked = 1; checked >= 0; checked--) {
+        stray_runs = 0, ruler_log[0] = '\0', ruler_step = 0;
+        measure_stage(&(measure_plan){.run = log_stage, .check = checked ? log_check : NULL, .timer = scripted_ms,
+                                      .repeat = 3, .check_each_run = !checked, .ruler = straying_ruler,
+                                      .ruler_work = 96}, &m);
+        if (m.ok != REPORT_FAIL || m.ruler_counted != 48 || !strstr(m.note, "the ruler: counted 48, not the 96 asked") ||
+            m.share.runs != 3)
+            fprintf(stderr, "checked %d: ok %d, counted %g, note \"%s\", %d pairs", checked, m.ok, m.ruler_counted,
+                    m.note, m.share.runs), _exit(1);
+    }
+    _exit(0);
+}
+
+START_TEST(a_ruler_that_counts_other_work_fails_the_row)
+{
+    child_passes(stray_body);
 }
 END_TEST
 
@@ -1369,6 +1407,7 @@ int main(void)
     tcase_add_test(tc, selected_where_counts_the_stages_that_run);
     tcase_add_test(tc, each_run_checked_note_starts_empty);
     tcase_add_test(tc, ruler_takes_turns_with_the_stage);
+    tcase_add_test(tc, a_ruler_that_counts_other_work_fails_the_row);
     tcase_add_test(tc, cpu_read_ceiling_row_is_a_reference);
     tcase_add_test(tc, refusal_after_work_began_is_an_internal_error);
     tcase_add_test(tc, csv_write_failures_exit_1);

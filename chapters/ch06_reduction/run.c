@@ -66,11 +66,11 @@ static int check_sum(void *context, char *note, size_t size)
 }
 
 /* The host's read ceiling's kernel, one pass over the same input: the ruler
- * a CPU stage's runs take turns with. */
-static void read_ceiling_pass(void *context)
+ * a CPU stage's runs take turns with; returns the bytes its threads counted. */
+static double read_ceiling_pass(void *context)
 {
     run *r = context;
-    cpu_read_ceiling_pass(r->host, r->in, r->n * sizeof(int), NULL);
+    return (double)cpu_read_ceiling_pass(r->host, r->in, r->n * sizeof(int), NULL);
 }
 
 void run_measure(report *rep, run *r, int repeat)
@@ -79,7 +79,8 @@ void run_measure(report *rep, run *r, int repeat)
     measure_result m;
     measure_stage(&(measure_plan){.reset = poison_sum, .run = run_stage, .check = check_sum, .context = r,
                                   .timer = gpu ? cuda_time_ms : NULL, .repeat = repeat ? repeat : gpu ? 20 : CPU_STAGE_REPEAT,
-                                  .ruler = ruled ? read_ceiling_pass : NULL}, &m);
+                                  .ruler = ruled ? read_ceiling_pass : NULL,
+                                  .ruler_work = ruled ? (double)(r->n * sizeof(int)) : 0}, &m);
     double gbs = r->n * sizeof(int) / (m.times.median * 1e-3) * 1e-9;
     report_row *row = report_measured(rep, r->info->name, gpu ? REPORT_ON_GPU : r->cpu.threads, &m, gbs, "GB/s",
                                       gpu ? r->g->info.name : host_cpu_name());

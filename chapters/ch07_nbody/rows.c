@@ -32,21 +32,12 @@ static double pass_flops(const problem *p)
     return iteration * (whole > 1 ? whole : 1);
 }
 
-/* A ruler whose threads counted other flops would make a share of other work. */
-static int ruler_strayed(const problem *p)
-{
-    return p->ruler_flops != p->ruler_want;
-}
-
 /* The host's FMA ceiling's kernel, the stage's flops: the ruler a CPU
- * stage's runs take turns with (timed: one comparison besides the pass); the
- * first pass that strays is the one kept. */
-static void fma_ceiling_pass(void *context)
+ * stage's runs take turns with; returns the flops its threads counted. */
+static double fma_ceiling_pass(void *context)
 {
     problem *p = context;
-    double flops = cpu_fma_ceiling_pass(p->fma, run_flops(p));
-    if (!ruler_strayed(p))
-        p->ruler_flops = flops;
+    return cpu_fma_ceiling_pass(p->fma, run_flops(p));
 }
 
 /* Measures stage s on p's bodies and adds its row (ms per step); with p->fma,
@@ -63,10 +54,9 @@ static report_row *measure_row(report *rep, problem *p, const stage *s, const ro
     measure_result m;
     measure_stage(&(measure_plan){.reset = reset_bodies, .run = run_steps, .check = check_forces, .context = p,
                                   .timer = s->info.where == STAGE_GPU ? cuda_time_ms : NULL,
-                                  .repeat = (int)plan->opt->repeat, .ruler = p->fma ? fma_ceiling_pass : NULL},
+                                  .repeat = (int)plan->opt->repeat, .ruler = p->fma ? fma_ceiling_pass : NULL,
+                                  .ruler_work = p->fma ? pass_flops(p) : 0},
                   &m);
-    if (p->fma && ruler_strayed(p))
-        m.ok = REPORT_FAIL; /* before the row is added: its CSV line says FAIL too (note_ruler says why) */
     if (s->output) {
         if (plan->timeline)
             output_trace(&out, p, s->info.name, plan->timeline);
@@ -127,17 +117,14 @@ static void add_cpu_ceiling(report *rep, const problem *p, cpu_ceiling c)
 }
 
 /* A CPU row's shares: of the ceiling on its threads, and of the ruler's runs
- * taken in turn, with the flops the ruler's threads counted a run; a ruler
- * that strayed from the stage's flops failed the row (measure_row): why. */
+ * taken in turn, with the flops the ruler's threads counted a run (a ruler
+ * that strayed from a pass's flops failed the row: measure.h). */
 static void note_ruler(report_row *row, const problem *p, const measure_result *m)
 {
     report_note(row, ", %.1f%% of the host's FMA ceiling on %d thread%s (%.1f%% (%.1f-%.1f) of its kernel's runs of "
-                "the same flops, %.0f a run, taken in turn with this stage's)", 100 * row->value / p->fma->rate,
-                p->fma->threads, p->fma->threads > 1 ? "s" : "", 100 * m->share.median, 100 * m->share.lo,
-                100 * m->share.hi, p->ruler_flops);
-    if (ruler_strayed(p))
-        report_note(row, "; the ruler ran %.0f flops, not the %.0f a pass for the stage's %.0f runs", p->ruler_flops,
-                    p->ruler_want, run_flops(p));
+                "the stage's flops to a whole iteration, %.0f a run, taken in turn with this stage's)",
+                100 * row->value / p->fma->rate, p->fma->threads, p->fma->threads > 1 ? "s" : "",
+                100 * m->share.median, 100 * m->share.lo, 100 * m->share.hi, m->ruler_counted);
 }
 
 /* The CPU stages this run selects, and of those the ones it measures (this
@@ -180,7 +167,6 @@ int run_cpu_rows(const rows_plan *plan, int n)
         }
         const cpu_ceiling *fma = s->info.all_cores ? &all : &one;
         p.fma = fma->rate > 0 ? fma : NULL;
-        p.ruler_want = p.ruler_flops = p.fma ? pass_flops(&p) : 0;
         measure_result m;
         report_row *row = measure_row(&rep, &p, s, plan, host_cpu_name(), 0, &m);
         if (p.fma)

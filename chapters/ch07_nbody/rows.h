@@ -44,8 +44,6 @@ typedef struct problem {
     gpu_buffers g;
     struct output_run *out; /* an output stage's buffers and streams (output.h), or NULL */
     const cpu_ceiling *fma; /* a CPU stage's ruler: the host's FMA ceiling on its threads (rows.c), or NULL */
-    double ruler_want;      /* the flops a ruler's pass must count for the stage's runs (rows.c) */
-    double ruler_flops;     /* the flops its threads counted: the first pass's that strayed, else ruler_want */
 } problem;
 void reset_bodies(void *problem);
 void run_steps(void *problem);
