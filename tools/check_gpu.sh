@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # make check-gpu: the proof that the GPU code works on this machine's GPU, which
 # CI (no GPU) cannot give. Three parts, each logged under build/check-gpu/:
-#   1. the README's test command, `make check`, with the GPU suites running;
+#   1. the README's test command, `make check`, with the GPU suites running,
+#      warnings as errors (WERROR=1, as CI builds: this machine's compilers
+#      are not CI's, and a newer gcc warns where CI's does not; WERROR=0 lets
+#      them pass);
 #   2. compute-sanitizer (memcheck, racecheck, synccheck, initcheck) over every
 #      GPU stage at the chapters' small sizes (tools/gpu_sanitize.sh);
 #   3. a smoke run of `make bench`: every chapter, every stage row, once, at its
@@ -43,7 +46,7 @@ part() {
 # cores: ch11's suite starts up to four MPI ranks of its own, each with a GPU
 # context, so the cores and the GPU stay shared, not starved.
 jobs=$(( $(nproc) / 4 > 1 ? $(nproc) / 4 : 1 ))
-part check env TEST_JOBS="${TEST_JOBS:-$jobs}" "${make[@]}" -j"$(nproc)" check
+part check env WERROR="${WERROR:-1}" TEST_JOBS="${TEST_JOBS:-$jobs}" "${make[@]}" -j"$(nproc)" check
 check_line=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$out/check.log" | tail -n 1)
 [ -n "$check_line" ] || { check_line="no summary line"; status=1; }
 # On a GPU machine a skipped GPU suite is a part not run: name every skip.
