@@ -239,7 +239,7 @@ export CHAPTERS
 REGISTRY_FIELDS := DIR TITLE SUMMARY GPU RAYTRACER SMALL BAD SANITIZE VALGRIND SAN_ARGS TSAN_STAGES DIFFS \
                    BENCH_ARGS BENCH_EXTRA STUDY BOOK_EXTRA PROFILE_ARGS CHART CHART_TITLE CHART_YLABEL \
                    RENAMED EXERCISES
-EXERCISE_FIELDS := WHAT ON DIR
+EXERCISE_FIELDS := WHAT ON DIR INCLUDE
 EXERCISES := $(foreach c,$(CHAPTERS),$($(c)_EXERCISES))
 # Every chapter and exercise of the course, registered here or not (ch11
 # without an MPI): the README's tables show them all, on any machine.
@@ -429,8 +429,9 @@ ex_defs = $(call $(or $(4),path_def),EX_DIR,$(abspath $(3)/$(call ex_dir,$(1))))
 # manifest lists (every folder of the exercise has the same files; a folder made
 # during the build is not yet in make's directory cache, so no wildcard there).
 ex_c_files = $(addprefix $(2)/$(call ex_dir,$(1))/,$(filter-out $(notdir $(ex_$(1)_NOT_LINKED)),$(notdir $(filter exercises/$(call ex_dir,$(1))/%.c,$(STUB_PATHS)))))
+# $(4): the binary's path, if not $(BUILD)/tests/ex_$(1)_$(2) (a grading's probe).
 define EXERCISE_RULES
-$(BUILD)/tests/ex_$(1)_$(2): tests/test_ex_$(1).$(if $(filter cuda,$(call ex_lang,$(1))),cu,c) tests/harness.h $(wildcard $(3)/$(call ex_dir,$(1))/*) $(LIBCOMMON) $(CUDA_CONFIG) | $(BUILD)/tests/.dir
+$(or $(4),$(BUILD)/tests/ex_$(1)_$(2)): tests/test_ex_$(1).$(if $(filter cuda,$(call ex_lang,$(1))),cu,c) tests/harness.h $(wildcard tests/ex_$(call ex_dir,$(1))_*) $(wildcard common/nbody/*) $(wildcard $(3)/$(call ex_dir,$(1))/*) $(LIBCOMMON) $(CUDA_CONFIG) | $(BUILD)/tests/.dir
 ifeq ($(call ex_lang,$(1)),cuda)
 	$(NVCC_TEST) $$(call ex_defs,$(1),$(2),$(3),nvcc_path_def) -I$(3)/$(call ex_dir,$(1)) $(ex_$(1)_INCLUDE) $$< $(LIBCOMMON) -o $$@ $(NVCC_TEST_LIBS)
 else
@@ -441,9 +442,30 @@ STUBS := $(BUILD)/committed-stubs
 $(foreach e,$(EXERCISES),$(eval $(call EXERCISE_RULES,$(e),solution,solutions)))
 $(foreach e,$(EXERCISES),$(eval $(call EXERCISE_RULES,$(e),exercise,exercises)))
 $(foreach e,$(EXERCISES),$(eval $(call EXERCISE_RULES,$(e),stub,$(STUBS))))
-SOLUTION_TESTS := $(if $(STUDENT_RELEASE),,$(foreach e,$(EXERCISES),$(BUILD)/tests/ex_$(e)_solution))
-EXERCISE_TESTS := $(foreach e,$(EXERCISES),$(BUILD)/tests/ex_$(e)_exercise)
+# A grading (tools/judge.sh) builds its probe, the test with the answer laid
+# in its private folder PROBE_ROOT, as PROBE_OUT/ex_NAME_probe; the judges are
+# the stubs' builds (make judges, under tools/judge.sh's lock).
+ifneq ($(PROBE_ROOT),)
+$(foreach e,$(EXERCISES),$(eval $(call EXERCISE_RULES,$(e),probe,$(PROBE_ROOT),$(PROBE_OUT)/ex_$(e)_probe)))
+endif
+.PHONY: judges print-nvcc print-cuda-arch
+judges: check-deps
+	@tools/committed_stubs.sh $(STUBS) $(foreach e,$(EXERCISES),exercises/$(call ex_dir,$(e)))
+	@$(MAKE) --no-print-directory $(JUDGE_TARGETS)
+print-nvcc:
+	@echo $(NVCC)
+print-cuda-arch:
+	@echo $(CUDA_ARCH)
+# The sandbox every run of an answer goes through (tools/sandbox.c).
+$(BUILD)/sandbox: tools/sandbox.c | $(BUILD)/.dir
+	$(CC) $(CFLAGS_COMMON) -O2 $< -o $@
+# What tools/run_tests.sh grades (EXERCISE=FOLDER, through tools/judge.sh as
+# make grade does): the solutions (make check), the stubs and the wrong answers
+# (make check-exercises, each must fail); the judges they need.
+SOLUTION_ANSWERS := $(if $(STUDENT_RELEASE),,$(foreach e,$(EXERCISES),$(e)=solutions/$(call ex_dir,$(e))))
+STUB_ANSWERS := $(foreach e,$(EXERCISES),$(e)=$(STUBS)/$(call ex_dir,$(e)))
 STUB_TESTS := $(foreach e,$(EXERCISES),$(BUILD)/tests/ex_$(e)_stub)
+JUDGES := $(STUB_TESTS) $(BUILD)/sandbox
 
 # Wrong answers: tests/wrong/<exercise>/<case>.patch is one mistake (what it
 # is, said at its top) as a patch against the solution. make check-exercises
@@ -459,22 +481,23 @@ $(call wrong_root,$(1))/.laid: $(wildcard solutions/$(call ex_dir,$(call wrong_e
 	rm -rf $$(@D) && mkdir -p $$(@D)/$(call ex_dir,$(call wrong_ex,$(1))) && \
 	  cp solutions/$(call ex_dir,$(call wrong_ex,$(1)))/* $$(@D)/$(call ex_dir,$(call wrong_ex,$(1)))/ && \
 	  patch -s -p1 -d $$(@D)/$(call ex_dir,$(call wrong_ex,$(1))) < tests/wrong/$(1).patch && touch $$@
+# (the test built with it, to run by hand: make build/tests/ex_E_wrong_CASE)
 $(BUILD)/tests/ex_$(call wrong_ex,$(1))_wrong_$(call wrong_case,$(1)): $(call wrong_root,$(1))/.laid
 $(call EXERCISE_RULES,$(call wrong_ex,$(1)),wrong_$(call wrong_case,$(1)),$(call wrong_root,$(1)))
 endef
 $(foreach w,$(WRONG_CASES),$(eval $(call WRONG_RULES,$(w))))
-WRONG_TESTS := $(foreach w,$(WRONG_CASES),$(BUILD)/tests/ex_$(call wrong_ex,$(w))_wrong_$(call wrong_case,$(w)))
-GPU_SOLUTION_TESTS := $(if $(STUDENT_RELEASE),,$(foreach e,$(EXERCISES),$(if $(filter cuda,$(call ex_lang,$(e))),$(BUILD)/tests/ex_$(e)_solution)))
+WRONG_LAID := $(foreach w,$(WRONG_CASES),$(call wrong_root,$(w))/.laid)
+WRONG_ANSWERS := $(foreach w,$(WRONG_CASES),$(call wrong_ex,$(w))=$(call wrong_root,$(w))/$(call ex_dir,$(call wrong_ex,$(w))))
 
 # check-deps may install what a chapter needs (ch11: an MPI), so the rest
 # runs in a second make that reads the registry again.
 check: check-deps
 	@$(MAKE) --no-print-directory check-suites
 .PHONY: check-suites
-check-suites: all $(CPU_TESTS) $(GPU_TESTS) $(SOLUTION_TESTS)
-	@tools/run_tests.sh --unavailable $(foreach c,$(UNAVAILABLE),$(call sh_quote,$(c): $($(c)_UNAVAILABLE))) \
-	  --suites $(CPU_TESTS) $(filter-out $(GPU_SOLUTION_TESTS),$(SOLUTION_TESTS)) \
-	  --gpu-suites $(GPU_TESTS) $(GPU_SOLUTION_TESTS)
+check-suites: all $(CPU_TESTS) $(GPU_TESTS)
+	@$(if $(SOLUTION_ANSWERS),$(MAKE) --no-print-directory judges JUDGE_TARGETS='$(JUDGES)')
+	@BUILD=$(BUILD) tools/run_tests.sh --unavailable $(foreach c,$(UNAVAILABLE),$(call sh_quote,$(c): $($(c)_UNAVAILABLE))) \
+	  --suites $(CPU_TESTS) --gpu-suites $(GPU_TESTS) --exercises $(SOLUTION_ANSWERS)
 
 # Adding a stage is adding its row: tests/add_stage.sh adds one to ch03 in a
 # scratch copy and checks the program, its suite, make bench and make book
@@ -509,11 +532,9 @@ ifneq ($(STUDENT_RELEASE),)
 check-exercises:
 	@echo "check-exercises: not in a student release (it proves the solutions pass, and solutions/ is left out); make grade grades your answers" >&2; exit 2
 else
-check-exercises: check-deps $(SOLUTION_TESTS)
-	@tools/committed_stubs.sh $(STUBS) $(foreach e,$(EXERCISES),exercises/$(call ex_dir,$(e)))
-	@$(MAKE) --no-print-directory $(STUB_TESTS) $(WRONG_TESTS) >/dev/null
-	@tools/run_tests.sh --suites $(filter-out $(GPU_SOLUTION_TESTS),$(SOLUTION_TESTS)) --gpu-suites $(GPU_SOLUTION_TESTS) \
-	  --must-fail $(STUB_TESTS) $(WRONG_TESTS)
+check-exercises: check-deps
+	@$(MAKE) --no-print-directory judges JUDGE_TARGETS='$(JUDGES) $(WRONG_LAID)' >/dev/null
+	@BUILD=$(BUILD) tools/run_tests.sh --exercises $(SOLUTION_ANSWERS) --must-fail $(STUB_ANSWERS) $(WRONG_ANSWERS)
 	@echo "The graders under a path with a space, a quote and a dollar sign (tests/odd_path.sh):"
 	@tests/odd_path.sh
 endif

@@ -1,5 +1,7 @@
-/* ex_ch05_kernel.cu - a kernel that calls exercise ch05's ex_shade, for
- * nvcc -ptx (the test compiles it; nothing runs it). */
+/* ex_ch05_kernel.cu - a kernel that calls exercise ch05's ex_shade, one input
+ * (five floats) a thread. The test compiles it alone for nvcc -ptx (no FP64),
+ * and includes it to run it (the values on a GPU): the PTX graded and the
+ * code run are the same kernel. */
 #include "shade.h"
 
 __global__ void shade_kernel(float *out, const float *in, int n)

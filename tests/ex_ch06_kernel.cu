@@ -21,6 +21,10 @@ __global__ void block_sums(const int *in, size_t n, long long *sum)
     }
     if (t < 32)
         exercise_last_warp(s, t);
+    /* s[0] holds the sum once the warp has run, whichever lane wrote it (a
+     * sum shuffled up ends in lane 31): thread 0 reads it after a barrier.
+     * bar.sync, not a warp instruction: the PTX test looks for the answer's. */
+    __syncthreads();
     if (t == 0)
         atomicAdd((unsigned long long *)sum, (unsigned long long)s[0]);
 }

@@ -14,14 +14,32 @@
 #define TESTS_HARNESS_H
 
 #include <check.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* EX_DIR, the folder with the answer's files: a test compiles them again
+ * itself (gcc -S, nvcc -ptx). The judge (see "the probe and the judge") is
+ * built against the stub, so the folder it grades is given at run time, in
+ * HARNESS_EX_DIR. */
+#ifdef EX_DIR
+static const char harness_ex_dir_built[] = EX_DIR;
+#undef EX_DIR
+static inline const char *harness_ex_dir(void)
+{
+    const char *d = getenv("HARNESS_EX_DIR");
+    return d && *d ? d : harness_ex_dir_built;
+}
+#define EX_DIR harness_ex_dir()
+#endif
 
 /* Check gives each test 4 s unless told otherwise. A heavy test (20 writes of
  * a 48 MB image, a render) takes longer on a loaded 2-core machine and would
@@ -67,8 +85,10 @@ __attribute__((constructor)) static void harness_default_timeout(void)
  * What this cannot stop: code that reads this process's memory for the
  * secrets while a GPU suite runs its tests in-process (CK_FORK=no), or that
  * runs before this constructor on purpose (a reserved constructor priority,
- * .preinit_array). Both are deliberate attacks on the harness, not mistakes;
- * an in-process grader cannot be proof against them. */
+ * .preinit_array): an in-process grader cannot be proof against the code it
+ * runs. So for grading, the verdict comes from a process the answer never
+ * runs in ("the probe and the judge" below); this channel then carries the
+ * judge's verdict, and the ledger still catches a test that ended early. */
 enum { HARNESS_LEDGER_SLOTS = 4096, HARNESS_SECRET = 64 };
 typedef struct {
     const char *name; /* the test function's name (a literal: the same address in every child) */
@@ -113,10 +133,209 @@ __attribute__((constructor(101))) static void harness_verdict_open(void)
     harness_verdict_fd = fd;
 }
 
+/* ------------------------------------------------------- the probe and the judge
+ * An in-process grader cannot be proof against the code it grades: whatever
+ * the test does after calling the student's function, that function can do
+ * first (read the secrets, write the channel, mark the test ended). So for
+ * grading, every exercise test runs twice, as two programs
+ * (tools/judge.sh runs them):
+ *
+ *   the probe: the test built with the student's answer, run in a sandbox
+ *     (tools/sandbox.c). Each call into the answer goes through
+ *     harness_answer(), which writes what the answer produced (the bytes of
+ *     its result) to the trace, HARNESS_PROBE_FD. Its own verdict is ignored.
+ *   the judge: the same test built against the stub as handed out (the
+ *     course's own code, never the student's), HARNESS_JUDGE_FD on the
+ *     trace. It runs every test with every check, but never calls the
+ *     answer: harness_answer() hands each call site the bytes the probe
+ *     recorded for it. Tests that only compile the answer and read its
+ *     machine code, or run it as a program of its own (harness_answer_shell,
+ *     in the sandbox), run only here (HARNESS_JUDGE_ONLY).
+ *
+ * So the verdict comes from a process the answer never ran in, which knows
+ * its own tests; a trace that lacks a result, or holds one of the wrong size,
+ * fails that test. The probe may write anything into the trace: the judge
+ * checks values, so a forged result passes only if it is right.
+ * Without either variable (a test run by hand) the test calls the answer
+ * directly, as a plain Check suite. */
+enum { HARNESS_DIRECT, HARNESS_PROBE, HARNESS_JUDGE };
+static int harness_mode = HARNESS_DIRECT;
+static int harness_trace_fd = -1;
+static unsigned char *harness_trace;          /* the judge's copy of the trace */
+static size_t harness_trace_size, harness_trace_at;
+static const char *harness_current_test = "";
+static int harness_current_iteration;
+static unsigned harness_call;                 /* this test's next call into the answer */
+typedef struct {
+    char magic[4]; /* "HREC" */
+    uint32_t name_size;
+    int32_t iteration;
+    uint32_t call;
+    uint64_t size;
+} harness_record_head;
+enum { HARNESS_TRACE_MAX = 1 << 30 };
+
+/* The number in variable name (a descriptor), or -1. */
+static inline int harness_env_fd(const char *name)
+{
+    const char *env = getenv(name);
+    if (!env)
+        return -1;
+    char *end;
+    long fd = strtol(env, &end, 10);
+    unsetenv(name);
+    return *env && !*end && fd >= 3 && fd < 1024 ? (int)fd : -2;
+}
+
+/* The judge reads the whole trace before any test runs (at most 1 GiB). */
+static inline void harness_trace_load(int fd)
+{
+    size_t cap = 1 << 20;
+    harness_trace = (unsigned char *)malloc(cap);
+    for (ssize_t n = 1; harness_trace && n > 0;) {
+        if (harness_trace_size == cap) {
+            cap = cap * 2 > HARNESS_TRACE_MAX ? (size_t)HARNESS_TRACE_MAX : cap * 2;
+            if (harness_trace_size == cap)
+                break; /* the rest is not read: its calls fail as missing */
+            unsigned char *more = (unsigned char *)realloc(harness_trace, cap);
+            if (!more)
+                break;
+            harness_trace = more;
+        }
+        n = read(fd, harness_trace + harness_trace_size, cap - harness_trace_size);
+        if (n > 0)
+            harness_trace_size += (size_t)n;
+    }
+    close(fd);
+}
+
+__attribute__((constructor(102))) static void harness_mode_open(void)
+{
+    int probe = harness_env_fd("HARNESS_PROBE_FD"), judge = harness_env_fd("HARNESS_JUDGE_FD");
+    if (probe == -2 || judge == -2 || (probe >= 0 && judge >= 0)) {
+        fprintf(stderr, "harness: HARNESS_PROBE_FD / HARNESS_JUDGE_FD: want one descriptor number\n");
+        exit(2);
+    }
+    if (probe >= 0) {
+        harness_mode = HARNESS_PROBE;
+        harness_trace_fd = probe;
+    } else if (judge >= 0) {
+        harness_mode = HARNESS_JUDGE;
+        harness_trace_load(judge);
+        /* no process of this user may read or write the judge's memory */
+        prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    }
+}
+
+/* A new test (or iteration) starts: its calls count from 0, and the judge
+ * finds its first record. */
+static inline void harness_answer_begin(const char *name, int iteration)
+{
+    harness_current_test = name;
+    harness_current_iteration = iteration;
+    harness_call = 0;
+    harness_trace_at = harness_trace_size; /* none yet */
+    for (size_t at = 0; harness_mode == HARNESS_JUDGE && at + sizeof(harness_record_head) <= harness_trace_size;) {
+        harness_record_head h;
+        memcpy(&h, harness_trace + at, sizeof h);
+        size_t room = harness_trace_size - at - sizeof h;
+        if (memcmp(h.magic, "HREC", 4) != 0 || h.name_size > room || h.size > room - h.name_size)
+            break; /* a record cut short or not one: nothing after it counts */
+        if (h.iteration == iteration && h.call == 0 && h.name_size == strlen(name) &&
+            memcmp(harness_trace + at + sizeof h, name, h.name_size) == 0) {
+            harness_trace_at = at;
+            break;
+        }
+        at += sizeof h + h.name_size + (size_t)h.size;
+    }
+}
+
+/* 1 where the test should call the answer (probe, or a test run by hand); 0 in
+ * the judge, which takes what the probe recorded instead. */
+#define HARNESS_CALLS_ANSWER (harness_mode != HARNESS_JUDGE)
+
+/* At the top of a test that never calls the answer in-process (it compiles
+ * the answer, or runs it as a program): such a test runs in the judge only. */
+#define HARNESS_JUDGE_ONLY                                                                                        \
+    do {                                                                                                          \
+        if (harness_mode == HARNESS_PROBE)                                                                        \
+            return;                                                                                               \
+    } while (0)
+
+/* The n bytes at p are what the answer produced at this call site: the probe
+ * records them, the judge fills p with them (the test fails where the probe
+ * recorded none, or another size), a test run by hand leaves them. */
+static inline void harness_answer(void *p, size_t n)
+{
+    unsigned call = harness_call++;
+    if (harness_mode == HARNESS_PROBE) {
+        size_t name = strlen(harness_current_test), total = sizeof(harness_record_head) + name + n;
+        unsigned char *record = (unsigned char *)malloc(total);
+        ck_assert_msg(record != NULL, "harness: out of memory for a record of %zu bytes", n);
+        harness_record_head h = {{'H', 'R', 'E', 'C'}, (uint32_t)name, harness_current_iteration, call, n};
+        memcpy(record, &h, sizeof h);
+        memcpy(record + sizeof h, harness_current_test, name);
+        memcpy(record + sizeof h + name, p, n);
+        size_t done = 0;
+        while (done < total) {
+            ssize_t w = write(harness_trace_fd, record + done, total - done);
+            if (w <= 0)
+                break;
+            done += (size_t)w;
+        }
+        free(record);
+        ck_assert_msg(done == total, "harness: the trace could not be written");
+    } else if (harness_mode == HARNESS_JUDGE) {
+        size_t at = harness_trace_at, room = at < harness_trace_size ? harness_trace_size - at : 0;
+        harness_record_head h;
+        int ok = room >= sizeof h;
+        if (ok) {
+            memcpy(&h, harness_trace + at, sizeof h);
+            room -= sizeof h;
+            ok = memcmp(h.magic, "HREC", 4) == 0 && h.name_size <= room && h.size <= room - h.name_size &&
+                 h.call == call && h.iteration == harness_current_iteration &&
+                 h.name_size == strlen(harness_current_test) &&
+                 memcmp(harness_trace + at + sizeof h, harness_current_test, h.name_size) == 0;
+        }
+        ck_assert_msg(ok, "your code gave no result for call %u of this test: its run ended before it got there "
+                      "(it crashed, ran out of time, ended the process, or an earlier check failed there)", call + 1);
+        ck_assert_msg(h.size == n, "your code's result for call %u of this test has %llu bytes, not %zu", call + 1,
+                      (unsigned long long)h.size, n);
+        memcpy(p, harness_trace + at + sizeof h + h.name_size, n);
+        harness_trace_at = at + sizeof h + h.name_size + n;
+    }
+}
+
+/* A line for the student under a PASS (the count an exercise reached, say):
+ * printed by the judge only, and shown by make grade below its verdict. */
+static inline void harness_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline void harness_note(const char *fmt, ...)
+{
+    if (harness_mode == HARNESS_PROBE)
+        return;
+    char text[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    printf("harness-note: %s\n", text);
+    fflush(stdout);
+}
+
+/* var = expr, where expr calls the answer: called in the probe (and by hand),
+ * replayed in the judge. */
+#define ANSWER(var, expr)                                                                                         \
+    do {                                                                                                          \
+        if (HARNESS_CALLS_ANSWER)                                                                                 \
+            (var) = (expr);                                                                                       \
+        harness_answer(&(var), sizeof(var));                                                                      \
+    } while (0)
+
 /* Called by every test before its body: returns its ledger slot. In a forked
  * child, the channel and the secrets go first, so the body never sees them. */
 static inline int harness_test_begin(const char *name, int iteration)
 {
+    harness_answer_begin(name, iteration);
     if (getpid() != harness_main_pid) {
         harness_secret_wipe();
         if (harness_verdict_fd >= 0)
@@ -246,6 +465,14 @@ static inline int harness_run_gpu(Suite *s, const char *name, int skipped)
 #ifdef __CUDACC__
 #include "cuda_util.h"
 
+/* One CUDA call of a GPU part: run only while err is still cudaSuccess; the
+ * first that fails is named in the char array where, for the message. */
+#define HARNESS_GPU_STEP(err, where, call)                                                                        \
+    do {                                                                                                          \
+        if ((err) == cudaSuccess && ((err) = (call)) != cudaSuccess)                                              \
+            snprintf(where, sizeof where, "%s", #call);                                                           \
+    } while (0)
+
 /* Adds test t, run for _i = 0 .. count-1, when this machine has a CUDA device;
  * otherwise adds nothing and returns count: the number to report as skipped. */
 static inline int harness_add_gpu_test(TCase *tc, const TTest *t, int count)
@@ -266,19 +493,74 @@ static inline int harness_add_gpu_test(TCase *tc, const TTest *t, int count)
  * in the command goes through harness_q: the checkout may lie under a path
  * with spaces, quotes or $ in it. */
 static inline int harness_shell(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A command made like printf into cmd (8192 bytes); 0, or -1 when too long. */
+static inline int harness_format_command(char *cmd, const char *who, const char *fmt, va_list ap)
+{
+    int n = vsnprintf(cmd, 8192, fmt, ap);
+    if (n < 0 || n >= 8192) {
+        fprintf(stderr, "%s: the command is too long (%d bytes)\n", who, n);
+        return -1;
+    }
+    return 0;
+}
+
 static inline int harness_shell(const char *fmt, ...)
 {
     char cmd[8192];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(cmd, sizeof cmd, fmt, ap);
+    int bad = harness_format_command(cmd, "harness_shell", fmt, ap);
     va_end(ap);
-    if (n < 0 || (size_t)n >= sizeof cmd) {
-        fprintf(stderr, "harness_shell: the command is too long (%d bytes)\n", n);
+    if (bad)
         return -1;
-    }
     int rc = system(cmd);
     return rc == -1 ? -1 : WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc);
+}
+
+/* Runs a shell command made like printf, with the answer's code in it (a
+ * program built from the answer, a run of it): in folder dir, and where the
+ * grader gave a sandbox (HARNESS_SANDBOX, tools/sandbox.c), inside it, with
+ * dir the only folder it may write, for at most 300 s. Returns its exit
+ * status as harness_shell does. The judge keeps its own files outside dir, so nothing it reads back
+ * but what the command was asked to write can have been touched. */
+static inline int harness_answer_shell(const char *dir, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static inline int harness_answer_shell(const char *dir, const char *fmt, ...)
+{
+    char cmd[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    int bad = harness_format_command(cmd, "harness_answer_shell", fmt, ap);
+    va_end(ap);
+    if (bad)
+        return -1;
+    fflush(stdout);
+    fflush(stderr);
+    const char *sandbox = getenv("HARNESS_SANDBOX");
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        if (chdir(dir) != 0)
+            _exit(126);
+        if (sandbox && *sandbox)
+            execl(sandbox, sandbox, "--write", dir, "--timeout", "300", "--", "/bin/sh", "-c", cmd, (char *)NULL);
+        else
+            execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    int rc;
+    while (waitpid(pid, &rc, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc);
+}
+
+/* Where temporary folders go: $TMPDIR (the sandbox sets it to the folder it
+ * lets a run write), else /tmp. */
+static inline const char *harness_tmp(void)
+{
+    const char *t = getenv("TMPDIR");
+    return t && *t == '/' && strlen(t) < 400 ? t : "/tmp";
 }
 
 /* Text s as one shell word: in single quotes, each ' written '\''. The
@@ -357,17 +639,21 @@ static inline int harness_can_sanitize(const char *nvcc)
 
 static inline int harness_sanitize_kernel(const char *nvcc, char *why, size_t why_size)
 {
-    char self[512], tool[600], dir[] = "/tmp/harness_racecheck.XXXXXX";
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0 || !harness_find_sanitizer(nvcc, tool, sizeof tool) || !mkdtemp(dir))
+    /* The program with the answer in it: in the judge, the probe (it has the
+     * same --launch-once); run in the sandbox like any run of the answer. */
+    char self[512], tool[600], dir[512];
+    const char *probe = getenv("HARNESS_PROBE_BIN");
+    ssize_t n = probe ? (ssize_t)snprintf(self, sizeof self, "%s", probe) : readlink("/proc/self/exe", self, sizeof self - 1);
+    snprintf(dir, sizeof dir, "%s/harness_racecheck.XXXXXX", harness_tmp());
+    if (n <= 0 || (size_t)n >= sizeof self || !harness_find_sanitizer(nvcc, tool, sizeof tool) || !mkdtemp(dir))
         return -1;
     self[n] = '\0';
     const char *tools[] = {"racecheck", "memcheck"};
     int rc = 0;
     for (int k = 0; k < 2 && rc == 0; k++) {
-        rc = harness_shell("%s --tool %s --error-exitcode 66 --print-limit 3 %s --launch-once > %s/log 2>&1",
-                           harness_q(tool), tools[k], harness_q(self), harness_q(dir));
-        char path[300];
+        rc = harness_answer_shell(dir, "%s --tool %s --error-exitcode 66 --print-limit 3 %s --launch-once > log 2>&1",
+                                  harness_q(tool), tools[k], harness_q(self));
+        char path[600];
         snprintf(path, sizeof path, "%s/log", dir);
         char *log = harness_read_file(path), *line = log ? strstr(log, "Error: Race") : NULL;
         if (!line && log)
@@ -388,7 +674,7 @@ static inline int harness_sanitize_kernel(const char *nvcc, char *why, size_t wh
  * same path after that), removed when the process that made it exits, even
  * after a failed test (Check's forked children exit without returning, so a
  * test's own clean-up would be skipped, and they must not remove it). */
-static char harness_scratch_dir[64];
+static char harness_scratch_dir[512];
 static pid_t harness_scratch_owner;
 static inline void harness_scratch_remove(void)
 {
@@ -398,7 +684,7 @@ static inline void harness_scratch_remove(void)
 static inline const char *harness_scratch(const char *name)
 {
     if (!harness_scratch_dir[0]) {
-        snprintf(harness_scratch_dir, sizeof harness_scratch_dir, "/tmp/%s.XXXXXX", name);
+        snprintf(harness_scratch_dir, sizeof harness_scratch_dir, "%s/%.64s.XXXXXX", harness_tmp(), name);
         if (!mkdtemp(harness_scratch_dir)) {
             perror("harness_scratch: mkdtemp");
             exit(1);
@@ -420,7 +706,8 @@ static inline const char *harness_scratch(const char *name)
 static inline char *harness_nvcc(const char *nvcc, const char *arch, const char *inc1, const char *inc2,
                                  const char *src, const char *what)
 {
-    char dir[] = "/tmp/harness_nvcc.XXXXXX", link[300];
+    char dir[512], link[600];
+    snprintf(dir, sizeof dir, "%s/harness_nvcc.XXXXXX", harness_tmp());
     if (!mkdtemp(dir))
         return NULL;
     const char *targets[] = {src, inc1, inc2}, *names[] = {"k.cu", "i1", "i2"};
@@ -434,7 +721,7 @@ static inline char *harness_nvcc(const char *nvcc, const char *arch, const char 
                                  arch)
                  : harness_shell("cd %s && %s -arch=%s -c -Xptxas -v -Ii1 -Ii2 k.cu -o k.o > ptxas.txt 2>&1",
                                  harness_q(dir), harness_q(nvcc), arch);
-    char out[300];
+    char out[600];
     snprintf(out, sizeof out, "%s/%s", dir, ptx ? "k.ptx" : "ptxas.txt");
     char *text = rc == 0 ? harness_read_file(out) : NULL;
     harness_shell("rm -rf %s", harness_q(dir));

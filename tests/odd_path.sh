@@ -2,8 +2,8 @@
 # tests/odd_path.sh: the graders work in a checkout whose path has a space, a
 # quote and a $ in it. Copies this tree (committed files plus uncommitted
 # changes, no build folders) to "<tmp>/a dir's $path/course", and there
-# builds and runs against solutions/ the exercise tests that compile code
-# themselves (ch02, ch03: its -include and TSan build, ch05 and ch07gpu: nvcc
+# grades solutions/ (tools/judge.sh, as make grade does) with the exercise
+# tests that compile code themselves (ch02, ch03: its -include and TSan build, ch05 and ch07gpu: nvcc
 # -ptx, ch09) and a plain C one (ch01), then `make grade EX=ch01`. Prints one
 # "ok"/"FAIL" line each and a closing "N passed, N failed, N skipped"; exit
 # status non-zero if any failed. make check-exercises runs it (a few minutes
@@ -29,15 +29,14 @@ cd "$root" || exit 2
 passed=0 failed=0 skipped=0
 nvcc_here() { command -v nvcc > /dev/null || [ -x /usr/local/cuda/bin/nvcc ]; }
 
+. tools/judge.sh
 for e in $exercises; do
     case $e in ch05 | ch07gpu) nvcc_here || { echo "  skip  $e: no nvcc here"; skipped=$((skipped + 1)); continue; } ;; esac
-    if ! log=$(make --no-print-directory -j2 "build/tests/ex_${e}_solution" 2>&1); then
-        echo "  FAIL  $e: its test does not build under '$root':"; tail -n 15 <<<"$log"
+    if ! log=$(make --no-print-directory -j2 judges JUDGE_TARGETS="build/tests/ex_${e}_stub build/sandbox" 2>&1); then
+        echo "  FAIL  $e: its judge does not build under '$root':"; tail -n 15 <<<"$log"
         failed=$((failed + 1)); continue
     fi
-    kind=--suites
-    [ ! -f "tests/test_ex_$e.cu" ] || kind=--gpu-suites
-    if out=$(tools/run_tests.sh "$kind" "build/tests/ex_${e}_solution" 2>&1); then
+    if out=$(tools/run_tests.sh --exercises "$e=solutions/$(judge_registry; judge_dir "$e")" 2>&1); then
         echo "  ok    $e: the solution passes under '$root'"; passed=$((passed + 1))
     else
         echo "  FAIL  $e: the solution fails under '$root':"; tail -n 25 <<<"$out"; failed=$((failed + 1))

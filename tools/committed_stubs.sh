@@ -8,7 +8,15 @@
 set -u
 dest=$1
 shift
-rm -rf "$dest"
+# Files already laid and unchanged keep their times (stubs_manifest.sh
+# extract replaces only what differs), so what was built from them stays built;
+# a file the manifest no longer lists goes.
+for folder in "$@"; do
+    for f in "$dest/$(basename "$folder")"/*; do
+        [ -e "$f" ] || continue
+        grep -q " $folder/$(basename "$f")\$" exercises/STUBS || rm -f -- "$f"
+    done
+done
 for folder in "$@"; do
     "$(dirname "$0")/stubs_manifest.sh" extract "$folder" "$dest/$(basename "$folder")" || {
         echo "check-exercises: cannot lay out the stubs of $folder" >&2

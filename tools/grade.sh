@@ -2,9 +2,14 @@
 # make grade [EX=chNN]: runs each exercise's test against your code in
 # exercises/. PASS or FAIL per exercise, with the test's own got / want lines
 # for a FAIL; a test that could run only its CPU part (no CUDA device) says
-# so, never a plain PASS; SKIP where nothing could run. The verdict is the
-# test harness's own, through a channel your code cannot write to
-# (tools/verdict.sh): a test that did not run to its end is a FAIL.
+# so, never a plain PASS; SKIP where nothing could run. Each exercise is
+# graded by tools/judge.sh: only its own files are taken from your folder, into
+# a private folder; they must keep the answer's rules (they include nothing
+# of the tests' or solutions', define only the exercise's functions, run
+# nothing before main, compile the same code for the CPU and the GPU); your
+# code runs in a sandbox, and the verdict comes from a second run of the test,
+# built without your code, that checks what your code produced. Several
+# make grade at once (in one checkout or many) never share a file.
 # The last line counts each kind, e.g.
 #   3 passed, 1 passed the CPU part only (GPU part not run: no CUDA device), 1 failed, of 5
 # Exit status: 0 every exercise passed in full; 1 one or more failed (or did
@@ -26,18 +31,20 @@
 # = + - or @ gets a ' in front (a spreadsheet would run it as a formula).
 # STUDENT: 1 to 64 bytes, no control characters, not starting with a blank or
 # = + - @, not ending with a blank. FILE: a new file in a folder you can
-# write (made with the mode your umask gives), or a regular file you can
-# write and whose mode lets someone write it (no symbolic link, no second hard
-# link: it is replaced by a rename, its mode kept). Both are checked first.
+# write (made with the mode your umask gives), or a grade file (its first line
+# the header above) you can write and whose mode lets someone write it (no
+# symbolic link, no second hard link: it is replaced by a rename, its mode
+# kept); anything else (your answer, the README) is refused. Both are checked first.
 # `make hint EX=chNN` when you are stuck.
 # Usage: grade.sh EX-TEXT EXERCISE...   (the environment: BUILD, GRADE_OUT, STUDENT)
 set -u
 tool=grade
 . "$(dirname "$0")/exercise_names.sh"
-. "$(dirname "$0")/verdict.sh"
+. "$(dirname "$0")/judge.sh"
 build=${BUILD:-build}
 grade_out=${GRADE_OUT:-} student=${STUDENT:-} record_tmp=
 passed=0 cpu_only=0 in_part=0 not_run=0 failed=0
+grade_header=student,commit,machine,gpu,date,exercise,verdict,messages
 
 refuse() { echo "grade: $*" >&2; exit 2; }
 
@@ -69,12 +76,15 @@ check_out() {
             refuse "GRADE_OUT=$grade_out is read-only (mode $(stat -c %a -- "$grade_out")): not replaced"
         [ "$(stat -c %h -- "$grade_out")" -eq 1 ] ||
             refuse "GRADE_OUT=$grade_out has other hard links, which replacing it would break"
+        # only a grade file is replaced: never an answer, a README, a Makefile
+        [ ! -s "$grade_out" ] || [ "$(head -c 200 -- "$grade_out" | head -n 1)" = "$grade_header" ] ||
+            refuse "GRADE_OUT=$grade_out is not a grade file (its first line is not make grade's header): not replaced"
     fi
     [ -w "$dir" ] || refuse "GRADE_OUT=$grade_out: you may not write in '$dir'"
     record_tmp=$(mktemp -- "$dir/.grade.XXXXXX.tmp" 2>/dev/null) || refuse "GRADE_OUT=$grade_out: cannot make a file in '$dir'"
-    trap 'rm -f -- "$record_tmp"' EXIT
-    trap 'rm -f -- "$record_tmp"; exit 130' INT TERM HUP
-    echo "student,commit,machine,gpu,date,exercise,verdict,messages" > "$record_tmp" ||
+    trap 'rm -f -- "$record_tmp"; judge_cleanup' EXIT
+    trap 'rm -f -- "$record_tmp"; judge_cleanup; exit 130' INT TERM HUP
+    echo "$grade_header" > "$record_tmp" ||
         refuse "GRADE_OUT=$grade_out: cannot write in '$dir'"
 }
 
@@ -138,16 +148,13 @@ part() { # exercise: passed, but some of its test did not run here
     fi
 }
 
-grade_one() { # exercise
-    local bin=$build/tests/ex_${1}_exercise log
-    if ! log=$(make --no-print-directory "$bin" 2>&1); then
-        verdict "$1" does-not-compile "FAIL  $1: your code does not compile:" "$(grep -E 'error|Error' <<<"$log" | head -n 20)"
-        return
-    fi
-    verdict_run "$bin"
-    case $verdict in
-    pass) verdict "$1" passed "PASS  $1" ;;
-    part) part "$1" ;;
+grade_one() { # exercise: graded by tools/judge.sh (a private folder, the rules, the probe and the judge)
+    judge_run "$1" "exercises/$(judge_dir "$1")"
+    case $stage:$verdict in
+    compile:*) verdict "$1" does-not-compile "FAIL  $1: ${why:-your code does not compile:}" "$out" ;;
+    lay:* | rules:*) verdict "$1" failed "FAIL  $1: $why" ;;
+    *:pass) verdict "$1" passed "PASS  $1" "$notes" ;;
+    *:part) part "$1" ;;
     *) fail "$1" ;;
     esac
 }
@@ -171,6 +178,8 @@ elif [ -n "$student" ]; then
     echo "grade: STUDENT is written only with GRADE_OUT=FILE (nothing is written this time)"
 fi
 write_failed=0
+[ -n "$record_tmp" ] || { trap 'judge_cleanup' EXIT; trap 'judge_cleanup; exit 130' INT TERM HUP; }
+judge_prepare "${names[@]}"
 for e in "${names[@]}"; do
     grade_one "$e"
 done

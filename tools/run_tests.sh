@@ -4,8 +4,11 @@
 #   --suites A B ...      ordinary suites (Check forks each test)
 #   --gpu-suites A B ...  GPU suites, run with CK_FORK=no (CUDA cannot be used in a
 #                         forked child once the parent touched it)
-#   --must-fail A B ...   exercise stubs and wrong answers (ex_*_wrong_CASE): each must
-#                         FAIL its test; one check each
+#   --exercises E=DIR ... exercise E's answer in folder DIR (the solutions), graded as
+#                         make grade grades (tools/judge.sh): its tests are counted
+#   --must-fail E=DIR ... exercise stubs and wrong answers (DIR a stub's or a wrong
+#                         answer's folder), graded the same way: each must FAIL; one
+#                         check each
 #   --unavailable "chNN: why" ...   chapters not built here (what they need is missing):
 #                         one line each, each counted as one skipped
 # The verdict of each is its harness's own, through a channel the code under
@@ -14,7 +17,7 @@
 # TEST_JOBS=N runs N binaries at once (make check-gpu does, on a many-core
 # machine); each one's lines are printed whole, in order, once it is done.
 set -u
-. "$(dirname "$0")/verdict.sh"
+. "$(dirname "$0")/judge.sh"
 passed=0 failed=0 skipped=0 mode=suites
 jobs=${TEST_JOBS:-1}
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "run_tests: TEST_JOBS='$jobs': want a positive number" >&2; exit 2; }
@@ -27,9 +30,13 @@ run_one() {
     echo "COUNTS $passed $failed $skipped"
 }
 
-run_one_counted() { # mode binary
+run_one_counted() { # mode binary (or E=DIR)
     [ "$jobs" -gt 1 ] || echo "  ...   $2" # announced before it runs: some suites take minutes
-    if [ "$1" = gpu-suites ]; then verdict_run "$2" CK_FORK=no; else verdict_run "$2"; fi
+    case $1 in
+    gpu-suites) verdict_run "$2" CK_FORK=no ;;
+    exercises | must-fail) judge_run "${2%%=*}" "${2#*=}"; [ "$stage" = run ] || why=${why:-$stage failed} ;;
+    *) verdict_run "$2" ;;
+    esac
     if [ "$1" = must-fail ]; then must_fail "$2"; else counted "$2"; fi
 }
 
@@ -37,11 +44,11 @@ run_one_counted() { # mode binary
 # forged pass, without the harness's secret, is a failure like any other).
 must_fail() {
     local what="the untouched stub"
-    case $1 in *_wrong_*) what="the wrong answer '${1##*_wrong_}'" ;; esac
+    case $1 in *wrong/*) what=${1#*wrong/} what="the wrong answer '${what%%/*}'" ;; esac
     if [ "$verdict" = fail ]; then
         passed=$((passed + 1))
         echo "  ok    $1: $what fails its test (${why:-$(verdict_count failed) failures}), as it must"
-    elif [ "$verdict" = part ] && { [ "$(verdict_count passed)" -eq 0 ] || [[ $1 == *_wrong_* ]]; }; then
+    elif [ "$verdict" = part ] && { [ "$(verdict_count passed)" -eq 0 ] || [[ $1 == *wrong/* ]]; }; then
         skipped=$((skipped + 1)); echo "  skip  $1: its test needs a GPU, so $what was not checked here"
     else
         failed=$((failed + 1)); echo "  FAIL  $1: $what passes its test: the checker is broken"
@@ -65,7 +72,7 @@ counted() {
 # Each binary's output goes to its own file; show() prints the finished ones
 # in order and adds up their counts.
 scratch=$(mktemp -d) || exit 1
-trap 'rm -rf "$scratch"' EXIT
+trap 'rm -rf "$scratch"; judge_cleanup' EXIT
 trap 'exit 130' INT TERM
 declare -a pids=()
 shown=0
@@ -85,6 +92,7 @@ for arg in "$@"; do
     --suites) mode=suites ;;
     --gpu-suites) mode=gpu-suites ;;
     --must-fail) mode=must-fail ;;
+    --exercises) mode=exercises ;;
     --unavailable) mode=unavailable ;;
     *) if [ "$mode" = unavailable ]; then
            skipped=$((skipped + 1)); echo "  skip  ${arg%%:*}'s suite: ${arg#*: }"

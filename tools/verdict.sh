@@ -14,7 +14,7 @@
 # the harness could know, the counts that secret stands for, and exit status 0.
 #
 # verdict_run BINARY [NAME=VALUE...]: runs BINARY (with those variables in its
-# environment) and sets
+# environment, and the file VERDICT_INPUT, if set, open on descriptor 3) and sets
 #   out      what it printed (stdout and stderr, for showing Check's messages)
 #   status   its exit status
 #   verdict  pass (every test passed) | part (passed, some skipped here) | fail
@@ -29,7 +29,7 @@ verdict_run() {
     dir=$(mktemp -d) || { out='' status=2 verdict=fail result='' why="mktemp failed"; return; }
     full=$(verdict_secret) part=$(verdict_secret)
     printf '%s %s\n' "$full" "$part" > "$dir/channel"
-    out=$({ [ $# -eq 0 ] || export "$@"; } && HARNESS_VERDICT_FD=9 exec "$bin" 9<>"$dir/channel" 2>&1)
+    out=$({ [ $# -eq 0 ] || export "$@"; } && HARNESS_VERDICT_FD=9 exec "$bin" 9<>"$dir/channel" 3<"${VERDICT_INPUT:-/dev/null}" 2>&1)
     status=$?
     line=$(head -n 1 "$dir/channel")
     rm -rf "$dir"

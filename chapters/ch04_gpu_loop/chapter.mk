@@ -20,7 +20,7 @@ ch04_DIFFS := ch04-recursive ch04-loop diff-ch04-loop
 ch04_RENAMED := card.h:card.c render.h:card.h
 ch04_EXERCISES := ch04
 ex_ch04_WHAT := tinted mirrors: a recursion with a colour per bounce turned into a loop with no stack
-ex_ch04_ON := CPU (equality; 0 bytes of stack from `ptxas -v`)
+ex_ch04_ON := CPU (equality; 0 bytes of stack from `ptxas -v`); GPU (the same rays, SKIP without one)
 ex_ch04_INCLUDE := -I$(ch04_DIR)
 
 # -rdc=true: nvlink then reports that the recursive kernel's stack size

@@ -20,7 +20,7 @@ ch05_DIFFS := ch05-loop ch05-float-only diff-ch05-float-only;ch05-sphere-list ch
 ch05_BENCH_EXTRA := $(ch05_DIR)/bench_extra.sh
 ch05_EXERCISES := ch05
 ex_ch05_WHAT := find every hidden double in a shading function and remove it, to float accuracy
-ex_ch05_ON := CPU (values; zero FP64 instructions in the PTX from `nvcc -ptx`)
+ex_ch05_ON := CPU (values; zero FP64 instructions in the PTX from `nvcc -ptx`); GPU (the same values, SKIP without one)
 
 # ch05's kernels (kernels.h) once per set of floating-point flags: as is
 # (render.cu), with -use_fast_math, and with each flag -use_fast_math implies

@@ -15,7 +15,7 @@ ch06_CHART_TITLE := ch06: reduction of 2^28 int32, GB/s of input read per stage
 ch06_CHART_YLABEL := GB/s (log scale)
 ch06_EXERCISES := ch06
 ex_ch06_WHAT := the racy `volatile` last warp of a tree reduction, made correct
-ex_ch06_ON := CPU (the PTX must synchronise the lanes, with the full member mask); GPU (exact sums, SKIP without one)
+ex_ch06_ON := CPU (the PTX must synchronise the lanes, with the full member mask); GPU (exact sums, also past 2^31, SKIP without one)
 
 $(BUILD)/ch06/%.o: $(ch06_DIR)/%.c $(ch06_DIR)/*.h common/*.h common/gpu/*.h | $(BUILD)/ch06/.dir
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) -c $< -o $@

@@ -19,7 +19,7 @@ ex_ch07gpu_DIR := ch07
 ex_ch07gpu_WHAT := the tile loop at most 14.6 PTX instructions per interaction, still correct
 ex_ch07gpu_ON := CPU (the count from `nvcc -ptx`); GPU (correctness, SKIP without one)
 ex_ch07_WHAT := the body-body interaction on 8 bodies at once with AVX2 + FMA, no division or square root
-ex_ch07_ON := CPU (values; no division or square root instruction in the assembly, from `cc -O2 -S`)
+ex_ch07_ON := CPU (values; no division or square root instruction in the object, from `cc -O2 -c` and `objdump -d`)
 
 $(BUILD)/ch07/%.o: $(ch07_DIR)/%.c $(ch07_DIR)/*.h common/*.h common/gpu/*.h common/nbody/*.h | $(BUILD)/ch07/.dir
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) -c $< -o $@

@@ -14,8 +14,9 @@
  * so the image stays byte-identical to ch01's.
  *
  * Graded (tests/test_ex_ch02.c, no GPU): gcc -O1 -S of this file has no call to
- * a vec_* function inside trace() or sample(); and this file built at -O0 and
- * at -O1 renders 64x48 at 4 spp byte for byte as ch01's card.c at -O0.
+ * a vec_* function inside trace() or sample(); this file built at -O0 and
+ * at -O1 renders 64x48 at 4 spp byte for byte as ch01's card.c at -O0; and
+ * nothing but the keyword is added (no pragma, attribute, macro or flag).
  * Then: make grade EX=ch02   (make hint EX=ch02 if you are stuck)
  */
 #include "card.h"

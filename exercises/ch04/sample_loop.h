@@ -14,8 +14,10 @@
  *
  * Graded (tests/test_ex_ch04.cu): on the CPU, 5000 random rays (half of them
  * aimed at the letters) against the recursion, within 1e-4 relative + 1e-3;
- * and from the machine code, no GPU needed: ptxas -v on a kernel that calls
- * your function must report 0 bytes of stack frame and no spills.
+ * from the machine code, no GPU needed: ptxas -v on a kernel that calls
+ * your function must report 0 bytes of stack frame and no spills; and on a
+ * GPU (skipped without one) the same rays through that kernel (the host and
+ * device code must be one: the device's is what the stack test reads).
  * Then: make grade EX=ch04   (stuck? make hint EX=ch04)
  */
 #ifndef EX_CH04_SAMPLE_LOOP_H

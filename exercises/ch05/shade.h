@@ -7,10 +7,12 @@
  * and rewrite the function so it computes in float only, giving the same
  * values to float accuracy.
  *
- * Graded (tests/test_ex_ch05.c, no GPU): nvcc -ptx of a kernel that calls your
- * ex_shade (tests/ex_ch05_kernel.cu) contains no FP64 instruction; and on the
+ * Graded (tests/test_ex_ch05.cu): nvcc -ptx of a kernel that calls your
+ * ex_shade (tests/ex_ch05_kernel.cu) contains no FP64 instruction; on the
  * CPU, 200000 fixed-seed inputs give values within 1e-4 (relative to the size
- * of the terms) of the same formula computed in double by the test.
+ * of the terms) of the same formula computed in double by the test; and on a
+ * GPU (skipped without one) the same inputs through the same kernel, so the
+ * code graded is the code the GPU runs (the host and device code must be one).
  * Then: make grade EX=ch05   (stuck? make hint EX=ch05)
  */
 #ifndef EX_CH05_SHADE_H

@@ -19,8 +19,9 @@
  * as it exchanges), each such instruction with the full member mask,
  * 0xffffffff, since all 32 lanes take part (a lane outside the mask is read
  * undefined, even when the sum comes out right); on the CPU, the lanes run
- * one by one; and on a GPU, exact int64 sums at n = 0, 1, 31, 33, 1023, 1025,
- * 2^20 +- 1 (skipped without one). Then: make grade EX=ch06
+ * one by one, with partial sums past +-2^31 (a 32-bit shuffle loses them); and
+ * on a GPU, exact int64 sums at n = 0, 1, 31, 33, 1023, 1025, 2^20 +- 1, with
+ * values past +-2^31 too (skipped without one). Then: make grade EX=ch06
  * (stuck? make hint EX=ch06)
  */
 #ifndef EX_CH06_LAST_WARP_CUH

@@ -6,8 +6,9 @@
  * With AVX2 and FMA only: no division and no square root instruction (the
  * hardware's reciprocal square root estimate is good to 12 bits; the test
  * wants each lane within 1e-5 relative of double precision, so refine it).
- * The test compiles this header at -O2 and reads the assembly: a vsqrtps,
- * vdivps (or their scalar forms) or a call to sqrtf fails.
+ * The test compiles this header at -O2 and reads the object's machine code
+ * (objdump -d, so bytes written as .byte count too): a vsqrtps, vdivps (or
+ * their scalar forms) or a call to sqrtf fails.
  * Then: make grade
  */
 #ifndef EX_CH07_SIMD_INTERACTION_H

@@ -7,7 +7,9 @@
  * allowed in the strict set? It is: a + b and b + a are the same operation
  * in IEEE 754 (addition commutes exactly), and x - y is defined as x + (-y),
  * for signed zeros, infinities and NaN too. The test checks that claim on
- * every pair of special values and 2^18 random pairs of bit patterns.
+ * every pair of special values and 2^18 random pairs of bit patterns, and
+ * checks every other sum your rule fires on the same way ((-x) + (-y),
+ * x + (-x), constants, nested terms): a rewrite must give the sum's bits.
  *
  * ex_rule_add_of_negation(c, a, b): if b is a negation node (-y), return
  * ex_sub(c, a, y); else if a is one (-y), return ex_sub(c, b, y); else return

@@ -16,8 +16,12 @@
  * g->count[rank], g->block[2] (each big enough for any block),
  * g->body_type (one body as an MPI datatype) and ex_ring_compute. It checks
  * the forces against ch07's double-precision reference at P = 1 .. 4, and,
- * from the MPI calls it sees, that each round's transfer was in flight while
- * that round's block was computed.
+ * from what each posted MPI_Isend/MPI_Irecv carried (the whole block, to the
+ * next holder) and when it was posted and waited for, that each round's
+ * transfer was in flight while that round's block was computed (the ring
+ * runs rightwards, to rank + 1; a leftward ring is accepted too). Your code
+ * may call only those MPI functions, ex_ring_compute and the C library's
+ * memory and printing functions.
  */
 static void ex_ring_forces(ex_ring *g)
 {

@@ -6,7 +6,8 @@
 # the harness's channel's, not the output's), an answer that does not compile
 # "does-not-compile"; the rows name the student, the commit (with -dirty), the
 # machine, the GPU and the date. A bad STUDENT and a GRADE_OUT that cannot be
-# replaced safely are refused (exit 2) before anything is built, and nothing
+# replaced safely (read-only, a link, a folder, not a grade file: the answer
+# itself, the Makefile) are refused (exit 2) before anything is built, and nothing
 # is written; EX="ch01 ch01" grades ch01 once ("of 1").
 set -u
 if [ "${1:-}" = --can-run ]; then
@@ -56,6 +57,11 @@ refused 'read-only' ann "$out/ro.csv"
 ln -s ro.csv "$out/link.csv"
 refused 'symbolic link' ann "$out/link.csv"
 refused 'not a regular file' ann "$out"
+# not a grade file (the student's answer, the Makefile): refused, left as it was
+cp exercises/ch01/vec.c "$scratch/vec.c.before"
+refused 'not a grade file' ann exercises/ch01/vec.c
+cmp -s exercises/ch01/vec.c "$scratch/vec.c.before" || fail "GRADE_OUT=exercises/ch01/vec.c changed the answer"
+refused 'not a grade file' ann Makefile
 [ -z "$(find "$out" -mindepth 1 ! -name ro.csv ! -name link.csv)" ] || fail "a refused run left files: $(ls -A "$out")"
 
 # The stub: failed, with the got/want lines grade printed.

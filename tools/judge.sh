@@ -1,0 +1,299 @@
+# shellcheck shell=bash
+# Sourced by grade.sh and run_tests.sh: grades one answer folder the way a
+# teacher can sign (tests/harness.h, "the probe and the judge", says why).
+#
+# judge_run EXERCISE FOLDER: grades the answer in FOLDER (its files named as
+# in exercises/STUBS, e.g. solutions/ch01 or a student's exercises/ch01) and
+# sets what verdict_run sets (out, status, verdict, result, why), plus
+#   stage    where it ended: lay | rules | compile | run
+#   notes    the judge's harness-note lines (shown under a PASS)
+# Steps, each in a private folder W (so gradings at once never share a file):
+#  1. lay: only the exercise's own files (the manifest's names: no header of
+#     the student's can shadow the test's), regular files of at most 1 MiB;
+#     a file the stub hands out as given ("do not change this file") is
+#     taken from the stub, never from the student;
+#  2. rules (answer_rules): each file compiled alone includes nothing but its
+#     own folder's files, the system's, common/ and chapters/ (not tests/ or
+#     solutions/); defines no global symbol the stub does not; has no
+#     constructor, destructor or init-array entry the stub has not; pulls no
+#     file in through the assembler; a CUDA file preprocesses the same for the
+#     host and the device (no #ifdef __CUDA_ARCH__, no NV_IF_TARGET);
+#  3. compile: the probe, the test built with the answer (W/ex_E_probe);
+#  4. run: the probe in tools/sandbox.c (it writes the trace, W/trace), then
+#     the judge, the test built against the stub as handed out
+#     (BUILD/tests/ex_E_stub, shared and built under a lock), on the trace,
+#     through tools/verdict.sh's channel. The verdict is the judge's.
+# judge_prepare EXERCISE...: builds what gradings share (the sandbox, the
+# stubs' judges), under a lock, once before the first judge_run.
+# JUDGE_KEEP=1 keeps W (its path is printed) to look at.
+. "$(dirname "${BASH_SOURCE[0]}")/verdict.sh"
+
+judge_build=${BUILD:-build}
+judge_sandbox=$judge_build/sandbox
+judge_tmp=${TMPDIR:-/tmp}
+[[ $judge_tmp == /* ]] && [ -d "$judge_tmp" ] && [ -w "$judge_tmp" ] || judge_tmp=/tmp
+# Every grading's folder W lies in one folder, hidden from every run of an
+# answer but its own grading's (another student's answer is never readable).
+judge_root=$judge_tmp/course-judge-$(id -u)
+
+judge_make() { make --no-print-directory -s "$@"; }
+
+# The registry (ex_E_DIR, ex_E_INCLUDE), read once.
+judge_registry() {
+    [ -z "${judge_registry_read:-}" ] || return 0
+    local text
+    text=$(make -s --no-print-directory print-registry) && [ -n "$text" ] ||
+        { echo "judge: make print-registry gave nothing: the registry cannot be read" >&2; exit 2; }
+    eval "$text"
+    judge_registry_read=1
+    judge_nvcc=$(judge_make print-nvcc) judge_arch=$(judge_make print-cuda-arch) judge_cc=${CC:-gcc}
+}
+
+judge_prepare() {
+    judge_registry
+    local targets=("$judge_sandbox") e
+    for e in "$@"; do targets+=("$judge_build/tests/ex_${e}_stub"); done
+    mkdir -p "$judge_build" || exit 1
+    # one preparation at a time: two gradings must not link one file at once
+    flock "$judge_build/.judge.lock" make --no-print-directory -s BUILD="$judge_build" judges JUDGE_TARGETS="${targets[*]}" ||
+        { echo "judge: the stubs' judges do not build: the course's checkout is broken, not the answer" >&2; exit 2; }
+    "$judge_sandbox" --check ||
+        echo "judge: this kernel has no Landlock (Linux 5.13 or newer has it): answers run without the sandbox's write and process rules" >&2
+}
+
+# The manifest's file names of exercise E's folder.
+judge_files() {
+    local dir=${1}
+    sed -n "s|^[0-9a-f]* exercises/$dir/||p" exercises/STUBS
+}
+
+# What the test's build defines that a file compiled alone has not.
+judge_context=(-O2 -DEX_DIR='"x"' -DPROJECT_DIR='"x"' -DNVCC='"x"' -DCC_NAME='"x"' -DCUDA_ARCH='"x"' -Itests
+    -include tests/harness.h)
+
+judge_fail() { # stage why [lines]
+    stage=$1 verdict=fail why=$2 out=${3:-} result='' status=1
+}
+
+# answer_lay E FROM TO: the manifest's files from FROM into TO.
+answer_lay() {
+    local f n given
+    mkdir -p "$3" || return 1
+    while read -r f; do
+        if [ -L "$2/$f" ] || { [ -e "$2/$f" ] && [ ! -f "$2/$f" ]; }; then
+            judge_fail lay "your $f is not a plain file (a link, a folder...): give the file itself"; return 1
+        elif [ ! -e "$2/$f" ]; then
+            judge_fail lay "your folder has no $f (make reset EX=$1 brings back the stub)"; return 1
+        fi
+        n=$(stat -c %s -- "$2/$f")
+        [ "$n" -le 1048576 ] || { judge_fail lay "your $f is $n bytes: at most 1 MiB"; return 1; }
+        # a file handed out as given ("do not change this file") is the stub's, whatever is in your folder
+        given=$judge_build/committed-stubs/$(judge_dir "$1")/$f
+        if head -n 3 -- "$given" 2>/dev/null | grep -qi 'do not change this file\|(given; do not change)'; then
+            cp -- "$given" "$3/$f" || return 1
+        else
+            cp -- "$2/$f" "$3/$f" || return 1
+        fi
+    done < <(judge_files "$(judge_dir "$1")")
+}
+
+judge_dir() { local v="ex_${1}_DIR"; echo "${!v:-$1}"; }
+
+# answer_compile KIND FILE OBJECT INCLUDES...: FILE compiled alone (c or cuda).
+answer_compile() {
+    local kind=$1 file=$2 obj=$3
+    shift 3
+    if [ "$kind" = cuda ]; then
+        judge_confined "$judge_nvcc" -arch="$judge_arch" -std=c++17 -c -x cu "$@" "$file" -o "$obj"
+    else
+        judge_confined "$judge_cc" -std=c11 -D_POSIX_C_SOURCE=200809L -c -x c "$@" "$file" -o "$obj"
+    fi
+}
+
+# The global symbols an object defines, and its start-up and exit tables' sizes.
+answer_symbols() { nm -g --defined-only -- "$1" | awk '{print $NF}' | LC_ALL=C sort -u; }
+answer_tables() {
+    readelf -S -W -- "$1" | sed -n 's/^ *\[ *[0-9]*\] *//p' |
+        awk '$1 ~ /^\.(init_array|fini_array|preinit_array|ctors|dtors|init|fini)(\..*)?$/ || $2 ~ /^(INIT_ARRAY|FINI_ARRAY|PREINIT_ARRAY)$/ {print $1, $2, $5}' |
+        LC_ALL=C sort
+}
+
+# answer_pass KIND FILE PASS OUT INCLUDES...: FILE preprocessed alone, as
+# the C compiler does it, or for CUDA as nvcc's own command for that pass
+# (host or device, read from nvcc --dryrun) does it; OUT.lines gets the lines
+# that come from FILE itself, OUT.includes every file it included (-H).
+answer_pass() {
+    local kind=$1 file=$2 pass=$3 o=$4 cmd
+    shift 4
+    if [ "$kind" = c ]; then
+        cmd="$(printf '%q ' "$judge_cc" -std=c11 -D_POSIX_C_SOURCE=200809L -x c "$@")"
+    else
+        # nvcc names its input last on the line and its output after -o: both dropped, ours given below
+        cmd=$("$judge_nvcc" -arch="$judge_arch" -std=c++17 --dryrun -c -x cu "$@" answer.cu -o /dev/null 2>&1 |
+            sed -n 's/^#\$ //p' | grep -e ' -E ' | grep -v -e 'cudafe\|cicc' |
+            if [ "$pass" = device ]; then grep -e '-D__CUDA_ARCH__='; else grep -v -e '-D__CUDA_ARCH__='; fi |
+            head -n 1 | sed -E 's/ -o "?[^ "]*"? *$//; s/ "?answer[.]cu"?( |$)/ /')
+        [ -n "$cmd" ] || { : > "$o.lines"; : > "$o.includes"; return 1; }
+    fi
+    eval "judge_confined $cmd -H -E $(printf '%q' "$file")" 2> "$o.stderr" |
+        awk -v f="$(basename "$file")" '/^# [0-9]+ "/ { split($0, a, "\""); n = split(a[2], p, "/"); cur = p[n]; next }
+            cur == f && NF { print }' > "$o.lines"
+    sed -n 's/^\.\.* //p' "$o.stderr" > "$o.includes"
+}
+
+# answer_outside FILE DIR: the files listed in FILE that are not DIR's, the
+# system's, the CUDA Toolkit's, common/'s or chapters/'s.
+answer_outside() {
+    local dep root cuda
+    root=$(pwd -P) cuda=$(realpath -m "$(dirname "$judge_nvcc")/..")
+    while IFS= read -r dep; do
+        dep=$(realpath -m -- "$dep")
+        case $dep in
+        "$2"/* | /usr/* | "$cuda"/* | "$root"/common/* | "$root"/chapters/*) ;;
+        *) echo "$dep" ;;
+        esac
+    done < "$1" | LC_ALL=C sort -u
+}
+
+# answer_rules E W: the rules of step 2 for every laid file; 1 with why set.
+answer_rules() {
+    local e=$1 w=$2 dir lang f kind stub bad here inc=() word
+    dir=$(judge_dir "$e")
+    here=$(cd "$w/answer/$dir" && pwd -P)
+    lang=c
+    [ -f "tests/test_ex_$e.cu" ] && lang=cuda
+    local v="ex_${e}_INCLUDE"
+    for word in ${!v:-}; do # only its -I folders: a forced -include is the test's own
+        case $word in -I*) inc+=("$word") ;; esac
+    done
+    inc=(-I"$here" -Icommon "${inc[@]}")
+    mkdir -p "$w/rules" || return 1
+    while read -r f; do
+        case $f in
+        *.c) kind=c ;;
+        *.cu | *.cuh) kind=cuda ;;
+        *) kind=$lang ;;
+        esac
+        stub=$judge_build/committed-stubs/$dir/$f
+        if grep -qi 'incbin' -- "$here/$f"; then
+            judge_fail rules "your $f pulls a file in through the assembler (.incbin): an answer may not"; return 1
+        fi
+        answer_pass "$kind" "$here/$f" host "$w/rules/host" "${inc[@]}"
+        [ "$kind" = c ] || answer_pass cuda "$here/$f" device "$w/rules/device" "${inc[@]}"
+        cat "$w/rules/host.includes" "$w/rules/device.includes" > "$w/rules/all.includes" 2>/dev/null
+        bad=$(answer_outside "$w/rules/all.includes" "$here" | head -n 3)
+        if [ -n "$bad" ]; then
+            judge_fail rules "your $f includes a file from outside its folder, the system, common/ and chapters/: $(tr '\n' ' ' <<<"$bad")(an answer may not use the tests' or the solutions' files)"
+            return 1
+        fi
+        # the stub compiled the same way says what the file may define (a
+        # file that is not compiled that way, the stub's neither, is skipped)
+        answer_compile "$kind" "$stub" "$w/rules/stub.o" "${inc[@]}" >/dev/null 2>&1 || continue
+        if ! answer_compile "$kind" "$here/$f" "$w/rules/answer.o" "${inc[@]}" > "$w/rules/log" 2>&1; then
+            if grep -q 'Permission denied' "$w/rules/log"; then
+                judge_fail rules "your $f includes a file an answer may not read (the solutions', the wrong answers', git's or a build's):" "$(grep -m 3 'Permission denied' "$w/rules/log")"
+            else
+                judge_fail compile "your $f does not compile on its own:" "$(grep -E 'error' "$w/rules/log" | head -n 10)"
+            fi
+            return 1
+        fi
+        bad=$(LC_ALL=C comm -23 <(answer_symbols "$w/rules/answer.o") <(answer_symbols "$w/rules/stub.o") | head -n 5)
+        if [ -n "$bad" ]; then
+            judge_fail rules "your $f defines $(tr '\n' ' ' <<<"$bad")for other files to use: an answer may define only the exercise's own functions (make a helper static)"
+            return 1
+        fi
+        if [ "$(answer_tables "$w/rules/answer.o")" != "$(answer_tables "$w/rules/stub.o")" ]; then
+            judge_fail rules "your $f has code that runs before main() or after it (a constructor, a destructor, a global object): an answer may not"
+            return 1
+        fi
+        if [ "$kind" = cuda ] && ! cmp -s "$w/rules/host.lines" "$w/rules/device.lines"; then
+            judge_fail rules "your $f compiles other code for the GPU than for the CPU (#ifdef __CUDA_ARCH__, NV_IF_TARGET, ...): the exercise grades one function, the same on both"
+            return 1
+        fi
+        # the same text in the test's own context (optimised, the test's
+        # macros and harness defined): the code these rules read is the code
+        # the test runs, not one kept for when it is looked at alone
+        answer_pass "$kind" "$here/$f" host "$w/rules/context" "${inc[@]}" "${judge_context[@]}"
+        if ! cmp -s "$w/rules/host.lines" "$w/rules/context.lines"; then
+            judge_fail rules "your $f compiles other code inside the test than on its own (#ifdef __OPTIMIZE__, on a macro of the test's or the harness's, ...): an answer is one text, whoever compiles it"
+            return 1
+        fi
+    done < <(judge_files "$dir")
+}
+
+# judge_confined COMMAND...: a compiler on the answer's text, in the sandbox
+# (it may write only the grading's folder, judge_w; it reads no model answer,
+# and an include of /dev/zero ends in time).
+judge_confined() { "$judge_sandbox_path" --write "$judge_w" --timeout 300 -- "$@" < /dev/null; }
+
+# judge_hide: SANDBOX_HIDE (tools/sandbox.c), what no build or run of an
+# answer may read: the model and wrong answers, git's objects, every build
+# folder but this one's shared files (its wrong answers and its tests, which
+# link the solutions, hidden too).
+judge_hide() {
+    local root hide=() d
+    root=$(pwd -P)
+    for d in "$root/solutions" "$root/tests/wrong" "$root/.git" "$root"/build* "$root/$judge_build/wrong" \
+        "$root/$judge_build/tests" "$root/$judge_build/hints" "$judge_root"; do
+        [ ! -e "$d" ] || [ "$d" = "$root/$judge_build" ] || hide+=("$d")
+    done
+    export SANDBOX_HIDE SANDBOX_READ
+    SANDBOX_HIDE=$(IFS=:; echo "${hide[*]}") SANDBOX_READ=$judge_w
+}
+
+# judge_steps E FOLDER W: steps 1 to 4 in W.
+judge_steps() {
+    local e=$1 from=$2 w=$3 dir gpu=() probe judge probe_status sandbox
+    dir=$(judge_dir "$e")
+    sandbox=$(realpath "$judge_sandbox")
+    judge_sandbox_path=$sandbox judge_w=$w
+    judge_hide
+    stage=lay
+    answer_lay "$e" "$from" "$w/answer/$dir" || return
+    stage=rules
+    answer_rules "$e" "$w" || return
+    stage=compile
+    probe=$w/ex_${e}_probe judge=$judge_build/tests/ex_${e}_stub
+    # built in the sandbox too: whatever the preprocessor is made to take in the
+    # test's own context (#ifdef EX_DIR ...), a model answer cannot be read
+    mkdir -p "$w/build-tmp" || return
+    if ! "$sandbox" --write "$w" -- make --no-print-directory -s BUILD="$judge_build" PROBE_ROOT="$w/answer" PROBE_OUT="$w" \
+        -o "$judge_build/libcommon.a" -o "$judge_build/nvcc-config.txt" -o "$judge_build/clang-config.txt" \
+        -o "$judge_build/registry.sh" -o "$judge_build/registry.h" "$probe" > "$w/build.log" 2>&1; then
+        [ -f "$w/build.log" ] || { judge_fail compile "the grader's own folder $w vanished while grading (something removed it): not your code; grade again"; return; }
+        judge_fail compile "your code does not compile:" "$(grep -E 'error|Error' "$w/build.log" | head -n 20)"
+        return
+    fi
+    stage=run
+    [ -f "tests/test_ex_$e.cu" ] && gpu=(CK_FORK=no)
+    mkdir -p "$w/probe-run" || return
+    (cd "$w/probe-run" && env "${gpu[@]}" HARNESS_PROBE_FD=3 "$sandbox" --write "$w/probe-run" --keep-fd 3 \
+        --timeout "${JUDGE_TIMEOUT:-900}" -- "$probe" 3> "$w/trace" < /dev/null > "$w/probe.log" 2>&1)
+    probe_status=$?
+    mkdir -p "$w/judge-tmp" || return
+    VERDICT_INPUT=$w/trace verdict_run "$judge" "${gpu[@]}" TMPDIR="$w/judge-tmp" HARNESS_JUDGE_FD=3 HARNESS_EX_DIR="$w/answer/$dir" \
+        HARNESS_SANDBOX="$sandbox" HARNESS_PROBE_BIN="$probe"
+    notes=$(sed -n 's/^harness-note: //p' <<<"$out")
+    if [ "$verdict" = fail ] && [ "$probe_status" -ge 124 ]; then
+        # why the answer's run stopped, for the messages (the student's words: no control characters)
+        out+=$'\n'"(your code's run ended with status $probe_status: $(grep -m 3 -E ':E:|signal|ran past' "$w/probe.log" |
+            LC_ALL=C tr -d '\000-\011\013-\037' | tr '\n' ' '))"
+    fi
+}
+
+# judge_cleanup: removes the folder of a grading cut short (grade.sh's and
+# run_tests.sh's traps call it).
+judge_cleanup() { [ -z "${judge_current_w:-}" ] || [ -n "${JUDGE_KEEP:-}" ] || rm -rf "$judge_current_w"; }
+
+# judge_run E FOLDER: see the top of this file.
+judge_run() {
+    local w
+    judge_registry
+    notes='' stage=lay
+    mkdir -p "$judge_root" && chmod 700 "$judge_root" && w=$(mktemp -d "$judge_root/$1.XXXXXX") ||
+        { judge_fail lay "the grader cannot make its folder in $judge_root"; return; }
+    judge_current_w=$w
+    judge_steps "$1" "$2" "$w"
+    if [ -n "${JUDGE_KEEP:-}" ]; then echo "judge: kept $w" >&2; else rm -rf "$w"; fi
+    judge_current_w=
+}
