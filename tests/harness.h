@@ -560,7 +560,7 @@ static inline int harness_answer_shell(const char *dir, const char *fmt, ...)
 static inline const char *harness_tmp(void)
 {
     const char *t = getenv("TMPDIR");
-    return t && *t == '/' && strlen(t) < 400 ? t : "/tmp";
+    return t && *t == '/' && strlen(t) < 80 ? t : "/tmp";
 }
 
 /* Text s as one shell word: in single quotes, each ' written '\''. The
@@ -674,7 +674,7 @@ static inline int harness_sanitize_kernel(const char *nvcc, char *why, size_t wh
  * same path after that), removed when the process that made it exits, even
  * after a failed test (Check's forked children exit without returning, so a
  * test's own clean-up would be skipped, and they must not remove it). */
-static char harness_scratch_dir[512];
+static char harness_scratch_dir[160];
 static pid_t harness_scratch_owner;
 static inline void harness_scratch_remove(void)
 {
