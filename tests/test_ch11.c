@@ -83,7 +83,7 @@ static void compare_with_single_process(int s, int P)
                            "> /dev/null 2> err%d_%d || { cat err%d_%d; exit 1; }",
                            harness_q(dir), cmd, harness_q(PROGRAM_DIR), N, STEPS, stages[s].info.name, s, P, s, P, s, P);
     ck_assert_msg(rc == 0, "%s at P=%d did not run (rc %d)", stages[s].info.name, P, rc);
-    char path[128];
+    char path[256];
     snprintf(path, sizeof path, "%s/s%d_%d.txt", dir, s, P);
     FILE *f = fopen(path, "r");
     ck_assert_msg(f != NULL, "no state written at %s", path);
