@@ -144,14 +144,19 @@ answer_pass() {
 # answer_outside FILE DIR: the files listed in FILE that are not DIR's, the
 # system's, the CUDA Toolkit's, common/'s or chapters/'s.
 answer_outside() {
-    local dep root cuda
+    local dep root cuda sys ok
     root=$(pwd -P) cuda=$(realpath -m "$(dirname "$judge_nvcc")/..")
+    # the compilers' own header folders, wherever they are installed (/opt/gcc...)
+    mapfile -t sys < <({ echo | "$judge_cc" -x c -E -v - 2>&1; echo | c++ -x c++ -E -v - 2>&1; } |
+        sed -n '/^#include <...> search starts here:/,/^End of search list/s/^ //p' | xargs -r realpath -m -- 2>/dev/null)
     while IFS= read -r dep; do
         dep=$(realpath -m -- "$dep")
         case $dep in
-        "$2"/* | /usr/* | "$cuda"/* | "$root"/common/* | "$root"/chapters/*) ;;
-        *) echo "$dep" ;;
+        "$2"/* | /usr/* | "$cuda"/* | "$root"/common/* | "$root"/chapters/*) continue ;;
         esac
+        ok=
+        for d in "${sys[@]}"; do [[ $dep == "$d"/* ]] && ok=1 && break; done
+        [ -n "$ok" ] || echo "$dep"
     done < "$1" | LC_ALL=C sort -u
 }
 
@@ -265,7 +270,8 @@ judge_steps() {
         return
     fi
     stage=run
-    [ -f "tests/test_ex_$e.cu" ] && gpu=(CK_FORK=no)
+    # a GPU suite: unforked, and its runs may write below /proc (the CUDA driver needs it)
+    [ -f "tests/test_ex_$e.cu" ] && gpu=(CK_FORK=no SANDBOX_PROC=1)
     mkdir -p "$w/probe-run" || return
     (cd "$w/probe-run" && env "${gpu[@]}" HARNESS_PROBE_FD=3 "$sandbox" --write "$w/probe-run" --keep-fd 3 \
         --timeout "${JUDGE_TIMEOUT:-900}" -- "$probe" 3> "$w/trace" < /dev/null > "$w/probe.log" 2>&1)

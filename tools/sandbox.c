@@ -9,6 +9,9 @@
  *   device and a GPU's device files (the only devices it may ioctl, Landlock 5
  *   and later): Landlock, which binds root as well as anyone; TMPDIR (and
  *   TEMP, TMP) name the first --write folder;
+ * - may write below /proc only with SANDBOX_PROC=1 (a GPU exercise's runs:
+ *   the CUDA driver needs it; as root such a run could then write /proc/sys,
+ *   so grade GPU answers as an ordinary user or in a container of their own);
  * - has no terminal (a new session; a terminal on 0, 1 or 2 is replaced by
  *   /dev/null: no TIOCSTI into the grader's shell) and no capability (root's
  *   are dropped: no /proc/sys, no raw devices);
@@ -203,6 +206,10 @@ static int confine(char **writable, int count, char **hidden, int nh, char **rea
     for (int i = 0; i < nr; i++)
         if (allow(ruleset, readable[i], READ_RIGHTS) != 0)
             return -1;
+    /* The CUDA driver fails to start ("OS call failed") unless it may write
+     * below /proc, so a GPU run (SANDBOX_PROC=1) may: measured on the H200. */
+    if (getenv("SANDBOX_PROC") && strcmp(getenv("SANDBOX_PROC"), "1") == 0 && allow(ruleset, "/proc", rights) != 0)
+        return -1;
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || syscall(SYS_landlock_restrict_self, ruleset, 0) != 0)
         return -1;
     close(ruleset);
