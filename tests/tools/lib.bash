@@ -13,3 +13,13 @@ fail() { echo "FAIL: $*"; exit 1; }
 # from a copied tree's name for them (the GPU gate exports COURSE_COMMIT and
 # PROFILE_COMMIT; make profiles, BENCH_RUN_ID).
 unset COURSE_COMMIT PROFILE_COMMIT PROVENANCE_COMMIT BENCH_RUN_ID
+# graded_copy ROOT: scratch_copy, plus what grading needs (common, exercises,
+# solutions, tests), committed in a git repository of its own (the judges'
+# stubs are read by blob id); the current folder becomes the copy.
+graded_copy() {
+    scratch_copy "$1"
+    tar -C "$1" -cf - common exercises solutions tests | tar -C "$repo" -xf - || fail "cannot copy the course"
+    cd "$repo" || exit 1
+    export CLANG_CUDA= # no clang probe: the exercises graded are plain C
+    git init -q . && git add -A && git -c user.name=t -c user.email=t@t commit -qm course || fail "git commit in the scratch copy"
+}
