@@ -28,6 +28,9 @@
 # JUDGE_KEEP=1 keeps W (its path is printed) to look at.
 . "$(dirname "${BASH_SOURCE[0]}")/verdict.sh"
 
+# The makes below are the grader's own, not the caller's (a make -j16 would
+# hand them a jobserver they cannot reach, and a warning for it)
+unset MAKEFLAGS MFLAGS MAKELEVEL
 judge_build=${BUILD:-build}
 judge_sandbox=$judge_build/sandbox
 judge_tmp=${TMPDIR:-/tmp}
