@@ -453,20 +453,29 @@ static void check_render(const char *level, const char *ref)
     snprintf(path, sizeof path, "%s/picture.ppm", dir);
     size_t n_ref = 0, n_got = 0;
     unsigned char *want = read_binary(ref, &n_ref), *got = read_binary(path, &n_got);
-    ck_assert_msg(want != NULL, "the reference picture %s cannot be read", ref);
-    ck_assert_msg(got != NULL, "your card.c at %s: the render wrote no picture", level);
+    if (!want || !got) {
+        int no_reference = want == NULL;
+        free(want);
+        free(got);
+        ck_assert_msg(!no_reference, "the reference picture %s cannot be read", ref);
+        ck_abort_msg("your card.c at %s: the render wrote no picture", level);
+    }
     size_t k = 0;
     while (k < n_ref && k < n_got && want[k] == got[k])
         k++;
     /* the header "P6\n64 48\n255\n" is 13 bytes; then 3 bytes a pixel, (63, 47) first */
     const size_t header = 13;
-    if (k == n_ref && k == n_got)
+    int same = k == n_ref && k == n_got;
+    int at = k >= header && k < n_ref && k < n_got ? got[k] : -1, wanted = at >= 0 ? want[k] : -1;
+    free(want);
+    free(got);
+    if (same)
         return;
-    if (k >= header && k < n_ref && k < n_got) {
+    if (at >= 0) {
         size_t pixel = (k - header) / 3;
         ck_abort_msg("64x48x4 at %s: your card.c's image differs from ch01's at -O0 (want: byte-identical): first at "
                      "byte %zu, pixel (x %zu, y %zu), channel %c: got %d, want %d",
-                     level, k, 63 - pixel % 64, 47 - pixel / 64, "rgb"[(k - header) % 3], got[k], want[k]);
+                     level, k, 63 - pixel % 64, 47 - pixel / 64, "rgb"[(k - header) % 3], at, wanted);
     }
     ck_abort_msg("64x48x4 at %s: your card.c's image differs from ch01's at -O0 (want: byte-identical): got %zu bytes, "
                  "want %zu, first difference at byte %zu",
