@@ -440,7 +440,6 @@ endif
 endef
 STUBS := $(BUILD)/committed-stubs
 $(foreach e,$(EXERCISES),$(eval $(call EXERCISE_RULES,$(e),solution,solutions)))
-$(foreach e,$(EXERCISES),$(eval $(call EXERCISE_RULES,$(e),exercise,exercises)))
 $(foreach e,$(EXERCISES),$(eval $(call EXERCISE_RULES,$(e),stub,$(STUBS))))
 # A grading (tools/judge.sh) builds its probe, the test with the answer laid
 # in its private folder PROBE_ROOT, as PROBE_OUT/ex_NAME_probe; the judges are

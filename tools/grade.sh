@@ -41,7 +41,6 @@ set -u
 tool=grade
 . "$(dirname "$0")/exercise_names.sh"
 . "$(dirname "$0")/judge.sh"
-build=${BUILD:-build}
 grade_out=${GRADE_OUT:-} student=${STUDENT:-} record_tmp=
 passed=0 cpu_only=0 in_part=0 not_run=0 failed=0
 grade_header=student,commit,machine,gpu,date,exercise,verdict,messages

@@ -50,6 +50,9 @@ judge_registry() {
     eval "$text"
     judge_registry_read=1
     judge_nvcc=$(judge_make print-nvcc) judge_arch=$(judge_make print-cuda-arch) judge_cc=${CC:-gcc}
+    # the compilers' own header folders, wherever they are installed (/opt/gcc...)
+    mapfile -t judge_system_dirs < <({ echo | "$judge_cc" -x c -E -v - 2>&1; echo | c++ -x c++ -E -v - 2>&1; } |
+        sed -n '/^#include <...> search starts here:/,/^End of search list/s/^ //p' | xargs -r realpath -m -- 2>/dev/null)
 }
 
 judge_prepare() {
@@ -147,18 +150,15 @@ answer_pass() {
 # answer_outside FILE DIR: the files listed in FILE that are not DIR's, the
 # system's, the CUDA Toolkit's, common/'s or chapters/'s.
 answer_outside() {
-    local dep root cuda sys ok
+    local dep root cuda ok d
     root=$(pwd -P) cuda=$(realpath -m "$(dirname "$judge_nvcc")/..")
-    # the compilers' own header folders, wherever they are installed (/opt/gcc...)
-    mapfile -t sys < <({ echo | "$judge_cc" -x c -E -v - 2>&1; echo | c++ -x c++ -E -v - 2>&1; } |
-        sed -n '/^#include <...> search starts here:/,/^End of search list/s/^ //p' | xargs -r realpath -m -- 2>/dev/null)
     while IFS= read -r dep; do
         dep=$(realpath -m -- "$dep")
         case $dep in
         "$2"/* | /usr/* | "$cuda"/* | "$root"/common/* | "$root"/chapters/*) continue ;;
         esac
         ok=
-        for d in "${sys[@]}"; do [[ $dep == "$d"/* ]] && ok=1 && break; done
+        for d in "${judge_system_dirs[@]}"; do [[ $dep == "$d"/* ]] && ok=1 && break; done
         [ -n "$ok" ] || echo "$dep"
     done < "$1" | LC_ALL=C sort -u
 }

@@ -40,7 +40,7 @@ refused() { # WHY STUDENT FILE: must exit 2, say WHY, write FILE not, build noth
     grade "$2" "$3"
     [ "$rc" = 2 ] || fail "$1: make grade exited $rc, not 2: $(cat "$scratch/said")"
     grep -q "grade: .*$1" "$scratch/said" || fail "$1: grade said: $(cat "$scratch/said")"
-    [ ! -e build/tests/ex_ch01_exercise ] || fail "$1: grade built the exercise before refusing"
+    [ ! -e build/tests/ex_ch01_stub ] || fail "$1: grade built the judge before refusing"
 }
 refused 'needs STUDENT' '' "$out/a.csv"
 refused 'control character' $'ann\033[2J' "$out/a.csv"
