@@ -2,6 +2,7 @@
 #
 # Variables you may set: CC (gcc), NVCC (nvcc, else /usr/local/cuda/bin/nvcc),
 # CUDA_ARCH (e.g. sm_90; default: asked of the GPU, else sm_90 plus PTX),
+# CUDA_ARCHS (several in one binary, e.g. "sm_80 sm_90"),
 # WERROR=1 (warnings are errors, as in CI).
 #
 # No rule here names a chapter (a comment or a usage example may). Each
@@ -43,7 +44,9 @@ PNG_CFLAGS := -DHAVE_PNG $(shell pkg-config --cflags libpng)
 PNG_LIBS := $(shell pkg-config --libs libpng)
 endif
 
-# Check (libcheck): pkg-config where it knows check, else the usual libraries.
+# Check (libcheck): pkg-config where it knows check, else the usual libraries
+# (where the compiler finds them: /usr, or CPATH and LIBRARY_PATH). Without
+# root, tools/slurm/check_in_home.sh puts it in a prefix of your own.
 CHECK_LIBS := $(or $(shell pkg-config --libs check 2>/dev/null),-lcheck -lsubunit -lm -lrt -pthread)
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 # nvcc does not take -pthread itself: hand it to the host compiler.
@@ -51,7 +54,27 @@ NVCC_CHECK_CFLAGS := $(patsubst -pthread,-Xcompiler=-pthread,$(CHECK_CFLAGS))
 NVCC_CHECK_LIBS := $(patsubst -pthread,-Xcompiler=-pthread,$(CHECK_LIBS)) -Xcompiler=-pthread
 
 # CUDA architecture: the visible GPU's, else sm_90 with PTX so newer GPUs can JIT it.
-ifndef CUDA_ARCH
+# A build on a GPU-less machine (a cluster's login node) for another GPU names
+# it: CUDA_ARCH=sm_80 (A100). CUDA_ARCH="sm_80 sm_90" (or CUDA_ARCHS=, which
+# wins): one fat binary, machine code for each and PTX of the last (for newer
+# GPUs to JIT); CUDA_ARCH is then its first, the one architecture that the PTX
+# evidence, the tests' own compiles and clang's CUDA use. (The list goes to
+# sub-makes as CUDA_ARCHS: the environment's CUDA_ARCH is by then one word.)
+ifeq ($(strip $(CUDA_ARCHS)),)
+ifneq ($(word 2,$(CUDA_ARCH)),)
+CUDA_ARCHS := $(CUDA_ARCH)
+endif
+endif
+ifneq ($(filter-out sm_%,$(CUDA_ARCH) $(CUDA_ARCHS)),)
+$(error CUDA_ARCH/CUDA_ARCHS: '$(filter-out sm_%,$(CUDA_ARCH) $(CUDA_ARCHS))' is not an architecture: want sm_NN, e.g. sm_80 (A100), sm_90 (H100, H200))
+endif
+cuda_cc = $(patsubst sm_%,%,$(1))
+ifneq ($(strip $(CUDA_ARCHS)),)
+export CUDA_ARCHS
+override CUDA_ARCH := $(firstword $(CUDA_ARCHS))
+NVCC_ARCH := $(foreach a,$(CUDA_ARCHS),-gencode=arch=compute_$(call cuda_cc,$(a)),code=$(a)) \
+             -gencode=arch=compute_$(call cuda_cc,$(lastword $(CUDA_ARCHS))),code=compute_$(call cuda_cc,$(lastword $(CUDA_ARCHS)))
+else ifndef CUDA_ARCH
 GPU_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 | tr -d ' .')
 ifneq ($(GPU_CC),)
 CUDA_ARCH := sm_$(GPU_CC)
@@ -135,6 +158,15 @@ endif
 CUDA_CFLAGS := -I$(CUDA_HOME)/include
 # nvcc links the CUDA chapters (it knows where libcudart is); host C goes through gcc.
 NVCC_LDLIBS := $(PNG_LIBS) -lm -lpthread
+# NVTX (header-only, in the toolkit): common/measure.c names each stage's
+# range on an Nsight Systems timeline; without the header, no ranges (a
+# CPU-only build). Its loader calls dlopen, which glibc before 2.34 keeps in libdl.
+NVTX_FOUND := $(if $(wildcard $(CUDA_HOME)/include/nvtx3/nvToolsExt.h),yes)
+NVTX_CFLAGS := $(if $(NVTX_FOUND),-DHAVE_NVTX -isystem $(CUDA_HOME)/include)
+NVTX_LIBS := $(if $(NVTX_FOUND),-ldl)
+LDLIBS_BASE += $(NVTX_LIBS)
+NVCC_LDLIBS += $(NVTX_LIBS)
+$(BUILD)/common/measure.o: ALL_CFLAGS += $(NVTX_CFLAGS)
 
 COMMON_SRC := common/timer.c common/image.c common/cli.c common/report.c common/measure.c common/team.c common/cpu_ceiling.c common/gpu_state.c common/stage.c
 COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
@@ -239,7 +271,7 @@ export CHAPTERS
 REGISTRY_FIELDS := DIR TITLE SUMMARY GPU RAYTRACER SMALL BAD SANITIZE VALGRIND SAN_ARGS TSAN_STAGES DIFFS \
                    BENCH_ARGS BENCH_EXTRA STUDY BOOK_EXTRA PROFILE_ARGS CHART CHART_TITLE CHART_YLABEL \
                    RENAMED EXERCISES
-EXERCISE_FIELDS := WHAT ON DIR INCLUDE
+EXERCISE_FIELDS := WHAT ON DIR INCLUDE CFLAGS
 EXERCISES := $(foreach c,$(CHAPTERS),$($(c)_EXERCISES))
 # Every chapter and exercise of the course, registered here or not (ch11
 # without an MPI): the README's tables show them all, on any machine.
@@ -300,13 +332,17 @@ help:
 	@echo "  make stubs-manifest  maintainers, after changing a stub: rewrite exercises/STUBS (each stub's git blob id"
 	@echo "                      and path: what check-exercises and reset read), then commit both$(NOT_IN_RELEASE)"
 	@echo "  make student-release DEST=path  a copy for students in a git repository of its own: no solutions/,"
-	@echo "                      no tests/wrong/, no last hints; it builds, grades its stubs and passes make check$(NOT_IN_RELEASE)"
+	@echo "                      no tests/wrong/, no last hints; it builds, grades its stubs and passes make check, which it runs"
+	@echo "                      in the copy before handing it over (RELEASE_CHECK=command: another check)$(NOT_IN_RELEASE)"
 	@echo "  make check-gpu      on a GPU machine: make check with the GPU suites, compute-sanitizer over every"
 	@echo "                      GPU stage, a one-repetition smoke of make bench; one summary line"
 	@echo "  make check-add-stage  add one row to a chapter in a scratch copy: program, tests, bench, book show it"
 	@echo "  make grade          your answers in exercises/: PASS/FAIL each (EX=ch03: just that one;"
 	@echo "                      GRADE_OUT=result.csv STUDENT=id: also a result file to hand in)"
-	@echo "  make collect-grades DIR=folder   a class's result files: one table, pass counts, a chart (build/grades/)"
+	@echo "  make collect-grades DIR=folder   a class's result files: one table, totals, a gradebook CSV, Gradescope's"
+	@echo "                      results.json, a chart (build/grades/; PARTS=none|half|full: what a GPU part not run counts)"
+	@echo "  make grade-class DIR=folder   a folder per student (each like exercises/), graded JOBS at once (default: every"
+	@echo "                      core), then collected as above (SHARD=I/N: one task of a Slurm job array)"
 	@echo "  make hint EX=ch03   the next hint for an exercise (three, from where to look to nearly the code)"
 	@echo "  make reset EX=ch03  put an exercise back to its stub, even after you committed; your files are moved"
 	@echo "                      first to saved/<folder>-<date>-<time>/ (make clean leaves saved/ alone)"
@@ -346,6 +382,13 @@ all: $(CHAPTERS)
 
 $(BUILD)/common/%.o: common/%.c common/*.h | $(BUILD)/common/.dir
 	$(CC) $(ALL_CFLAGS) $(PNG_CFLAGS) -c $< -o $@
+# --version (common/cli.c) says the commit cli.o was built from (tools/commit.sh):
+# $(BUILD)/commit.txt is rewritten only when it changes, and cli.o rebuilt then.
+$(BUILD)/commit.txt: export GENERATED_TEXT = $(shell tools/commit.sh | tr -cd 'A-Za-z0-9._-')
+$(BUILD)/commit.txt: FORCE | $(BUILD)/.dir
+	$(write_if_changed)
+$(BUILD)/common/cli.o: $(BUILD)/commit.txt
+$(BUILD)/common/cli.o: ALL_CFLAGS = $(CFLAGS_COMMON) $(CFLAGS) $(EXTRA_CFLAGS) -DBUILD_COMMIT='"$(file <$(BUILD)/commit.txt)"'
 
 $(LIBCOMMON): $(COMMON_OBJ)
 	ar rcs $@ $^
@@ -366,7 +409,7 @@ $(NBODY_GPU_OBJ): $(BUILD)/common/nbody/%.o: common/nbody/%.cu common/nbody/*.h 
 TEST_CFLAGS := $(ALL_CFLAGS) $(CHECK_CFLAGS) -Itests -Icommon
 TEST_LIBS := $(CHECK_LIBS) $(PNG_LIBS) $(LDLIBS_BASE)
 NVCC_TEST = $(NVCC) $(NVCCFLAGS) $(NVCC_CHECK_CFLAGS) -Itests -Icommon
-NVCC_TEST_LIBS := $(NVCC_CHECK_LIBS) $(PNG_LIBS) -lm
+NVCC_TEST_LIBS := $(NVCC_CHECK_LIBS) $(PNG_LIBS) -lm $(NVTX_LIBS)
 
 $(BUILD)/tests/test_common: tests/test_common.c tests/harness.h $(LIBCOMMON) | $(BUILD)/tests/.dir
 	$(CC) $(TEST_CFLAGS) $< $(LIBCOMMON) -o $@ $(TEST_LIBS)
@@ -433,17 +476,21 @@ ex_c_files = $(addprefix $(2)/$(call ex_dir,$(1))/,$(filter-out $(notdir $(ex_$(
 define EXERCISE_RULES
 $(or $(4),$(BUILD)/tests/ex_$(1)_$(2)): tests/test_ex_$(1).$(if $(filter cuda,$(call ex_lang,$(1))),cu,c) tests/harness.h $(wildcard tests/ex_$(call ex_dir,$(1))_*) $(wildcard common/nbody/*) $(wildcard $(3)/$(call ex_dir,$(1))/*) $(LIBCOMMON) $(CUDA_CONFIG) | $(BUILD)/tests/.dir
 ifeq ($(call ex_lang,$(1)),cuda)
-	$(NVCC_TEST) $$(call ex_defs,$(1),$(2),$(3),nvcc_path_def) -I$(3)/$(call ex_dir,$(1)) $(ex_$(1)_INCLUDE) $$< $(LIBCOMMON) -o $$@ $(NVCC_TEST_LIBS)
+	$(if $(4),mkdir -p $$@.keep &&) $(NVCC_TEST) $$(call ex_defs,$(1),$(2),$(3),nvcc_path_def) -I$(3)/$(call ex_dir,$(1)) $(ex_$(1)_INCLUDE) $(if $(4),-keep -keep-dir $$@.keep) $$< $(LIBCOMMON) -o $$@ $(NVCC_TEST_LIBS)
 else
-	$(CC) $(TEST_CFLAGS) $$(call ex_defs,$(1),$(2),$(3)) -I$(3)/$(call ex_dir,$(1)) $(ex_$(1)_INCLUDE) $$< $(call ex_c_files,$(1),$(3)) $(LIBCOMMON) -o $$@ $(TEST_LIBS)
+	$(CC) $(TEST_CFLAGS) $(ex_$(1)_CFLAGS) $$(call ex_defs,$(1),$(2),$(3)) -I$(3)/$(call ex_dir,$(1)) $(ex_$(1)_INCLUDE) $(if $(4),-save-temps=obj) $$< $(call ex_c_files,$(1),$(3)) $(wildcard tests/ex_$(1)_probe.c) $(LIBCOMMON) -o $$@ $(TEST_LIBS)
 endif
 endef
 STUBS := $(BUILD)/committed-stubs
 $(foreach e,$(EXERCISES),$(eval $(call EXERCISE_RULES,$(e),solution,solutions)))
 $(foreach e,$(EXERCISES),$(eval $(call EXERCISE_RULES,$(e),stub,$(STUBS))))
 # A grading (tools/judge.sh) builds its probe, the test with the answer laid
-# in its private folder PROBE_ROOT, as PROBE_OUT/ex_NAME_probe; the judges are
-# the stubs' builds (make judges, under tools/judge.sh's lock).
+# in its private folder PROBE_ROOT, as PROBE_OUT/ex_NAME_probe, keeping what
+# it compiled beside it (-save-temps: ex_NAME_probe-FILE.s and .o; nvcc -keep:
+# ex_NAME_probe.keep/*.ptx): the judge grades that machine code, the code the
+# probe ran. The judges are the stubs' builds (make judges, under
+# tools/judge.sh's lock). tests/ex_NAME_probe.c, where there is one, is a
+# test's own file built in beside the answer.
 ifneq ($(PROBE_ROOT),)
 $(foreach e,$(EXERCISES),$(eval $(call EXERCISE_RULES,$(e),probe,$(PROBE_ROOT),$(PROBE_OUT)/ex_$(e)_probe)))
 endif
@@ -455,6 +502,13 @@ print-nvcc:
 	@echo $(NVCC)
 print-cuda-arch:
 	@echo $(CUDA_ARCH)
+# For editors (clangd, ccls): the compile command of every C and CUDA source
+# that make all, the suites and the tools build, read from make's own dry run
+# of these rules (tools/compile_commands.sh), so it is what the rules run.
+.PHONY: compile_commands.json
+compile_commands.json:
+	@$(MAKE) --no-print-directory -n -B all $(CPU_TESTS) $(GPU_TESTS) $(addprefix $(BUILD)/,image_diff ppm2png cpu_scaling host_record sandbox) | \
+	  tools/compile_commands.sh "$(CURDIR)" > $@.$$$$.tmp && mv -f $@.$$$$.tmp $@ && echo "compile_commands.json: $$(grep -c '"file"' $@) entries"
 # The sandbox every run of an answer goes through (tools/sandbox.c).
 $(BUILD)/sandbox: tools/sandbox.c | $(BUILD)/.dir
 	$(CC) $(CFLAGS_COMMON) -O2 $< -o $@
@@ -512,11 +566,11 @@ check-add-stage: check-deps
 # unattended upgrade on a fresh machine) may hold, instead of giving up at once.
 APT_GET := DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600
 check-deps:
-	@if ! { pkg-config --exists check 2>/dev/null || [ -e /usr/include/check.h ]; }; then \
+	@if ! { pkg-config --exists check 2>/dev/null || echo '#include <check.h>' | $(CC) -E -x c - >/dev/null 2>&1; }; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    echo "Check (libcheck) is missing: installing it with apt-get"; \
 	    $(APT_GET) update -qq && $(APT_GET) install -y -qq check pkg-config >/dev/null; \
-	  else echo "Check (libcheck) is missing: run  sudo apt-get install check pkg-config"; exit 1; fi; fi
+	  else echo "Check (libcheck) is missing: run  sudo apt-get install check pkg-config  (without root: tools/slurm/check_in_home.sh)"; exit 1; fi; fi
 	@if [ -n "$(strip $(CHECK_DEPS_APT))" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	  echo "$(UNAVAILABLE) need$(if $(word 2,$(UNAVAILABLE)),,s) $(strip $(CHECK_DEPS_APT)): installing with apt-get"; \
 	  $(APT_GET) update -qq && $(APT_GET) install -y -qq $(CHECK_DEPS_APT) >/dev/null || \
@@ -545,7 +599,7 @@ endif
 # the student's files to saved/ first; student-release writes a copy without
 # solutions/, tests/wrong/ or the last hints, in a git repository of its own.
 .PHONY: stubs-manifest reset student-release
-unexport DEST
+unexport DEST RELEASE_CHECK
 ifneq ($(STUDENT_RELEASE),)
 stubs-manifest student-release:
 	@echo "$@: not in a student release (it needs solutions/, which a student release leaves out)" >&2; exit 2
@@ -553,7 +607,7 @@ else
 stubs-manifest:
 	@tools/stubs_manifest.sh write
 student-release:
-	@tools/student_release.sh $(call sh_quote,$(value DEST))
+	@RELEASE_CHECK=$(call sh_quote,$(value RELEASE_CHECK)) tools/student_release.sh $(call sh_quote,$(value DEST))
 endif
 reset:
 	@tools/reset_exercise.sh $(EX_TEXT) $(foreach e,$(EXERCISES),$(e):$(call ex_dir,$(e)))
@@ -570,11 +624,18 @@ grade: check-deps
 	  tools/grade.sh $(EX_TEXT) $(EXERCISES)
 
 # A class's grade files (make grade GRADE_OUT=...), a folder of them, as one
-# table of students and exercises, with pass counts and a chart, in
-# build/grades/ (tools/collect_grades.sh).
-.PHONY: collect-grades
+# table of students and exercises, with totals (PARTS: what a GPU part not
+# run counts), pass counts, a gradebook CSV, Gradescope's results.json and a
+# chart, in build/grades/ (tools/collect_grades.py).
+unexport JOBS PARTS SHARD
+.PHONY: collect-grades grade-class
 collect-grades:
-	@tools/collect_grades.sh $(call sh_quote,$(value DIR))
+	@PARTS=$(call sh_quote,$(value PARTS)) tools/collect_grades.py $(call sh_quote,$(value DIR))
+# A class's submissions, a folder per student, graded JOBS at once, then
+# collected (tools/grade_class.sh; SHARD=I/N for a Slurm job array's task).
+grade-class: check-deps
+	@BUILD=$(BUILD) JOBS=$(call sh_quote,$(value JOBS)) PARTS=$(call sh_quote,$(value PARTS)) \
+	  SHARD=$(call sh_quote,$(value SHARD)) tools/grade_class.sh $(call sh_quote,$(value DIR)) $(EX_TEXT) $(EXERCISES)
 
 hint:
 	@tools/hint.sh $(EX_TEXT) $(EXERCISES)
@@ -655,7 +716,7 @@ $(foreach c,$(SAN_CHAPTERS),$(eval $(call SAN_RULES,$(c))))
 $(SAN)/test_common: tests/test_common.c $(COMMON_SRC) common/*.h | $(SAN)/.dir
 	$(call SAN_BUILD,$(ASAN_FLAGS)) $(CHECK_CFLAGS) -Itests -Icommon $< $(COMMON_SRC) -o $@ $(CHECK_LIBS) $(PNG_LIBS) $(LDLIBS_BASE)
 $(SAN)/ex_%: tests/test_ex_%.c $(COMMON_SRC) | $(SAN)/.dir
-	$(call SAN_BUILD,$(ASAN_FLAGS)) $(CHECK_CFLAGS) $(call ex_defs,$*,solution,solutions) -Itests -Icommon -Isolutions/$(call ex_dir,$*) $(ex_$*_INCLUDE) $< $(filter-out $(ex_$*_NOT_LINKED),$(wildcard solutions/$(call ex_dir,$*)/*.c)) $(COMMON_SRC) -o $@ $(CHECK_LIBS) $(PNG_LIBS) $(LDLIBS_BASE)
+	$(call SAN_BUILD,$(ASAN_FLAGS)) $(CHECK_CFLAGS) $(ex_$*_CFLAGS) $(call ex_defs,$*,solution,solutions) -Itests -Icommon -Isolutions/$(call ex_dir,$*) $(ex_$*_INCLUDE) $< $(filter-out $(ex_$*_NOT_LINKED),$(wildcard solutions/$(call ex_dir,$*)/*.c)) $(wildcard tests/ex_$*_probe.c) $(COMMON_SRC) -o $@ $(CHECK_LIBS) $(PNG_LIBS) $(LDLIBS_BASE)
 $(SAN)/%: tools/%.c $(COMMON_SRC) common/*.h | $(SAN)/.dir
 	$(call SAN_BUILD,$(ASAN_FLAGS)) $< $(COMMON_SRC) -o $@ $(PNG_LIBS) $(LDLIBS_BASE)
 

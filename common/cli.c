@@ -16,6 +16,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The commit this file was built from (tools/commit.sh, through the
+ * Makefile's rule for cli.o); a build that does not say (a test compiling
+ * common/ itself) is "unknown". */
+#ifndef BUILD_COMMIT
+#define BUILD_COMMIT "unknown"
+#endif
+
 /* One row per option: long name, CLI_* bit, range, where the value goes. */
 typedef struct {
     const char *name;
@@ -153,6 +160,7 @@ static void print_help(const cli_spec *spec)
     printf("\noptions:\n");
     each_option(spec, stdout, show_in_help);
     printf("  %-18s %s\n", "--help", "show this help");
+    printf("  %-18s %s\n", "--version", "the program's name and the commit it was built from");
     printf("  %-18s %s\n", "--list-stages", "one line per stage, tab-separated, for scripts (stage.h)");
     if (spec->stage_count) {
         printf("\nstages (in order):\n");
@@ -199,6 +207,8 @@ static void claim_output(const cli_spec *spec, const void *source, const char *l
 void cli_require_writable(const cli_spec *spec, const char *option, const char *path)
 {
     const char *why = cli_check_writable(path);
+    if (!why && strcmp(option, "default output") == 0) /* the image --out would have been */
+        why = cli_check_image_kind(path);
     if (why)
         cli_usage_error(spec, "%s '%s' %s", option, path, why);
     claim_output(spec, path, option, path);
@@ -288,6 +298,47 @@ const char *cli_parse_double(const char *text, double min, double max, double *o
     return NULL;
 }
 
+const char *cli_read_only(const struct stat *st)
+{
+    static char reason[96];
+    if (st->st_mode & (S_IWUSR | S_IWGRP | S_IWOTH))
+        return NULL;
+    snprintf(reason, sizeof reason, "it is read-only (mode %04o): not replaced", (unsigned)(st->st_mode & 07777));
+    return reason;
+}
+
+/* The first bytes a file of each kind starts with: a PPM's magic number is
+ * followed by whitespace, a PNG's signature is eight bytes. */
+static const char png_signature[8] = {'\x89', 'P', 'N', 'G', '\r', '\n', '\x1a', '\n'};
+
+const char *cli_check_image_kind(const char *path)
+{
+    static char reason[160];
+    char target[PATH_MAX];
+    if (output_target(path, target, sizeof target) != NULL)
+        return NULL; /* cli_check_writable says why it cannot be written */
+    const char *why = NULL;
+    FILE *f = open_regular_file(target, &why);
+    if (!f)
+        return NULL; /* not there yet (or not a file: cli_check_writable refuses it) */
+    unsigned char head[8];
+    size_t n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    size_t len = strlen(path);
+    int png = len >= 4 && strcmp(path + len - 4, ".png") == 0;
+    if (n == 0)
+        return NULL; /* empty: nothing in it to lose, as an empty CSV */
+    if (png && (n < sizeof head || memcmp(head, png_signature, sizeof head) != 0))
+        why = "holds something else: not a PNG (no PNG signature at its start); not replaced";
+    else if (!png && (n < 3 || head[0] != 'P' || (head[1] != '6' && head[1] != '3') ||
+                      !strchr(" \t\r\n", head[2])))
+        why = "holds something else: not a PPM (it does not start with P6 or P3); not replaced";
+    if (!why)
+        return NULL;
+    snprintf(reason, sizeof reason, "%s", why);
+    return reason;
+}
+
 const char *cli_check_writable(const char *path)
 {
     static char reason[PATH_MAX + 512];
@@ -310,7 +361,7 @@ const char *cli_check_writable(const char *path)
         if (!S_ISREG(st.st_mode))
             why = S_ISDIR(st.st_mode) ? "is a folder"
                                       : "is not a regular file (a FIFO or a device would block or be replaced)";
-        else if (access(target, W_OK) != 0)
+        else if ((why = cli_read_only(&st)) == NULL && access(target, W_OK) != 0)
             why = strerror(errno); /* a read-only file is not replaced, even though its folder would allow it */
         if (why) {
             snprintf(reason, sizeof reason, "%s%s%s", via, S_ISREG(st.st_mode) ? "cannot be written: " : "", why);
@@ -452,7 +503,7 @@ static void claim_stage_images(const cli_spec *spec, const cli_options *opt)
         const char *stage = cli_stage_name(spec, i), *why;
         if (image_stage_path(path, sizeof path, opt->images, spec->program, stage) != 0)
             cli_usage_error(spec, "--images '%s': the path of stage %s's image is too long", opt->images, stage);
-        if ((why = cli_check_writable(path)) != NULL)
+        if ((why = cli_check_writable(path)) != NULL || (why = cli_check_image_kind(path)) != NULL)
             cli_usage_error(spec, "--images '%s': stage %s's image '%s' %s", opt->images, stage, path, why);
         snprintf(label, sizeof label, "--images' image of stage %s", stage);
         claim_output(spec, NULL, label, path);
@@ -531,6 +582,8 @@ static void take_value(const cli_spec *spec, cli_options *opt, const option_row 
             cli_usage_error(spec, "--%s '%s' %s", r->name, value, why);
         if (r->bit == CLI_CSV && (why = report_check_csv(value)) != NULL)
             cli_usage_error(spec, "--csv '%s' %s", value, why);
+        if (r->bit == CLI_OUT && (why = cli_check_image_kind(value)) != NULL)
+            cli_usage_error(spec, "--out '%s' %s", value, why);
         claim_output(spec, value, r->bit == CLI_OUT ? "--out" : "--csv", value);
         if (r->bit == CLI_OUT) {
             size_t n = strlen(value);
@@ -612,8 +665,8 @@ static void check_stdout(void)
 
 void cli_parse(const cli_spec *spec, cli_options *opt, int argc, char **argv)
 {
-    enum { HELP = 'h', LIST_STAGES = 'l', CHAPTER_OPTION = 1000 };
-    size_t k = 0, count = OPTION_COUNT + spec->option_count + 3;
+    enum { HELP = 'h', LIST_STAGES = 'l', VERSION = 'v', CHAPTER_OPTION = 1000 };
+    size_t k = 0, count = OPTION_COUNT + spec->option_count + 4;
     program_name = spec->program;
     parsed_spec = spec;
     stage_table_use(spec->stages, spec->stage_count, spec->stage_size); /* the report's work tags */
@@ -628,6 +681,7 @@ void cli_parse(const cli_spec *spec, cli_options *opt, int argc, char **argv)
         longopts[k++] = (struct option){spec->options[i].name, required_argument, NULL, CHAPTER_OPTION + (int)i};
     longopts[k++] = (struct option){"help", no_argument, NULL, HELP};
     longopts[k++] = (struct option){"list-stages", no_argument, NULL, LIST_STAGES};
+    longopts[k++] = (struct option){"version", no_argument, NULL, VERSION};
     longopts[k] = (struct option){NULL, 0, NULL, 0};
 
     static int at_exit_set; /* once: a second check would find stdout closed by the first */
@@ -642,11 +696,13 @@ void cli_parse(const cli_spec *spec, cli_options *opt, int argc, char **argv)
     optind = 0; /* glibc: 0 re-initialises, so tests may call this more than once */
     int c, at = 1;
     while ((at = optind > 0 ? optind : 1), (c = getopt_long(argc, argv, "+:", longopts, NULL)) != -1) {
-        if (c == HELP || c == LIST_STAGES) {
+        if (c == HELP || c == LIST_STAGES || c == VERSION) {
             if (c == HELP)
                 print_help(spec);
-            else
+            else if (c == LIST_STAGES)
                 print_stage_list(spec);
+            else
+                printf("%s commit %s\n", spec->program, BUILD_COMMIT);
             exit(EXIT_OK);
         }
         if (c == ':')

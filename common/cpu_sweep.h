@@ -55,7 +55,9 @@ static inline report_row *cpu_sweep_row(report *rep, const char *stage, int thre
 {
     long switches = cpu_context_switches();
     measure_result m;
-    measure_stage(plan, &m);
+    measure_plan named = *plan;
+    named.name = named.name ? named.name : stage; /* its NVTX range */
+    measure_stage(&named, &m);
     switches = (cpu_context_switches() - switches) / plan->repeat;
     double ms = m.times.median;
     if (threads == 1)

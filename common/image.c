@@ -111,12 +111,19 @@ int image_stage_path(char *buf, size_t size, const char *dir, const char *progra
 }
 
 /* NULL if the existing file at target (stat in st) may be replaced: a
- * regular file this process may write. Else why not. */
+ * regular file this process may write, with a write bit in its mode (root
+ * passes every access(W_OK): a file made read-only on purpose is read-only to
+ * root too, as cli_read_only says). Else why not. */
 static const char *replace_problem(const char *target, const struct stat *st)
 {
     if (!S_ISREG(st->st_mode))
         return S_ISDIR(st->st_mode) ? "is a folder: not replaced" : "is not a regular file: not replaced";
     static char reason[160];
+    if (!(st->st_mode & (S_IWUSR | S_IWGRP | S_IWOTH))) {
+        snprintf(reason, sizeof reason, "cannot be written: it is read-only (mode %04o): not replaced",
+                 (unsigned)(st->st_mode & 07777));
+        return reason;
+    }
     if (access(target, W_OK) != 0) {
         snprintf(reason, sizeof reason, "cannot be written: %s", strerror(errno));
         return reason;

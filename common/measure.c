@@ -5,6 +5,17 @@
 
 #include <string.h>
 
+/* NVTX ranges (measure.h): the toolkit's header-only nvtx3 where the build
+ * found it, else nothing (a CPU-only machine has no toolkit). */
+#ifdef HAVE_NVTX
+#include <nvtx3/nvToolsExt.h>
+#define RANGE_BEGIN(name) nvtxRangePushA(name)
+#define RANGE_END() nvtxRangePop()
+#else
+#define RANGE_BEGIN(name) ((void)(name))
+#define RANGE_END() ((void)0)
+#endif
+
 double measure_wall_ms(measure_fn *run, void *context)
 {
     double t0 = now_seconds();
@@ -84,8 +95,10 @@ void measure_stage(const measure_plan *p, measure_result *out)
     char later[sizeof out->note];
     out->ruler_counted = p->ruler ? p->ruler_work : 0;
     out->ok = REPORT_NO_CHECK, out->note[0] = '\0'; /* what a stage with nothing to check keeps */
+    RANGE_BEGIN(p->name ? p->name : "stage");
     if (!p->check_each_run)
         out->ok = checked_run(p, out->note, sizeof out->note);
+    RANGE_BEGIN("timed runs");
     for (int r = 0; r < repeat; r++) {
         if (p->reset)
             p->reset(p->context);
@@ -100,8 +113,10 @@ void measure_stage(const measure_plan *p, measure_result *out)
         if (p->ruler)
             ruler_turn(p, timer, times[r], out, shares, &pairs);
     }
+    RANGE_END();
     if (!p->check_each_run)
         join_check(out, checked_run(p, later, sizeof later), later, "after timing");
+    RANGE_END();
     out->times = summarize_runs(times, repeat);
     out->share = summarize_runs(shares, pairs); /* all 0 without a ruler */
 }

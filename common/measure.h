@@ -20,6 +20,13 @@
  * the row: its share would compare unlike work. A ruler must not write what
  * reset, run or check use: the verdict on the output stays the stage's own.
  *
+ * Each measurement is an NVTX range named after the stage (plan.name), with
+ * one range inside it for the timed runs, so an Nsight Systems timeline
+ * (nsys profile ./chNN) shows which stage each kernel and thread belongs to.
+ * Built without the CUDA Toolkit's nvtx3 header (HAVE_NVTX unset) there are
+ * no ranges; with it and no profiler attached, a range costs a call that
+ * returns at once.
+ *
  * A chapter supplies the four steps as functions of one context; GPU
  * chapters time with CUDA events (cuda_util.h's cuda_time_ms), CPU ones with
  * the wall clock (timer = NULL).
@@ -52,6 +59,8 @@ typedef struct {
     measure_count_fn *ruler; /* NULL: none; else the same work by the plain kernel, run and timed after each
                               * timed run (with the same timer), its context the stage's */
     double ruler_work;       /* the work each ruler run must count; a run that counts other work fails the row */
+    const char *name;        /* the stage's name: its range on a profiler's timeline (NVTX, as Nsight Systems
+                              * shows it); NULL: the range is called "stage" */
 } measure_plan;
 
 typedef struct {

@@ -488,11 +488,38 @@ static inline int harness_add_gpu_test(TCase *tc, const TTest *t, int count)
 #endif
 
 /* Runs a shell command made like printf; returns its exit status (-1 if it
- * could not run). Exercise tests use it to compile the student's code (gcc -S,
- * nvcc -ptx, ptxas -v) and read the machine code: no GPU needed. Every path
- * in the command goes through harness_q: the checkout may lie under a path
- * with spaces, quotes or $ in it. */
+ * could not run). Exercise tests use it to compile the student's code (a
+ * driver, gcc -E) and read what comes out: no GPU needed. In the judge it runs
+ * in the sandbox the grader gave (HARNESS_SANDBOX), writing only below
+ * harness_tmp(): a compile of the answer reads no model answer there. Every
+ * path in the command goes through harness_q: the checkout may lie under a
+ * path with spaces, quotes or $ in it. */
 static inline int harness_shell(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline const char *harness_tmp(void);
+/* cmd through /bin/sh, in folder dir (NULL: here), in the sandbox when one
+ * is given (writing only below write_dir, for at most 300 s). */
+static inline int harness_sh(const char *dir, const char *sandbox, const char *write_dir, const char *cmd)
+{
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        if (dir && chdir(dir) != 0)
+            _exit(126);
+        if (sandbox && *sandbox)
+            execl(sandbox, sandbox, "--write", write_dir, "--timeout", "300", "--", "/bin/sh", "-c", cmd, (char *)NULL);
+        else
+            execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    int rc;
+    while (waitpid(pid, &rc, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc);
+}
 /* A command made like printf into cmd (8192 bytes); 0, or -1 when too long. */
 static inline int harness_format_command(char *cmd, const char *who, const char *fmt, va_list ap)
 {
@@ -513,8 +540,7 @@ static inline int harness_shell(const char *fmt, ...)
     va_end(ap);
     if (bad)
         return -1;
-    int rc = system(cmd);
-    return rc == -1 ? -1 : WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc);
+    return harness_sh(NULL, harness_mode == HARNESS_JUDGE ? getenv("HARNESS_SANDBOX") : NULL, harness_tmp(), cmd);
 }
 
 /* Runs a shell command made like printf, with the answer's code in it (a
@@ -533,26 +559,20 @@ static inline int harness_answer_shell(const char *dir, const char *fmt, ...)
     va_end(ap);
     if (bad)
         return -1;
-    fflush(stdout);
-    fflush(stderr);
-    const char *sandbox = getenv("HARNESS_SANDBOX");
-    pid_t pid = fork();
-    if (pid < 0)
-        return -1;
-    if (pid == 0) {
-        if (chdir(dir) != 0)
-            _exit(126);
-        if (sandbox && *sandbox)
-            execl(sandbox, sandbox, "--write", dir, "--timeout", "300", "--", "/bin/sh", "-c", cmd, (char *)NULL);
-        else
-            execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-        _exit(127);
-    }
-    int rc;
-    while (waitpid(pid, &rc, 0) < 0)
-        if (errno != EINTR)
-            return -1;
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc);
+    return harness_sh(dir, getenv("HARNESS_SANDBOX"), dir, cmd);
+}
+
+/* The path of a file the probe's build kept beside the probe (tools/judge.sh:
+ * the machine code the probe ran, e.g. suffix "-vec.s" for gcc -save-temps'
+ * assembly of vec.c, ".keep/test_ex_ch05.ptx" for nvcc -keep's PTX), in buf;
+ * NULL outside a grading, where the test compiles the answer itself. */
+static inline const char *harness_probe_kept(const char *suffix, char *buf, size_t size)
+{
+    const char *probe = getenv("HARNESS_PROBE_BIN");
+    if (harness_mode != HARNESS_JUDGE || !probe || !*probe)
+        return NULL;
+    int n = snprintf(buf, size, "%s%s", probe, suffix);
+    return n > 0 && (size_t)n < size ? buf : NULL;
 }
 
 /* Where temporary folders go: $TMPDIR (the sandbox sets it to the folder it
@@ -695,6 +715,44 @@ static inline const char *harness_scratch(const char *name)
     return harness_scratch_dir;
 }
 
+/* harness_nvcc's answer in a grading, from the probe's kept PTX: the PTX
+ * itself, or ptxas -v's report of it (the same ptxas, the same PTX: the stack
+ * frames of the code that ran). */
+static inline char *harness_kept_ptx(const char *nvcc, const char *arch, const char *ptx, const char *what)
+{
+    if (strcmp(what, "ptx") == 0) {
+        /* as nvcc -ptx writes it: without -lineinfo's .loc and .file lines
+         * and its closing debug sections */
+        char *text = harness_read_file(ptx), *to = text;
+        for (char *line = text, *next; line && *line; line = next) {
+            next = strchr(line, '\n');
+            next = next ? next + 1 : line + strlen(line);
+            const char *word = line + strspn(line, " \t");
+            if (strncmp(word, ".section", 8) == 0)
+                break;
+            if (strncmp(word, ".loc", 4) == 0 || strncmp(word, ".file", 5) == 0)
+                continue;
+            memmove(to, line, (size_t)(next - line));
+            to += next - line;
+        }
+        if (to)
+            *to = '\0';
+        return text;
+    }
+    char dir[512], ptxas[600], out[600];
+    snprintf(dir, sizeof dir, "%s/harness_ptxas.XXXXXX", harness_tmp());
+    if (!mkdtemp(dir))
+        return NULL;
+    const char *slash = strrchr(nvcc, '/');
+    snprintf(ptxas, sizeof ptxas, "%.*sptxas", slash ? (int)(slash - nvcc + 1) : 0, nvcc);
+    int rc = harness_shell("cd %s && %s -v -arch=%s %s -o k.cubin > ptxas.txt 2>&1", harness_q(dir), harness_q(ptxas),
+                           arch, harness_q(ptx));
+    snprintf(out, sizeof out, "%s/ptxas.txt", dir);
+    char *text = rc == 0 ? harness_read_file(out) : NULL;
+    harness_shell("rm -rf %s", harness_q(dir));
+    return text;
+}
+
 /* Compiles the CUDA file src with nvcc, its includes found in folders inc1
  * and inc2 (NULL: none), in a fresh temporary folder, and returns, malloc'd:
  * with what = "ptx", the PTX (nvcc -ptx); with what = "ptxas", ptxas -v's
@@ -706,7 +764,14 @@ static inline const char *harness_scratch(const char *name)
 static inline char *harness_nvcc(const char *nvcc, const char *arch, const char *inc1, const char *inc2,
                                  const char *src, const char *what)
 {
-    char dir[512], link[600];
+    char dir[512], link[600], kept[700];
+    /* In a grading, the PTX the probe was built from (its test file's, which
+     * holds the kernel file): the code graded is the code that ran */
+    const char *base = strrchr(__BASE_FILE__, '/') ? strrchr(__BASE_FILE__, '/') + 1 : __BASE_FILE__;
+    char name[200];
+    snprintf(name, sizeof name, ".keep/%.*s.ptx", (int)(strcspn(base, ".")), base);
+    if (harness_probe_kept(name, kept, sizeof kept))
+        return harness_kept_ptx(nvcc, arch, kept, what);
     snprintf(dir, sizeof dir, "%s/harness_nvcc.XXXXXX", harness_tmp());
     if (!mkdtemp(dir))
         return NULL;

@@ -864,11 +864,11 @@ START_TEST(outputs_write_through_links_and_keep_modes)
     char script[2400];
     snprintf(script, sizeof script,
              "run() { \"$P\"/ch01 %s --quiet \"$@\" > /dev/null 2> err || { echo \"ch01 $*:\"; cat err; exit 1; }; }; "
-             "printf old > real.ppm && chmod 640 real.ppm && ln -s real.ppm link.ppm && run --out link.ppm; "
+             "printf 'P3\\n' > real.ppm && chmod 640 real.ppm && ln -s real.ppm link.ppm && run --out link.ppm; "
              "[ -L link.ppm ] || { echo 'the link was replaced by a file'; exit 2; }; "
              "[ \"$(head -c 2 real.ppm)\" = P6 ] || { echo 'the file of the link was not written'; exit 3; }; "
              "[ \"$(stat -c %%a real.ppm)\" = 640 ] || { echo \"mode $(stat -c %%a real.ppm), not 640\"; exit 4; }; "
-             "printf old > plain.ppm && chmod 600 plain.ppm && run --out plain.ppm; "
+             "printf 'P3\\n' > plain.ppm && chmod 600 plain.ppm && run --out plain.ppm; "
              "[ \"$(stat -c %%a plain.ppm)\" = 600 ] || { echo \"plain: mode $(stat -c %%a plain.ppm), not 600\"; exit 5; }; "
              "printf '%%s\\n' '%s' > real.csv && ln -s real.csv link.csv && run --csv link.csv --out x.ppm; "
              "[ -L link.csv ] && [ $(wc -l < real.csv) -gt 1 ] || { echo 'the CSV link was not appended through'; exit 6; }; "
@@ -1155,6 +1155,91 @@ START_TEST(image_diff_scales_and_clips)
 }
 END_TEST
 
+/* A read-only output (no write bit in its mode) is refused as root too
+ * (access(W_OK) says yes to root whatever the mode): --out, the default
+ * output, --csv and an --images file of mode 0444 that hold the course's own
+ * kind of file, each before any work (exit 2, "read-only"), the file as it was. */
+START_TEST(read_only_outputs_refused_for_root_too)
+{
+    char script[2400];
+    snprintf(script, sizeof script,
+             "printf 'P6\\n1 1\\n255\\nabc' > ro.ppm && printf '%%s\\n' '%s' > ro.csv && mkdir images && "
+             "cp ro.ppm ch01.ppm && cp ro.ppm images/ch01-%s.ppm && cp ro.ppm images/ch01-%s.png && "
+             "chmod 444 ro.ppm ro.csv ch01.ppm images/* && sum0=$(cat ro.ppm ro.csv ch01.ppm images/* | cksum) || exit 1; "
+             "try() { \"$P\"/ch01 %s --quiet \"$@\" > out 2> err; rc=$?; "
+             "[ $rc -eq 2 ] && head -n 1 err | grep -q '^ch01: error: .*read-only' || "
+             "{ echo \"ch01 $*: exit $rc\"; cat err; exit 1; }; }; "
+             "try --out ro.ppm; try --csv ro.csv --out w.ppm; try; try --images images --out w.ppm; "
+             "[ \"$(cat ro.ppm ro.csv ch01.ppm images/* | cksum)\" = \"$sum0\" ] && [ ! -e w.ppm ] || "
+             "{ echo 'a read-only file was changed, or work was done'; exit 1; }",
+             REPORT_CSV_HEADER, programs[program_index("ch01")].first_stage,
+             programs[program_index("ch01")].first_stage, programs[program_index("ch01")].small);
+    ck_assert_msg(in_temp_folder(script) == 0, "ch01: a read-only output (the script says which)");
+}
+END_TEST
+
+/* An image output that holds another kind of file (text where a PPM goes, a
+ * PPM where a PNG goes) is refused before any work, as --csv refuses a CSV
+ * without the course's header: --out, the default output and an --images
+ * file; an empty file is written over, as --csv appends to an empty one. */
+START_TEST(image_outputs_of_another_kind_refused)
+{
+    char script[2400];
+    snprintf(script, sizeof script,
+             "printf 'my notes\\n' > notes.ppm && printf 'P6\\n1 1\\n255\\nabc' > p.png && cp notes.ppm ch01.ppm && "
+             "mkdir images && cp notes.ppm images/ch01-%s.ppm && cp notes.ppm images/ch01-%s.png && "
+             "sum0=$(cat notes.ppm p.png ch01.ppm images/* | cksum) || exit 1; "
+             "try() { \"$P\"/ch01 %s --quiet \"$@\" > out 2> err; rc=$?; "
+             "[ $rc -eq 2 ] && head -n 1 err | grep -q \"^ch01: error: .*$want\" || "
+             "{ echo \"ch01 $*: exit $rc\"; cat err; exit 1; }; }; "
+             "want='not a PPM' try --out notes.ppm; want='not a PPM' try; "
+             "want='not a P' try --images images --out w.ppm; "
+             "[ \"$(cat notes.ppm p.png ch01.ppm images/* | cksum)\" = \"$sum0\" ] && [ ! -e w.ppm ] || "
+             "{ echo 'a file of another kind was changed, or work was done'; exit 1; }; "
+             "if \"$P\"/ch01 --out probe.png --bogus 2>&1 | grep -q libpng; then :; else want='not a PNG' try --out p.png; fi; "
+             ": > empty.ppm && \"$P\"/ch01 %s --quiet --out empty.ppm > out 2> err && [ \"$(head -c 2 empty.ppm)\" = P6 ] "
+             "|| { echo 'an empty --out file was not written'; cat err; exit 1; }",
+             programs[program_index("ch01")].first_stage, programs[program_index("ch01")].first_stage,
+             programs[program_index("ch01")].small, programs[program_index("ch01")].small);
+    ck_assert_msg(in_temp_folder(script) == 0, "ch01: an image output holding another kind of file (the script says which)");
+}
+END_TEST
+
+/* --version: the program's name and the commit it was built from (the
+ * checkout's HEAD, -dirty where its tracked files differed), exit 0; --help
+ * lists it. */
+START_TEST(version_names_program_and_commit)
+{
+    const char *prog = programs[_i].name;
+    int rc = harness_shell("cd %s && head=$(git rev-parse --short=7 HEAD 2>/dev/null || echo unknown) && "
+                           "./%s --version > /tmp/version.$$ 2>&1 && read -r name word commit rest < /tmp/version.$$ && "
+                           "rm -f /tmp/version.$$ && [ \"$name\" = %s ] && [ \"${commit%%-dirty}\" = \"$head\" ] && "
+                           "./%s --help | grep -q -e '--version'",
+                           harness_q(PROGRAM_DIR), prog, prog, prog);
+    ck_assert_msg(rc == 0, "%s --version: not 'NAME commit HASH' with this checkout's commit, or --help lacks it", prog);
+}
+END_TEST
+
+/* --inject FAULT@R names a rank that must exist: under three ranks (as
+ * mpirun tells them, before MPI_Init) fail@5 is refused (exit 2, it says
+ * why), and so is fail@1 run alone (one rank); fail@2 of three is taken. */
+START_TEST(ch11_inject_names_an_existing_rank)
+{
+    const char *script =
+        "for env in 'OMPI_COMM_WORLD_SIZE=3 OMPI_COMM_WORLD_RANK=0' 'PMI_SIZE=3 PMI_RANK=1'; do "
+        "env $env \"$P\"/ch11 --inject fail@5 --n 64 --steps 1 --repeat 1 --quiet > out 2> err; rc=$?; "
+        "[ $rc -eq 2 ] && grep -q 'ch11: error: --inject .fail@5.: .*rank 5.*3 ranks' err || "
+        "{ echo \"$env: exit $rc\"; cat err; exit 1; }; done; "
+        "\"$P\"/ch11 --inject fail@1 --n 64 --steps 1 --repeat 1 --quiet > out 2> err; rc=$?; "
+        "[ $rc -eq 2 ] && grep -q 'rank 1.*1 rank' err || { echo \"alone: exit $rc\"; cat err; exit 1; }; "
+        "command -v mpirun > /dev/null || exit 0; "
+        "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 timeout 120 "
+        "mpirun -np 3 --quiet \"$P\"/ch11 --inject fail@5 --n 64 --steps 1 --repeat 1 --quiet > out 2> err; rc=$?; "
+        "[ $rc -eq 2 ] && grep -q 'rank 5' err || { echo \"mpirun -np 3: exit $rc\"; cat err; exit 1; }";
+    ck_assert_msg(in_temp_folder(script) == 0, "ch11 --inject naming a rank that does not exist (the script says how)");
+}
+END_TEST
+
 /* How the permission test becomes an ordinary user: as one already, nothing;
  * as root, setpriv, else su, to nobody, who must reach the programs. NULL with
  * the reason in `why` if neither works. */
@@ -1275,6 +1360,17 @@ int main(void)
     else
         skipped++;
     suite_add_tcase(s, outs);
+    /* round 4 of the outputs' checks (CK_RUN_CASE=round4) */
+    TCase *round4 = tcase_create("round4");
+    tcase_set_timeout(round4, 120);
+    tcase_add_test(round4, read_only_outputs_refused_for_root_too);
+    tcase_add_test(round4, image_outputs_of_another_kind_refused);
+    tcase_add_loop_test(round4, version_names_program_and_commit, 0, PROGRAM_COUNT);
+    if (program_index("ch11") >= 0)
+        tcase_add_test(round4, ch11_inject_names_an_existing_rank);
+    else
+        skipped++; /* ch11 not built (no MPI): its --inject test */
+    suite_add_tcase(s, round4);
     tcase_add_test(tc, ch06_cpu_rows_take_turns_with_the_read_ceiling);
     tcase_add_loop_test(tc, ch07_cpu_rows_take_turns_with_the_fma_ceiling, 0,
                         sizeof ch07_ruler_runs / sizeof ch07_ruler_runs[0]);

@@ -37,13 +37,19 @@
 # difference image, a further run or its extra script) keeps its committed rows,
 # logs and images: only the chapters that succeeded replace theirs.
 set -u
+# --help: the comment above, as the usage text.
+case ${1:-} in -h | --help) sed -n '2,/^set -u$/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
 requested=${CHAPTERS:-} # from `make bench CHAPTERS=...` (or the environment): a subset
 case ${COURSE_DATA:-} in
 '') root=mine ;;
 1) root=data ;;
 *) echo "bench: COURSE_DATA is 1 (write the course's committed data/) or empty (write mine/)" >&2; exit 2 ;;
 esac
-eval "$(make -s print-registry)" || { echo "bench: cannot read the chapter registry" >&2; exit 2; }
+# The registry, checked: eval of empty text succeeds (a make that printed
+# nothing), so its text must define what it always defines (CHAPTERS and MACHINE),
+# not empty; the environment's own (make bench CHAPTERS=...) does not count.
+registry=$(make -s print-registry) && grep -q "^CHAPTERS='." <<< "$registry" && grep -q "^MACHINE='." <<< "$registry" && eval "$registry" ||
+    { echo "bench: the chapter registry did not load (make -s print-registry gave no CHAPTERS or MACHINE): run this from the course's root, through make" >&2; exit 2; }
 chapters=${requested:-$CHAPTERS}
 machine=$MACHINE
 csv=$root/results/$machine.csv
@@ -57,9 +63,9 @@ commit=$(tools/commit.sh)
 . "$(dirname "$0")/run_provenance.sh"
 run_id=$(provenance_new_run_id)
 [ -z "$study" ] || run_id=study-$run_id
-machine_id=$(cat /etc/machine-id 2>/dev/null) # the first 8 hex of its hash: no host name in the data
-[ -n "$machine_id" ] || machine_id=$(hostname) # (an empty machine-id, as in some containers: the host name)
-machine_id=$(printf '%s' "$machine_id" | sha256sum | cut -c1-8)
+# 8 hex of a hash: of /etc/machine-id, or where that is empty (a VM, a
+# container) of the host name, the GPUs' names and UUIDs and the CPU model
+machine_id=$(tools/machine.sh --id)
 export BENCH_COMMIT=$commit BENCH_RUN_ID=$run_id BENCH_MACHINE_ID=$machine_id
 # stamp DIR: the first line of a chapter's logs; code is its code's fingerprint
 # (tools/code_id.sh), which make book compares with the code's now (stale or not)

@@ -23,7 +23,9 @@ its own with check "n/a".
 
 Python 3 standard library only. Run from the repository root: python3 tools/book.py
 (PPM2PNG=PROGRAM: PPMs in data/images become PNGs). Exit status: 0 written;
-1 refused or failed (book.md and README.md left as they were); 2 no registry.
+1 refused or failed (book.md and README.md left as they were: a malformed
+line of a results file is named by file:line); 2 no registry, or an argument
+other than --help (which prints this).
 
 The numbers are formatted as the awk programs this replaced formatted them
 (printf's %.1f, %.3g ..., and awk's "%.6g unless integral" for a bare number),
@@ -187,15 +189,49 @@ def sort_n(lines):
     return sorted(lines, key=key)
 
 
-def exchange_sort(items, less):
-    """The awk programs' sort (for i, for j > i: swap when item j < item i), kept where it
-    matters: it is not stable, and the order of equal items is in the book."""
-    items = list(items)
-    for i in range(len(items)):
-        for j in range(i + 1, len(items)):
-            if less(items[j], items[i]):
-                items[i], items[j] = items[j], items[i]
-    return items
+# ---------------------------------------------------------------- the results files, checked
+# Every line of every results file is checked before anything is read from
+# it, in one pass (time linear in the files): a malformed line is named by
+# file and line, never met later as a traceback or a heading of a machine
+# called "rows of ". A chapter named in the data must be one of the
+# registry's: the name is data, never a program to run.
+
+TEN_COLUMNS = "chapter,stage,workload,threads,median_ms,value,unit,check,device,date"
+CONFLICT_MARKERS = ("<<<<<<<", "=======", ">>>>>>>", "|||||||")
+
+
+def line_problem(line, columns, chapters):
+    """Why one data line of a results file is malformed, or None."""
+    if "\0" in line:
+        return "a NUL byte: not a results row (a file cut short or overwritten: take it again from git)"
+    if line.startswith(CONFLICT_MARKERS):
+        return "a merge-conflict marker (%s): resolve the conflict first" % line[:7]
+    nf = len(line.split(","))
+    if nf != 10 and nf != columns:
+        return "%d fields, not the ten columns of %s or the header's %d: a row cut short or joined" % (nf, TEN_COLUMNS, columns)
+    chapter = line.split(",", 1)[0]
+    if chapter not in chapters:
+        return "'%s' is not a chapter of this course (make -s print-registry): not read" % chapter
+    return None
+
+
+def check_results(csvs, chapters):
+    """Refuses (BookError) results files with a malformed line, naming each (the first 20) by file:line."""
+    problems = []
+    for csv in csvs:
+        lines = lines_of(read_text(csv))
+        header = lines[0] if lines else ""
+        if not (header + ",").startswith(TEN_COLUMNS + ","):
+            problems.append("%s:1: not a results file's header (it starts %s)" % (csv, TEN_COLUMNS))
+            continue
+        columns = len(header.split(","))
+        for number, line in enumerate(lines[1:], start=2):
+            why = line_problem(line, columns, chapters)
+            if why:
+                problems.append("%s:%d: %s" % (csv, number, why))
+    if problems:
+        shown = problems[:20] + (["(and %d more)" % (len(problems) - 20)] if len(problems) > 20 else [])
+        raise BookError("book: malformed results (book.md and README.md not written):\n" + "\n".join(shown))
 
 
 # ---------------------------------------------------------------- the registry
@@ -290,6 +326,7 @@ class Provenance:
     def __init__(self, states):
         self.states = states
         self.keys = []  # machines, in the order first seen
+        self.seen = set()  # the same, to look up in constant time
         self.runs = []  # recorded runs, in the order first seen
         self.commit_of = {}
         self.day1 = self.day2 = ""
@@ -298,7 +335,8 @@ class Provenance:
 
     def add(self, row):
         k = machine_key(row)
-        if k not in self.keys:
+        if k not in self.seen:
+            self.seen.add(k)
             self.keys.append(k)
         if recorded(row) and row[12] not in self.commit_of:
             self.runs.append(row[12])
@@ -320,7 +358,7 @@ class Provenance:
             "book: %s: %s: rows of %d machines under one heading (%s); a chapter table compares its rows with its "
             "first, so it must come from one machine: make bench replaces a chapter's rows whole, so these were "
             "joined by hand (rerun make bench for the chapter on one machine, or give each machine its own results "
-            "file)" % (file, what, len(self.keys), "; ".join(self.keys)))
+            "file)" % (file, what, len(self.keys), "; ".join(self.keys[:5]) + ("; ..." if len(self.keys) > 5 else "")))
 
     def ids(self):
         """'machine M, run R, commit C; run R2, commit C2', or 'provenance not recorded'."""
@@ -392,7 +430,9 @@ def provenance_block(csvs, states):
         minute = lambda t: t[:16] + "Z"
         out.append("**`%s`** (`%s`, %d rows):\n\n| machine id | run | commit | written (UTC) | rows | chapters |\n"
                    "|---|---|---|---|---:|---|\n" % (machine_of(csv), csv, len(rows)))
-        for (mid, run_or_day), run in exchange_sort(list(runs.items()), lambda a, b: a[1]["t1"] < b[1]["t1"]):
+        # by first time, equal times in the order first seen (a stable sort: the
+        # exchange sort this was took time quadratic in the runs)
+        for (mid, run_or_day), run in sorted(runs.items(), key=lambda item: item[1]["t1"]):
             when = minute(run["t1"]) + (" to " + minute(run["t2"]) if run["t2"] != run["t1"] else "")
             chapters = ", ".join(sorted(run["chapters"].values()))
             if mid != "":
@@ -420,11 +460,11 @@ def provenance_block(csvs, states):
 _WORK = re.compile(r"(^| )work=[^ ]+")
 
 
-def work_tags(machine):
-    """{(chapter, stage): label} of the tagged stages in MACHINE's results."""
+def work_tags(machine, chapters):
+    """{(chapter, stage): label} of the tagged stages in MACHINE's results (CHAPTERS: the registry's)."""
     _, rows = read_csv("data/results/%s.csv" % machine)
     tags = {}
-    for ch in sorted({w for row in rows for w in row[1].split()}):
+    for ch in sorted({row[1] for row in rows} & set(chapters)):  # check_results refused any other
         listing = "data/results/%s/%s-stages.tsv" % (machine, ch)
         if os.path.isfile(listing):
             stages = read_text(listing)
@@ -1037,9 +1077,10 @@ def make_book():
     csvs = sorted_glob("data/results", ".csv")
     csvs = [c for c in csvs if os.path.isfile(c)]
 
+    check_results(csvs, set(chapters))
     states = stale_map(csvs, registry)
     write_text(GEN + "/provenance.md", provenance_block(csvs, states))
-    works = {csv: work_tags(machine_of(csv)) for csv in csvs}
+    works = {csv: work_tags(machine_of(csv), chapters) for csv in csvs}
     charts = draw_charts(registry, chapters, csvs)
     write_text(GEN + "/through_line.md", through_line_links(csvs))
     write_tables(registry, csvs, works, states)
@@ -1058,6 +1099,13 @@ def make_book():
 
 
 def main():
+    if sys.argv[1:] in (["--help"], ["-h"]):
+        print(__doc__.strip())
+        return 0
+    if sys.argv[1:]:
+        print("book: unexpected argument '%s' (usage: make book, or python3 tools/book.py [--help])" % sys.argv[1],
+              file=sys.stderr)
+        return 2
     if sys.version_info < (3, 9):
         print("book: tools/book.py needs Python 3.9 or later (this is %s)" % sys.version.split()[0], file=sys.stderr)
         return 1

@@ -6,13 +6,19 @@
 # pair ("--- ch03/card.c" "+++ ch04/card.h"). A file only B has is shown whole
 # as added; one only A has is named as gone.
 set -u
+# --help: the comment above, as the usage text.
+case ${1:-} in -h | --help) sed -n '2,/^set -u$/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
 a=${1:-}
 b=${2:-}
 if [ -z "$a" ] || [ -z "$b" ]; then
     echo "usage: make diff A=chNN B=chMM   (e.g. make diff A=ch04 B=ch05)" >&2
     exit 2
 fi
-eval "$(make -s print-registry)" || exit 2
+# The registry, checked: eval of empty text succeeds (a make that printed
+# nothing), so its text must define what it always defines (CHAPTERS),
+# not empty; the environment's own (make bench CHAPTERS=...) does not count.
+registry=$(make -s print-registry) && grep -q "^CHAPTERS='." <<< "$registry" && eval "$registry" ||
+    { echo "make diff: the chapter registry did not load (make -s print-registry gave no CHAPTERS): run this from the course's root, through make" >&2; exit 2; }
 for c in "$a" "$b"; do # names checked against the registry before any use
     case " $CHAPTERS " in *" $c "*) ;; *) echo "make diff: no chapter '$c' (chapters: $CHAPTERS)" >&2; exit 2 ;; esac
 done

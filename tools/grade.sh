@@ -19,45 +19,57 @@
 # saying "Error 1", "Error 2" or "Error 3".)
 #
 # make grade GRADE_OUT=FILE STUDENT=ID also writes the result as CSV, to hand
-# in (tools/collect_grades.sh reads a class's files), one row per exercise:
-#   student,commit,machine,gpu,date,exercise,verdict,messages
-# commit is HEAD's hash with "-dirty" when the tree differs from it; machine
-# is tools/machine.sh's name; gpu nvidia-smi's first GPU or "none"; date UTC;
+# in (tools/collect_grades.py reads a class's files), one row per exercise:
+#   student,commit,machine,gpu,date,exercise,verdict,messages,answer
+# commit is the course's HEAD, with "-dirty" when a course file outside
+# exercises/ differs from it (answers are expected to); machine is
+# tools/machine.sh's name; gpu nvidia-smi's first GPU or "none"; date UTC;
 # verdict one of passed, cpu-part-only, checks-partly-run, not-run, failed,
 # does-not-compile (from the same channel as the lines printed, never from
 # what the program printed); messages the lines printed under the verdict,
-# one per line. Every field is quoted (RFC 4180: "" inside, newlines kept),
+# one per line; answer 16 hex digits of SHA-256 over the exercise's files as
+# graded (which answer the verdict is for; empty where none could be taken).
+# Every field is quoted (RFC 4180: "" inside, newlines kept),
 # control characters but the newline show as '?', and a field that starts with
 # = + - or @ gets a ' in front (a spreadsheet would run it as a formula).
-# STUDENT: 1 to 64 bytes, no control characters, not starting with a blank or
-# = + - @, not ending with a blank. FILE: a new file in a folder you can
+# STUDENT: 1 to 64 of A-Z a-z 0-9 . _ @ + -, starting with a letter or a digit
+# (a login, a number, an e-mail address: shown the same in every table and
+# terminal, and never mistaken for a formula or a summary row). FILE: a new file in a folder you can
 # write (made with the mode your umask gives), or a grade file (its first line
 # the header above) you can write and whose mode lets someone write it (no
 # symbolic link, no second hard link: it is replaced by a rename, its mode
 # kept); anything else (your answer, the README) is refused. Both are checked first.
 # `make hint EX=chNN` when you are stuck.
-# Usage: grade.sh EX-TEXT EXERCISE...   (the environment: BUILD, GRADE_OUT, STUDENT)
+# ANSWERS=FOLDER grades the answers in FOLDER (laid out as exercises/, one
+# chNN folder per exercise) instead of exercises/: tools/grade_class.sh uses it.
+# Usage: grade.sh EX-TEXT EXERCISE...   (the environment: BUILD, GRADE_OUT, STUDENT, ANSWERS)
 set -u
+case ${1:-} in -h | --help)
+    sed -n '2,/^# Usage/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+esac
 tool=grade
 . "$(dirname "$0")/exercise_names.sh"
 . "$(dirname "$0")/judge.sh"
-grade_out=${GRADE_OUT:-} student=${STUDENT:-} record_tmp=
+grade_out=${GRADE_OUT:-} student=${STUDENT:-} record_tmp= answers=${ANSWERS:-exercises}
 passed=0 cpu_only=0 in_part=0 not_run=0 failed=0
-grade_header=student,commit,machine,gpu,date,exercise,verdict,messages
+grade_header=student,commit,machine,gpu,date,exercise,verdict,messages,answer
+# a grade file of the course's earlier eight columns may be replaced too
+grade_header_8=student,commit,machine,gpu,date,exercise,verdict,messages
 
 refuse() { echo "grade: $*" >&2; exit 2; }
 
-# check_student: refuses an ID that would not survive a table or a terminal.
+# check_student: refuses an ID that would not read the same everywhere (the
+# set is tools/collect_grades.py's too).
 check_student() {
-    local bytes
-    bytes=$(LC_ALL=C; echo ${#student})
+    local LC_ALL=C # bytes, and A-Z as ASCII's
     [ -n "$student" ] || refuse "GRADE_OUT needs STUDENT=<your id> (who the result is from)"
-    [ "$bytes" -le 64 ] || refuse "STUDENT is $bytes bytes long: at most 64"
-    ! LC_ALL=C grep -q '[[:cntrl:]]' <<<"$student" || refuse "STUDENT has a control character (a tab, a newline, an escape...)"
+    [ ${#student} -le 64 ] || refuse "STUDENT is ${#student} bytes long: at most 64"
+    ! grep -q '[[:cntrl:]]' <<<"$student" || refuse "STUDENT has a control character (a tab, a newline, an escape...)"
     case $student in
     [=+@-]*) refuse "STUDENT starts with '${student:0:1}': a spreadsheet would read it as a formula" ;;
-    ' '* | *' ') refuse "STUDENT starts or ends with a blank" ;;
     esac
+    [[ $student =~ ^[A-Za-z0-9][A-Za-z0-9._@+-]*$ ]] ||
+        refuse "STUDENT may hold only A-Z a-z 0-9 . _ @ + -, and starts with a letter or a digit (a login, a number, an e-mail address)"
 }
 
 # check_out: refuses a GRADE_OUT that cannot be replaced safely, and makes the
@@ -76,7 +88,9 @@ check_out() {
         [ "$(stat -c %h -- "$grade_out")" -eq 1 ] ||
             refuse "GRADE_OUT=$grade_out has other hard links, which replacing it would break"
         # only a grade file is replaced: never an answer, a README, a Makefile
-        [ ! -s "$grade_out" ] || [ "$(head -c 200 -- "$grade_out" | head -n 1)" = "$grade_header" ] ||
+        local first
+        first=$(head -c 200 -- "$grade_out" | head -n 1)
+        [ ! -s "$grade_out" ] || [ "$first" = "$grade_header" ] || [ "$first" = "$grade_header_8" ] ||
             refuse "GRADE_OUT=$grade_out is not a grade file (its first line is not make grade's header): not replaced"
     fi
     [ -w "$dir" ] || refuse "GRADE_OUT=$grade_out: you may not write in '$dir'"
@@ -99,7 +113,7 @@ csv_field() {
 record() {
     [ -n "$record_tmp" ] || return 0
     local f row=
-    for f in "$student" "$commit" "$machine" "$gpu" "$date" "$1" "$2" "$3"; do
+    for f in "$student" "$commit" "$machine" "$gpu" "$date" "$1" "$2" "$3" "$answer_hash"; do
         row+=${row:+,}$(csv_field "$f")
     done
     printf '%s\n' "$row" >> "$record_tmp" || { echo "grade: cannot write $record_tmp"; write_failed=1; }
@@ -108,7 +122,7 @@ record() {
 # The facts the rows share, known before the first exercise.
 describe_run() {
     commit=$(git rev-parse HEAD 2>/dev/null) || commit=unknown
-    [ "$commit" = unknown ] || git diff --quiet HEAD 2>/dev/null || commit+=-dirty
+    [ "$commit" = unknown ] || git diff --quiet HEAD -- . ':(exclude)exercises' 2>/dev/null || commit+=-dirty
     machine=$("$(dirname "$0")/machine.sh")
     gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1)
     gpu=${gpu:-none}
@@ -148,7 +162,7 @@ part() { # exercise: passed, but some of its test did not run here
 }
 
 grade_one() { # exercise: graded by tools/judge.sh (a private folder, the rules, the probe and the judge)
-    judge_run "$1" "exercises/$(judge_dir "$1")"
+    judge_run "$1" "$answers/$(judge_dir "$1")"
     case $stage:$verdict in
     compile:*) verdict "$1" does-not-compile "FAIL  $1: ${why:-your code does not compile:}" "$out" ;;
     lay:* | rules:*) verdict "$1" failed "FAIL  $1: $why" ;;
@@ -169,6 +183,7 @@ summary() {
 
 # Everything the user typed is checked before any exercise is built.
 exercise_names "$@"
+[ -d "$answers" ] || refuse "ANSWERS=$answers is not a folder"
 if [ -n "$grade_out" ]; then
     check_student
     check_out
@@ -178,7 +193,8 @@ elif [ -n "$student" ]; then
 fi
 write_failed=0
 [ -n "$record_tmp" ] || { trap 'judge_cleanup' EXIT; trap 'judge_cleanup; exit 130' INT TERM HUP; }
-judge_prepare "${names[@]}"
+# (grade_class.sh prepares once for all its gradings)
+[ -n "${JUDGE_PREPARED:-}" ] || judge_prepare "${names[@]}"
 for e in "${names[@]}"; do
     grade_one "$e"
 done

@@ -6,6 +6,8 @@
 # build/hints/<exercise> (or $HINTS_DIR); `rm -r build/hints` starts over.
 # Usage: hint.sh EX-TEXT EXERCISE...
 set -u
+# --help: the comment above, as the usage text.
+case ${1:-} in -h | --help) sed -n '2,/^set -u$/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
 tool=hint
 . "$(dirname "$0")/exercise_names.sh"
 text=$1
@@ -14,7 +16,11 @@ read -r -d '' -a words <<< "$text"
 if [ ${#words[@]} -ne 1 ]; then echo "usage: make hint EX=<one exercise>   (exercises: $*)" >&2; exit 2; fi
 exercise_names "$text" "$@"
 ex=${names[0]}
-eval "$(make -s print-registry)" || exit 2
+# The registry, checked: eval of empty text succeeds (a make that printed
+# nothing), so its text must define what it always defines (CHAPTERS and EXERCISES),
+# not empty; the environment's own (make bench CHAPTERS=...) does not count.
+registry=$(make -s print-registry) && grep -q "^CHAPTERS='." <<< "$registry" && grep -q "^EXERCISES='." <<< "$registry" && eval "$registry" ||
+    { echo "hint: the chapter registry did not load (make -s print-registry gave no CHAPTERS or EXERCISES): run this from the course's root, through make" >&2; exit 2; }
 dvar=ex_${ex}_DIR
 file=tests/hints/$ex.txt
 [ -f "$file" ] || { echo "hint: $file is missing" >&2; exit 1; }

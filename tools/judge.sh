@@ -7,7 +7,15 @@
 # sets what verdict_run sets (out, status, verdict, result, why), plus
 #   stage    where it ended: lay | rules | compile | run
 #   notes    the judge's harness-note lines (shown under a PASS)
-# Steps, each in a private folder W (so gradings at once never share a file):
+#   answer_hash  16 hex digits of SHA-256 over the files graded (their names
+#            and contents, as laid in step 1), empty where none were laid:
+#            which answer the verdict is for
+# Steps, each in a private folder W (so gradings at once never share a file),
+# the answer laid in a second one, A, that nothing writes after step 1: every
+# compile of the answer (the rules', the probe's, the judge's own) sees the
+# same files around it, whatever the steps before it left in W (an answer
+# that tested for the trace, __has_include("../../trace"), would otherwise
+# show the judge's compile other code than the probe ran):
 #  1. lay: only the exercise's own files (the manifest's names: no header of
 #     the student's can shadow the test's), regular files of at most 1 MiB;
 #     a file the stub hands out as given ("do not change this file") is
@@ -22,7 +30,10 @@
 #  4. run: the probe in tools/sandbox.c (it writes the trace, W/trace), then
 #     the judge, the test built against the stub as handed out
 #     (BUILD/tests/ex_E_stub, shared and built under a lock), on the trace,
-#     through tools/verdict.sh's channel. The verdict is the judge's.
+#     through tools/verdict.sh's channel. The verdict is the judge's. The
+#     machine code the judge grades is the probe's own (the probe build keeps
+#     its assembly, objects and PTX in W), and what the judge compiles of the
+#     answer itself it compiles in the sandbox (harness.h's harness_shell).
 # judge_prepare EXERCISE...: builds what gradings share (the sandbox, the
 # stubs' judges), under a lock, once before the first judge_run.
 # JUDGE_KEEP=1 keeps W (its path is printed) to look at.
@@ -163,11 +174,11 @@ answer_outside() {
     done < "$1" | LC_ALL=C sort -u
 }
 
-# answer_rules E W: the rules of step 2 for every laid file; 1 with why set.
+# answer_rules E W A: the rules of step 2 for every file laid in A; 1 with why set.
 answer_rules() {
     local e=$1 w=$2 dir lang f kind stub bad here inc=() word
     dir=$(judge_dir "$e")
-    here=$(cd "$w/answer/$dir" && pwd -P)
+    here=$(cd "$3/answer/$dir" && pwd -P)
     lang=c
     [ -f "tests/test_ex_$e.cu" ] && lang=cuda
     local v="ex_${e}_INCLUDE"
@@ -246,26 +257,29 @@ judge_hide() {
         [ ! -e "$d" ] || [ "$d" = "$root/$judge_build" ] || hide+=("$d")
     done
     export SANDBOX_HIDE SANDBOX_READ
-    SANDBOX_HIDE=$(IFS=:; echo "${hide[*]}") SANDBOX_READ=$judge_w
+    SANDBOX_HIDE=$(IFS=:; echo "${hide[*]}") SANDBOX_READ=$judge_w:$judge_a
 }
 
-# judge_steps E FOLDER W: steps 1 to 4 in W.
+# judge_steps E FOLDER W A: steps 1 to 4, the answer in A, the rest in W.
 judge_steps() {
-    local e=$1 from=$2 w=$3 dir gpu=() probe judge probe_status sandbox
+    local e=$1 from=$2 w=$3 a=$4 dir gpu=() probe judge probe_status sandbox
     dir=$(judge_dir "$e")
     sandbox=$(realpath "$judge_sandbox")
-    judge_sandbox_path=$sandbox judge_w=$w
+    judge_sandbox_path=$sandbox judge_w=$w judge_a=$a
     judge_hide
     stage=lay
-    answer_lay "$e" "$from" "$w/answer/$dir" || return
+    answer_lay "$e" "$from" "$a/answer/$dir" || return
+    answer_hash=$(judge_files "$dir" | LC_ALL=C sort | (cd "$a/answer/$dir" && xargs -d '\n' sha256sum --) |
+        sha256sum | cut -c1-16)
+    chmod -R a-w "$a" || return
     stage=rules
-    answer_rules "$e" "$w" || return
+    answer_rules "$e" "$w" "$a" || return
     stage=compile
     probe=$w/ex_${e}_probe judge=$judge_build/tests/ex_${e}_stub
     # built in the sandbox too: whatever the preprocessor is made to take in the
     # test's own context (#ifdef EX_DIR ...), a model answer cannot be read
     mkdir -p "$w/build-tmp" || return
-    if ! "$sandbox" --write "$w" -- make --no-print-directory -s BUILD="$judge_build" PROBE_ROOT="$w/answer" PROBE_OUT="$w" \
+    if ! "$sandbox" --write "$w" -- make --no-print-directory -s BUILD="$judge_build" PROBE_ROOT="$a/answer" PROBE_OUT="$w" \
         -o "$judge_build/libcommon.a" -o "$judge_build/nvcc-config.txt" -o "$judge_build/clang-config.txt" \
         -o "$judge_build/registry.sh" -o "$judge_build/registry.h" "$probe" > "$w/build.log" 2>&1; then
         [ -f "$w/build.log" ] || { judge_fail compile "the grader's own folder $w vanished while grading (something removed it): not your code; grade again"; return; }
@@ -280,7 +294,7 @@ judge_steps() {
         --timeout "${JUDGE_TIMEOUT:-900}" -- "$probe" 3> "$w/trace" < /dev/null > "$w/probe.log" 2>&1)
     probe_status=$?
     mkdir -p "$w/judge-tmp" || return
-    VERDICT_INPUT=$w/trace verdict_run "$judge" "${gpu[@]}" TMPDIR="$w/judge-tmp" HARNESS_JUDGE_FD=3 HARNESS_EX_DIR="$w/answer/$dir" \
+    VERDICT_INPUT=$w/trace verdict_run "$judge" "${gpu[@]}" TMPDIR="$w/judge-tmp" HARNESS_JUDGE_FD=3 HARNESS_EX_DIR="$a/answer/$dir" \
         HARNESS_SANDBOX="$sandbox" HARNESS_PROBE_BIN="$probe"
     notes=$(sed -n 's/^harness-note: //p' <<<"$out")
     if [ "$verdict" = fail ] && [ "$probe_status" -ge 124 ]; then
@@ -292,17 +306,22 @@ judge_steps() {
 
 # judge_cleanup: removes the folder of a grading cut short (grade.sh's and
 # run_tests.sh's traps call it).
-judge_cleanup() { [ -z "${judge_current_w:-}" ] || [ -n "${JUDGE_KEEP:-}" ] || rm -rf "$judge_current_w"; }
+judge_cleanup() {
+    [ -z "${judge_current_w:-}" ] || [ -n "${JUDGE_KEEP:-}" ] || judge_remove "$judge_current_w" "$judge_current_a"
+}
+# judge_remove W A: both folders (A is read-only: made writable first).
+judge_remove() { chmod -R u+w -- "$2" 2>/dev/null; rm -rf -- "$1" "$2"; }
 
 # judge_run E FOLDER: see the top of this file.
 judge_run() {
-    local w
+    local w a
     judge_registry
-    notes='' stage=lay
-    mkdir -p "$judge_root" && chmod 700 "$judge_root" && w=$(mktemp -d "$judge_root/$1.XXXXXX") ||
-        { judge_fail lay "the grader cannot make its folder in $judge_root"; return; }
-    judge_current_w=$w
-    judge_steps "$1" "$2" "$w"
-    if [ -n "${JUDGE_KEEP:-}" ]; then echo "judge: kept $w" >&2; else rm -rf "$w"; fi
-    judge_current_w=
+    notes='' stage=lay answer_hash=''
+    mkdir -p "$judge_root" && chmod 700 "$judge_root" && w=$(mktemp -d "$judge_root/$1.XXXXXX") &&
+        a=$(mktemp -d "$judge_root/$1.XXXXXX") ||
+        { judge_fail lay "the grader cannot make its folders in $judge_root"; return; }
+    judge_current_w=$w judge_current_a=$a
+    judge_steps "$1" "$2" "$w" "$a"
+    if [ -n "${JUDGE_KEEP:-}" ]; then echo "judge: kept $w and $a" >&2; else judge_remove "$w" "$a"; fi
+    judge_current_w=''
 }

@@ -8,7 +8,9 @@
 # statistics (registers, grid and block), occupancy, speed of light (compute
 # and memory throughput; the SM Frequency the kernel ran at), scheduler
 # statistics (active, eligible and issued warps), warp-state stalls,
-# local-memory traffic and FP64 instruction counts.
+# local-memory traffic and FP64 instruction counts. The whole report ncu
+# wrote is kept too, as mine/profiles/<machine>/<chapter>_<stage>.ncu-rep
+# (git-ignored; PROFILE_REP_DIR=folder: elsewhere), for ncu --import or the GUI.
 # The kernel to profile is the stage's row's (./chNN --list-stages, third
 # column: its name as Nsight Compute writes it, "tiled_float4_kernel<(int)3>",
 # or a part of it), run as make bench runs it (the chapter's standard
@@ -20,6 +22,7 @@
 # slow the very launch a sweep chooses by. A first, light pass of ncu (launch
 # statistics only) counts the launches; the second profiles the last.
 set -u
+case ${1:-} in -h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;; esac
 ch=${1:-}
 stage=${2:-}
 if [ -z "$ch" ] || [ -z "$stage" ]; then echo "usage: make profile CH=chNN STAGE=name" >&2; exit 2; fi
@@ -55,6 +58,13 @@ count_launches() {
 dir=data/profiles/$MACHINE
 mkdir -p "$dir"
 out=$dir/${ch}_${stage}.txt
+# The whole report as ncu wrote it (.ncu-rep: every section, for the GUI or
+# ncu --import), a few MB each, so kept beside your other results in the
+# git-ignored mine/profiles/<machine>/ (PROFILE_REP_DIR: elsewhere), not in data/.
+rep_dir=${PROFILE_REP_DIR:-mine/profiles/$MACHINE}
+mkdir -p "$rep_dir" || exit 1
+rep=$rep_dir/${ch}_${stage}.ncu-rep
+rep_tmp=$rep_dir/${ch}_${stage}.$$.tmp.ncu-rep
 # The counted work the book's rates and rooflines use: bytes moved at DRAM and
 # L2, cycles the SMs were active and elapsed, instructions issued per active
 # cycle, and thread-level instructions (for active lanes).
@@ -83,17 +93,26 @@ launches=$(count_launches) || exit 1
     provenance_lines
     echo "# SM clock at the start: ${clock:-unknown} (nvidia-smi: current, max); the kernel's own is ncu's SM Frequency below"
     echo "# command: ${command[*]}; kernel $kernel, launch $launches of $launches (the last: the check run after the timed runs)"
+    echo "# ncu report: $rep (not committed: ncu --import it for every section)"
 } > "$out.tmp"
 "$ncu" --clock-control none --kernel-name-base demangled --kernel-name "$kernel" --launch-skip $((launches - 1)) --launch-count 1 --section LaunchStats --section Occupancy \
-    --section SpeedOfLight --section SchedulerStats --section WarpStateStats --section ComputeWorkloadAnalysis --metrics "$metrics" "${command[@]}" >> "$out.tmp" 2>&1
+    --section SpeedOfLight --section SchedulerStats --section WarpStateStats --section ComputeWorkloadAnalysis --metrics "$metrics" \
+    --export "$rep_tmp" --force-overwrite "${command[@]}" >> "$out.tmp" 2>&1
 status=$?
+# An ncu that writes the report file instead of printing it: the same details page, read back from the file.
+if [ $status -eq 0 ] && ! grep -q "Registers Per Thread" "$out.tmp" && [ -s "$rep_tmp" ]; then
+    "$ncu" --import "$rep_tmp" --page details >> "$out.tmp" 2>&1
+    status=$?
+fi
 # Kept only when ncu profiled the kernel: a failed run leaves the last good report.
 if [ $status -ne 0 ] || ! grep -q "Registers Per Thread" "$out.tmp"; then
     mv "$out.tmp" "$out.failed"
+    rm -f "$rep_tmp"
     echo "profile: $ch $stage: ncu exit $status, no kernel profiled (log: $out.failed); $out left as it was" >&2
     exit 1
 fi
 mv "$out.tmp" "$out"
 echo "profile: $out"
+if [ -s "$rep_tmp" ]; then mv -f "$rep_tmp" "$rep" && echo "profile: $rep (ncu --import $rep, or Nsight Compute's window)"; fi
 grep -E 'Eligible Warps|Issued Warp|Warp Cycles Per Issued|bank_conflicts|Registers Per Thread|Achieved Occupancy|Theoretical Occupancy|Compute \(SM\) Throughput|Memory Throughput|DRAM Throughput|dadd|dfma|dmul|ffma|local_op|per_inst_executed|Block Size' "$out" | sed 's/^/  /'
 exit $status

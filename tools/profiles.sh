@@ -4,6 +4,7 @@
 # data/profiles/<machine>/ (the device named in each report, with the commit
 # and one run id for them all: BENCH_RUN_ID, or a new one). Needs ncu and a GPU.
 set -u
+case ${1:-} in -h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;; esac
 requested=${CHAPTERS:-}
 eval "$(make -s print-registry)" || exit 2
 [ -n "$requested" ] && CHAPTERS=$requested

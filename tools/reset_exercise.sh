@@ -10,6 +10,8 @@
 # says so. Usage: reset_exercise.sh EX-TEXT EXERCISE:FOLDER...  (the registry's
 # exercises, each with its folder under exercises/, as the Makefile passes them)
 set -u
+# --help: the comment above, as the usage text.
+case ${1:-} in -h | --help) sed -n '2,/^set -u$/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
 tool=reset
 . "$(dirname "$0")/exercise_names.sh"
 text=$1
@@ -35,6 +37,11 @@ list_files() { # FOLDER: the files in it, one line
 reset_folder() {
     local dir=$1 ex=$2 saved stamp sharing="" e
     new=exercises/.reset-$dir.$$
+    if [ -L "exercises/$dir" ]; then # moved aside, a relative link would point elsewhere; written through, the stubs would go into your folder
+        echo "reset: exercises/$dir is a symbolic link (to $(readlink "exercises/$dir")): reset puts the stubs in exercises/$dir itself," \
+            "so it leaves a link alone. Remove the link (rm exercises/$dir: your files stay where it points), then make reset EX=$ex" >&2
+        exit 1
+    fi
     for e in "${all[@]}"; do
         [ "${folder_of[$e]}" != "$dir" ] || [ "$e" = "$ex" ] || sharing+=" $e"
     done
@@ -56,7 +63,9 @@ reset_folder() {
             [ "$n" -lt 100 ] || { echo "reset: cannot make a folder under saved/ for $dir" >&2; exit 1; }
             saved=saved/$dir-$stamp-$n
         done
-        mv -T "exercises/$dir" "$saved" || { echo "reset: could not move exercises/$dir aside; left as it was" >&2; exit 1; }
+        mv -T "exercises/$dir" "$saved" || { # the folder made for it goes: nothing was saved in it
+            rmdir "$saved" 2> /dev/null; rmdir saved 2> /dev/null
+            echo "reset: could not move exercises/$dir aside; left as it was" >&2; exit 1; }
         echo "reset $ex: your files moved to $saved/: $(list_files "$saved")"
     fi
     mv "$new" "exercises/$dir" || { echo "reset: the stubs are in $new; move them to exercises/$dir yourself" >&2; new=""; exit 1; }

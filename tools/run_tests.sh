@@ -17,6 +17,7 @@
 # TEST_JOBS=N runs N binaries at once (make check-gpu does, on a many-core
 # machine); each one's lines are printed whole, in order, once it is done.
 set -u
+case ${1:-} in -h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;; esac
 . "$(dirname "$0")/judge.sh"
 passed=0 failed=0 skipped=0 mode=suites
 jobs=${TEST_JOBS:-1}

@@ -16,13 +16,22 @@
 # It is made beside DEST and renamed to it when complete.
 # Usage: student_release.sh DEST
 set -u
+# --help: the comment above, as the usage text.
+case ${1:-} in -h | --help) sed -n '2,/^set -u$/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
 me=student-release
 dest=${1:-}
 [ -n "$dest" ] || { echo "usage: make student-release DEST=path   (a folder that does not exist yet, or an empty one)" >&2; exit 2; }
-if [ -e "$dest" ] && { [ ! -d "$dest" ] || [ -n "$(ls -A "$dest")" ]; }; then
-    echo "$me: $dest exists and is not an empty folder: give a new one" >&2
+# DEST=new/ is the folder new: the copy is made beside it (new.tmp.PID), not in it.
+while [ "$dest" != / ] && [ "${dest%/}" != "$dest" ]; do dest=${dest%/}; done
+# A new path, or an empty folder (replaced by the copy); a symbolic link, even
+# to an empty folder or to nothing, is refused: the rename would replace the
+# link, not fill the folder it names.
+if [ -L "$dest" ] || { [ -e "$dest" ] && { [ ! -d "$dest" ] || [ -n "$(ls -A "$dest")" ]; }; }; then
+    echo "$me: $dest exists and is not an empty folder$([ -L "$dest" ] && echo " (a symbolic link to '$(readlink "$dest")')"): give a new one" >&2
     exit 2
 fi
+[ "$dest" != / ] && [ -d "$(dirname "$dest")" ] && [ -w "$(dirname "$dest")" ] ||
+    { echo "$me: $dest: its folder '$(dirname "$dest")' does not exist or cannot be written: nothing made" >&2; exit 2; }
 git rev-parse --verify -q HEAD > /dev/null || { echo "$me: not a git checkout with a commit: the release is made from the tracked files" >&2; exit 2; }
 [ -d solutions ] || { echo "$me: no solutions/ here: this is already a student release" >&2; exit 2; }
 tools/stubs_manifest.sh check > /dev/null 2>&1 ||
@@ -49,10 +58,23 @@ last_hint_withheld() {
                 done = 1 }' "$1"
 }
 
+# readme_for_release: the README (stdin) with each sentence about solutions/
+# and tests/wrong/, which the release leaves out, made true of the release.
+readme_for_release() {
+    perl -0pe '
+        s/the exercise tests run against `solutions\/`/the exercise tests are not run here (they need `solutions\/`, which is not in a student release)/;
+        s/^\| `make check-exercises` \|.*$/| `make check-exercises` | not in a student release: it proves the solutions (left out) pass; `make grade` grades your answers |/m;
+        s/^\| `make student-release [^|]*\|.*$/| `make student-release DEST=path` | not in a student release (it needs `solutions\/`, left out) |/m;
+        s/answers are in `solutions\/` \(look after you try\)\. The graders are tested too:\n`tests\/wrong\/.*?rejected\./answers are not in this student release (`solutions\/` and `tests\/wrong\/` are left out: ask your teacher)./s;
+        s/`make check` tests `solutions\/`, and only `make grade` reads your answers\./`make check` reads none of your answers (the exercise tests need `solutions\/`, not in a student release); only `make grade` reads them./;
+        s/solutions\/chNN\/: the answers/(solutions\/: not in a student release)/;
+    '
+}
+
 source_commit=$(git rev-parse --short HEAD)
 work=$dest.tmp.$$
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$work" || exit 2
+trap 'rm -rf "$work" "$work.check.log"' EXIT
+mkdir "$work" || exit 2
 while IFS= read -r -d '' f; do
     left_out "$f" && continue
     [ -e "$f" ] || [ -L "$f" ] || continue # deleted here, not yet committed
@@ -79,8 +101,14 @@ done
     echo "> each exercise are left out; what the README says of them does not apply here. \`make grade\`"
     echo "> grades your answers, \`make hint EX=chNN\` gives a hint, \`make reset EX=chNN\` puts a stub back."
     echo
-    cat README.md
+    readme_for_release < README.md
 } > "$work/README.md" || exit 1
+# Every line the README still has about solutions/ must say it is left out.
+if grep -n 'solutions/' "$work/README.md" | grep -v 'left out\|not in' > "$work/.untrue"; then
+    echo "$me: README.md says of solutions/ what is untrue of a release (rewrite it in readme_for_release):" >&2
+    sed 's/^/README.md:/' "$work/.untrue" >&2
+    exit 1
+fi
 
 # One commit, in the object format of this repository, so the manifest's ids are the same.
 format=$(git rev-parse --show-object-format 2> /dev/null || echo sha1)
@@ -96,8 +124,25 @@ format=$(git rev-parse --show-object-format 2> /dev/null || echo sha1)
     done < exercises/STUBS
 ) || { echo "$me: making the release's git repository failed" >&2; exit 1; }
 
+# The release proven as its students meet it: the README's test command, make
+# check (RELEASE_CHECK=COMMAND: another, e.g. a quicker one while working on
+# this script), run in the copy; what it built is cleaned away after (git
+# clean: the copy held only its commit's files). A release that fails it is
+# not made.
+check=${RELEASE_CHECK:-make check}
+echo "$me: running '$check' in the release before it is handed over (make check: many minutes)"
+(cd "$work" && unset MAKEFLAGS MAKELEVEL && bash -c "$check") > "$work.check.log" 2>&1 || {
+    tail -n 40 "$work.check.log" >&2
+    echo "$me: '$check' failed in the release (its last lines above): no release made" >&2
+    exit 1
+}
+rm -f "$work.check.log"
+git -C "$work" clean -fdxq && [ -z "$(git -C "$work" status --porcelain)" ] ||
+    { echo "$me: the release's files changed under '$check': $(git -C "$work" status --porcelain | head -n 3)" >&2; exit 1; }
+
 [ ! -d "$dest" ] || rmdir "$dest" || exit 1
 mv "$work" "$dest" || { echo "$me: could not rename $work to $dest" >&2; exit 1; }
 trap - EXIT
 echo "$me: $dest: the course for students, one commit ($(git -C "$dest" rev-parse --short HEAD)), from $source_commit$(git diff --quiet HEAD || echo ' with uncommitted changes')"
+echo "$me: '$check' passed in the release"
 echo "$me: left out: solutions/ ($(git ls-files solutions | wc -l) files), tests/wrong/ ($(git ls-files tests/wrong | wc -l) wrong answers), the last hint of $hints exercises, tests/odd_path.sh, tools/student_release.sh and .ci/"

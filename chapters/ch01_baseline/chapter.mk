@@ -21,6 +21,8 @@ ch01: $(BUILD)/ch01/main.o $(BUILD)/ch01/card.o $(LIBCOMMON)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(PNG_LIBS) $(LDLIBS_BASE)
 ex_ch01_WHAT := the card's vector functions: add, scale, dot, cross, normalize, reflect
 ex_ch01_ON := CPU (values; no double-precision instruction in the assembly, from `cc -O0 -S`)
+# built -O0, test and answer: the assembly graded is the one that ran, and -O2 folds a float-double-float away
+ex_ch01_CFLAGS := -O0
 ch01_BENCH_ARGS := --spp 2 --repeat 5
 ch01_STUDY := $(ch01_DIR)/study.sh
 ch01_BOOK_EXTRA := $(ch01_DIR)/book_extra.sh

@@ -93,7 +93,7 @@ int main(int argc, char **argv)
         run r = {.spp = (int)opt.spp};
         progress_job_init(&r.render, stages[i].run, &img, r.spp, stages[i].info.name, opt.quiet);
         measure_result m;
-        measure_stage(&(measure_plan){.run = progress_job_run, .check = check_run, .context = &r,
+        measure_stage(&(measure_plan){.name = stages[i].info.name, .run = progress_job_run, .check = check_run, .context = &r,
                                       .repeat = (int)opt.repeat, .check_each_run = 1}, &m);
         progress_job_free(&r.render);
         if (opt.images && image_write_stage(&img, opt.images, "ch01", stages[i].info.name) != 0)

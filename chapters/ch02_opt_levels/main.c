@@ -103,7 +103,7 @@ int main(int argc, char **argv)
         run r = {.ref = &ref, .is_reference = i == 0};
         progress_job_init(&r.render, s->run, &img, (int)opt.spp, s->info.name, opt.quiet);
         measure_result m;
-        measure_stage(&(measure_plan){.run = progress_job_run, .check = check_run, .context = &r,
+        measure_stage(&(measure_plan){.name = s->info.name, .run = progress_job_run, .check = check_run, .context = &r,
                                       .repeat = (int)opt.repeat, .check_each_run = 1}, &m);
         progress_job_free(&r.render);
         if (opt.images && image_write_stage(&img, opt.images, "ch02", s->info.name) != 0)

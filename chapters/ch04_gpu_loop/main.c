@@ -84,7 +84,7 @@ int main(int argc, char **argv)
         kernel_info k;
         r.fn = s->run, r.flags = s->flags, r.info = &k;
         measure_result m;
-        measure_stage(&(measure_plan){.reset = poison, .run = render, .check = check, .timer = cuda_time_ms,
+        measure_stage(&(measure_plan){.name = s->info.name, .reset = poison, .run = render, .check = check, .timer = cuda_time_ms,
                                       .context = &r, .repeat = (int)opt.repeat}, &m);
         if (opt.images && image_write_stage(&r.host, opt.images, spec.program, s->info.name) != 0)
             return EXIT_CHECK_FAIL;

@@ -97,7 +97,7 @@ static void measure_at(run *r, const stage *s, int at, int repeat, kernel_info *
     else
         use_lanes(r, lane_counts[at]);
     r->fn = s->run, r->flags = s->flags, r->info = k;
-    measure_stage(&(measure_plan){.reset = poison, .run = render, .check = check, .timer = cuda_time_ms,
+    measure_stage(&(measure_plan){.name = s->info.name, .reset = poison, .run = render, .check = check, .timer = cuda_time_ms,
                                   .context = r, .repeat = repeat}, m);
 }
 

@@ -77,7 +77,7 @@ void run_measure(report *rep, run *r, int repeat)
 {
     int gpu = r->info->where == STAGE_GPU, ruled = !gpu && r->host->rate > 0;
     measure_result m;
-    measure_stage(&(measure_plan){.reset = poison_sum, .run = run_stage, .check = check_sum, .context = r,
+    measure_stage(&(measure_plan){.name = r->info->name, .reset = poison_sum, .run = run_stage, .check = check_sum, .context = r,
                                   .timer = gpu ? cuda_time_ms : NULL, .repeat = repeat ? repeat : gpu ? 20 : CPU_STAGE_REPEAT,
                                   .ruler = ruled ? read_ceiling_pass : NULL,
                                   .ruler_work = ruled ? (double)(r->n * sizeof(int)) : 0}, &m);

@@ -52,7 +52,7 @@ static report_row *measure_row(report *rep, problem *p, const stage *s, const ro
         p->out = &out;
     }
     measure_result m;
-    measure_stage(&(measure_plan){.reset = reset_bodies, .run = run_steps, .check = check_forces, .context = p,
+    measure_stage(&(measure_plan){.name = s->info.name, .reset = reset_bodies, .run = run_steps, .check = check_forces, .context = p,
                                   .timer = s->info.where == STAGE_GPU ? cuda_time_ms : NULL,
                                   .repeat = (int)plan->opt->repeat, .ruler = p->fma ? fma_ceiling_pass : NULL,
                                   .ruler_work = p->fma ? pass_flops(p) : 0},

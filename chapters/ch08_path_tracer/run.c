@@ -284,7 +284,7 @@ void run_measure(report *rep, run *r, const stage *s, int repeat, const char *de
     kernel_info k;
     run_begin_stage(r, s->info.name, s->kernel, block_shapes[shape][0], block_shapes[shape][1], &k);
     measure_result m;
-    measure_stage(&(measure_plan){.reset = poison, .run = render, .check = check, .context = r,
+    measure_stage(&(measure_plan){.name = s->info.name, .reset = poison, .run = render, .check = check, .context = r,
                                   .timer = cpu ? NULL : cuda_time_ms, .repeat = cpu ? 2 : repeat,
                                   .check_each_run = cpu}, &m);
     double samples = (double)r->width * r->height * r->spp, ms = m.times.median;

@@ -302,7 +302,7 @@ void run_stage(run *r, const ch09_stage *s, report *rep, const char *device)
 {
     r->s = s;
     measure_result m;
-    measure_stage(&(measure_plan){.reset = poison, .run = launch, .check = check, .timer = cuda_time_ms,
+    measure_stage(&(measure_plan){.name = s->info.name, .reset = poison, .run = launch, .check = check, .timer = cuda_time_ms,
                                   .context = r, .repeat = r->repeat}, &m);
     double value, ms = m.times.median;
     const char *unit;

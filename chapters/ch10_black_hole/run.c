@@ -188,7 +188,7 @@ static int run_gpu(report *rep, run *r, const stage *s)
     int ops;
     compiled c = run_load_stage(r, s, r->device, &ops);
     measure_result m;
-    measure_stage(&(measure_plan){.reset = poison, .run = launch, .check = check, .timer = cuda_time_ms,
+    measure_stage(&(measure_plan){.name = s->info.name, .reset = poison, .run = launch, .check = check, .timer = cuda_time_ms,
                                   .context = r, .repeat = r->repeat}, &m);
     run_unload_stage(r);
     double rays = (double)r->width * r->height;
@@ -255,7 +255,7 @@ static int run_cpu(report *rep, run *r, const stage *s)
         }
     }
     measure_result m;
-    measure_stage(&(measure_plan){.reset = cpu_poison, .run = cpu_stage_render, .check = cpu_stage_check,
+    measure_stage(&(measure_plan){.name = s->info.name, .reset = cpu_poison, .run = cpu_stage_render, .check = cpu_stage_check,
                                   .context = &j, .repeat = r->repeat}, &m);
     double rays = (double)r->width * r->height;
     report_row *row = report_measured(rep, s->info.name, r->threads, &m, rays / (m.times.median * 1e3), "Mrays/s",

@@ -47,6 +47,20 @@ static const cli_spec spec = {
              "without a GPU: min(n, 16384)), --steps 2, --repeat 3. Rates count 20 flops per interaction.",
 };
 
+/* How many ranks this run has, as the launcher tells each before MPI_Init
+ * (Open MPI: OMPI_COMM_WORLD_SIZE; MPICH, Slurm's PMI: PMI_SIZE), or 1 run
+ * alone. A launcher that says neither is checked after MPI_Init (main). */
+static long long launched_ranks(void)
+{
+    const char *size = getenv("OMPI_COMM_WORLD_SIZE");
+    if (!size)
+        size = getenv("PMI_SIZE");
+    long long ranks = 1;
+    if (size && cli_parse_long(size, 1, 1 << 20, &ranks) != NULL)
+        ranks = 1 << 20; /* unreadable: let MPI_Comm_size decide, after MPI_Init */
+    return ranks;
+}
+
 /* The command line and every check of it, before cli_begin_work (MPI_Init
  * is work). Every rank refuses bad input with its error line and exit 2: a
  * rank cannot know, before MPI_Init, whether a rank 0 shares its command line
@@ -74,6 +88,10 @@ static void check_input(cli_options *opt, int argc, char **argv, long long *inje
                        : at && at - inject == 5 && !strncmp(inject, "stall", 5) ? 2 : 0;
         if (!*inject_kind || cli_parse_long(at + 1, 0, 65535, inject_rank))
             cli_usage_error(&spec, "--inject '%s': give fail@R or stall@R, R a rank", inject);
+        long long ranks = launched_ranks();
+        if (*inject_rank >= ranks) /* a fault no rank injects: the test it serves would pass for nothing */
+            cli_usage_error(&spec, "--inject '%s': there is no rank %lld: this run has %lld rank%s (0 to %lld)", inject,
+                            *inject_rank, ranks, ranks == 1 ? "" : "s", ranks - 1);
     }
 }
 
@@ -88,6 +106,14 @@ int main(int argc, char **argv)
     MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)); /* errors reach MPI_CHECK's file:line */
     ranks_problem p = {.steps = (int)opt.steps, .timeout = (double)timeout_s};
     ranks_setup(&p, opt.n, (int)opt.quiet);
+    if (inject_rank >= p.ranks) { /* a launcher that did not say how many ranks (launched_ranks) */
+        if (p.rank == 0)
+            fprintf(stderr, "ch11: error: --inject '%s': there is no rank %lld: this run has %d ranks\n", inject,
+                    inject_rank, p.ranks);
+        ranks_teardown(&p);
+        MPI_Finalize();
+        return CLI_EXIT_USAGE;
+    }
     p.inject = p.rank == inject_rank ? inject_kind : 0;
     char device[256];
     report rep;

@@ -37,7 +37,7 @@ int measure_row(report *rep, ranks_problem *p, const rank_stage *s, int repeat, 
     p->timed = (phases){0, 0, 0}, p->timed_runs = 0;
     ranks_open(p);
     measure_result m;
-    measure_stage(&(measure_plan){.reset = ranks_reset, .run = ranks_run, .check = ranks_check,
+    measure_stage(&(measure_plan){.name = s->info.name, .reset = ranks_reset, .run = ranks_run, .check = ranks_check,
                                   .timer = ranks_time_ms, .context = p, .repeat = repeat}, &m);
     phases sum = {0, 0, 0};
     deadline_begin(p, "MPI_Reduce (the phases)");

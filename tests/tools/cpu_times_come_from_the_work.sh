@@ -32,15 +32,32 @@ for run in "./ch03 --stage rng-local-dynamic --width 32 --height 32 --spp 1" \
     t=$(fastest $run) || fail "${t#FAIL: }"
     awk -v t="$t" 'BEGIN { exit !(t < 19) }' || fail "$run: the fastest of 5 runs reports $t ms (a polling nap's 20 ms, not the work's time)"
 done
-# Threads that cannot start: run as an ordinary user with a process limit of 1.
-if command -v setpriv > /dev/null && command -v prlimit > /dev/null &&
-    setpriv --reuid=65534 --regid=65534 --clear-groups true 2> /dev/null; then
-    cp ch06 ch07 ch08 ch10 "$scratch/" && chmod -R a+rwx "$scratch"
+# Threads that cannot start: run as an ordinary user (uid 65534) with a
+# process limit of 1 (root's limit would not bind). That user may not read the
+# checkout (a clone in root's home, or under mktemp -d: mode 0700), so what the
+# runs read is copied to a folder it can: the programs and ch08's scene, given
+# with --scene (its default scene's path is the checkout's). Every program
+# must still start, so each failure below is its threads' and nothing else's.
+as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+# open_folder: a new folder uid 65534 can enter, in TMPDIR if that user can reach it, else in /tmp.
+open_folder() {
+    local base d
+    for base in "${TMPDIR:-/tmp}" /tmp; do
+        d=$(mktemp -d "$base/cpu-times.XXXXXX" 2> /dev/null) || continue
+        chmod 0777 "$d" && as_nobody test -w "$d" && { echo "$d"; return 0; }
+        rm -rf "$d"
+    done
+    return 1
+}
+if command -v setpriv > /dev/null && command -v prlimit > /dev/null && as_nobody true 2> /dev/null; then
+    open=$(open_folder) || fail "no folder uid 65534 can write in (TMPDIR=${TMPDIR:-unset}, /tmp)"
+    trap 'rm -rf "$scratch" "$open"' EXIT
+    cp ch06 ch07 ch08 ch10 data/scenes/cornell.txt "$open/" && chmod -R a+rwX "$open" || fail "cannot copy the programs to $open"
     for run in "ch06 --stage cpu-threads --n 1000" "ch07 --stage cpu-simd-threads --n 100" \
-               "ch08 --stage cpu-threads --width 4 --height 4 --spp 4 --out $scratch/y.ppm" \
-               "ch10 --stage cpu-threads --width 4 --height 4 --out $scratch/y.ppm"; do
+               "ch08 --stage cpu-threads --width 4 --height 4 --spp 4 --scene cornell.txt --out y.ppm" \
+               "ch10 --stage cpu-threads --width 4 --height 4 --out y.ppm"; do
         # shellcheck disable=SC2086
-        said=$(cd "$scratch" && setpriv --reuid=65534 --regid=65534 --clear-groups prlimit --nproc=1 ./$run --threads 3 --quiet 2>&1) &&
+        said=$(cd "$open" && as_nobody prlimit --nproc=1 ./$run --threads 3 --quiet 2>&1) &&
             fail "$run with threads that cannot start exited 0: $(tail -n 1 <<<"$said")"
         grep -qE "error: cannot start thread 1 of [0-9]+: " <<<"$said" || fail "$run with threads that cannot start says: $said"
     done

@@ -12,6 +12,7 @@
 set -u
 if [ "${1:-}" = --can-run ]; then
     command -v patch > /dev/null || { echo "patch is not installed (the forged answer is a patch)"; exit 77; }
+    [ -d solutions ] || { echo "no solutions/ here (a student release): this test grades ch01's solution"; exit 77; }
     exit 0
 fi
 . "$(dirname "$0")/lib.bash"
@@ -32,8 +33,8 @@ grade() {
     make --no-print-directory grade EX="${3:-ch01}" STUDENT="$1" GRADE_OUT="$2" > "$scratch/said" 2>&1
     rc=$?
 }
-# field FILE ROW COLUMN: one field of a result (a row with no quote inside a field).
-field() { awk -F'","' -v r="$2" -v c="$3" 'NR == r + 1 {gsub(/^"|"$/, ""); print $c}' "$1"; }
+# field FILE ROW COLUMN: one field of a result (RFC 4180, as collect-grades reads it).
+field() { python3 -c 'import csv, sys; print(list(csv.reader(open(sys.argv[1])))[int(sys.argv[2])][int(sys.argv[3]) - 1])' "$@"; }
 
 # Refused before anything is built: no ex_ch01 binary may appear.
 refused() { # WHY STUDENT FILE: must exit 2, say WHY, write FILE not, build nothing
@@ -46,6 +47,11 @@ refused 'needs STUDENT' '' "$out/a.csv"
 refused 'control character' $'ann\033[2J' "$out/a.csv"
 refused 'at most 64' "$(printf 'x%.0s' {1..65})" "$out/a.csv"
 refused 'formula' '=HYPERLINK("x")' "$out/a.csv"
+refused 'may hold only' 'Ann "A", 3' "$out/a.csv"
+refused 'may hold only' $'abc\u202edef' "$out/a.csv" # a right-to-left override: shown reversed
+refused 'may hold only' $'caf\xe9' "$out/a.csv"      # not UTF-8
+refused 'may hold only' '$(shell touch pwned)' "$out/a.csv"
+[ ! -e pwned ] || fail "STUDENT's text ran as make code"
 refused 'no folder' ann "$out/missing/a.csv"
 echo old > "$out/ro.csv" && chmod 444 "$out/ro.csv"
 refused 'read-only' ann "$out/ro.csv"
@@ -61,14 +67,16 @@ refused 'not a grade file' ann Makefile
 [ -z "$(find "$out" -mindepth 1 ! -name ro.csv ! -name link.csv)" ] || fail "a refused run left files: $(ls -A "$out")"
 
 # The stub: failed, with the got/want lines grade printed.
-grade 'Ann "A", 3' "$out/stub.csv" "ch01 ch01"
+grade ann.x@uni.edu "$out/stub.csv" "ch01 ch01"
 [ "$rc" = 2 ] || fail "make grade of the stub exited $rc: $(cat "$scratch/said")"
 grep -q 'of 1$' "$scratch/said" || fail "EX=\"ch01 ch01\" did not grade ch01 once: $(tail -n 1 "$scratch/said")"
-[ "$(head -n 1 "$out/stub.csv")" = student,commit,machine,gpu,date,exercise,verdict,messages ] ||
+[ "$(head -n 1 "$out/stub.csv")" = student,commit,machine,gpu,date,exercise,verdict,messages,answer ] ||
     fail "the header is $(head -n 1 "$out/stub.csv")"
 [ "$(stat -c %a "$out/stub.csv")" = "$(printf '%o' $((0666 & ~0$(umask))))" ] ||
     fail "a new result's mode is $(stat -c %a "$out/stub.csv"), not what the umask gives"
-grep -q '^"Ann ""A"", 3","' "$out/stub.csv" || fail "the student field is not quoted as RFC 4180 says: $(sed -n 2p "$out/stub.csv")"
+grep -q '^"ann.x@uni.edu","' "$out/stub.csv" || fail "the student field is not quoted as RFC 4180 says: $(sed -n 2p "$out/stub.csv")"
+stub_answer=$(field "$out/stub.csv" 1 9)
+[[ $stub_answer =~ ^[0-9a-f]{16}$ ]] || fail "the answer's hash is '$stub_answer', not 16 hex digits"
 [ "$(field "$out/stub.csv" 1 2)" = "$head" ] || fail "commit is $(field "$out/stub.csv" 1 2), not $head"
 [ "$(field "$out/stub.csv" 1 3)" = "$(tools/machine.sh)" ] || fail "machine is $(field "$out/stub.csv" 1 3)"
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1)
@@ -80,21 +88,28 @@ gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1)
 printed=$(grep -m1 'vec_scale' "$scratch/said" | sed 's/^ *//')
 [ -n "$printed" ] && grep -qxF "$printed" "$out/stub.csv" || fail "the failure line grade printed ($printed) is not in the file"
 
-# The solution: passed, over the same file (replaced; its mode kept), the commit dirty.
+# The solution: passed, over the same file (replaced; its mode kept), another
+# answer hash; the commit not dirty (answers are meant to change), but dirty
+# once a course file outside exercises/ differs.
 cp solutions/ch01/*.c exercises/ch01/ || exit 1
 chmod 640 "$out/stub.csv"
 grade ann "$out/stub.csv"
 [ "$rc" = 0 ] || fail "make grade of the solution exited $rc: $(cat "$scratch/said")"
 [ "$(field "$out/stub.csv" 1 7)" = passed ] || fail "the solution's verdict: $(sed -n 2p "$out/stub.csv")"
-[ "$(field "$out/stub.csv" 1 2)" = "$head-dirty" ] || fail "commit with a changed answer is $(field "$out/stub.csv" 1 2)"
+[ "$(field "$out/stub.csv" 1 2)" = "$head" ] || fail "commit with only an answer changed is $(field "$out/stub.csv" 1 2), not $head"
 [ "$(stat -c %a "$out/stub.csv")" = 640 ] || fail "the replaced file's mode is $(stat -c %a "$out/stub.csv"), not 640"
+want=$(cd exercises/ch01 && sed -n 's|^[0-9a-f]* exercises/ch01/||p' ../STUBS | LC_ALL=C sort | xargs sha256sum -- | sha256sum | cut -c1-16)
+[ "$(field "$out/stub.csv" 1 9)" = "$want" ] && [ "$want" != "$stub_answer" ] ||
+    fail "the solution's answer hash is $(field "$out/stub.csv" 1 9), not $want (the stub's: $stub_answer)"
+echo '# changed' >> tools/slurm/README.md
+grade ann "$out/dirty.csv"
+[ "$(field "$out/dirty.csv" 1 2)" = "$head-dirty" ] || fail "commit with a course file changed is $(field "$out/dirty.csv" 1 2)"
+git checkout -q tools/slurm/README.md
 
 # A forged pass: the output claims one, the channel does not.
 patch -s exercises/ch01/vec.c < tests/wrong/ch01/forged-result.patch || fail "cannot apply the forged answer"
-grade '$(shell touch pwned)' "$out/forged.csv"
+grade ann "$out/forged.csv"
 [ "$(field "$out/forged.csv" 1 7)" = failed ] || fail "the forged pass was recorded as: $(sed -n 2p "$out/forged.csv")"
-[ ! -e pwned ] || fail "STUDENT's text ran as make code"
-[ "$(field "$out/forged.csv" 1 1)" = '$(shell touch pwned)' ] || fail "STUDENT's text was changed: $(field "$out/forged.csv" 1 1)"
 
 # An answer that does not compile.
 echo 'this is not C' >> exercises/ch01/vec.c

@@ -65,4 +65,17 @@ make -s reset EX=ch07gpu > out 2>&1 || fail "make reset EX=ch07gpu failed: $(cat
 [ "$(cat exercises/ch07/tile_loop.cuh)" = "stub tile" ] || fail "reset EX=ch07gpu did not restore tile_loop.cuh"
 grep -q 'also holds ch07' out || fail "reset EX=ch07gpu does not say the folder holds ch07 too: $(cat out)"
 [ "$(cat saved/ch07-*/tile_loop.cuh)" = "my tile" ] || fail "the student's tile_loop.cuh was not kept"
+# exercises/ch01 a symbolic link to the student's own folder: refused, saying
+# so (the stubs would go into the student's folder, or the link be moved and
+# its relative target break), the link and the student's files as they were,
+# no empty folder left under saved/.
+mkdir -p ../elsewhere/ch01 && printf 'my own\n' > ../elsewhere/ch01/vec.c || fail "cannot make the student's folder"
+rm -rf exercises/ch01 && ln -s ../../elsewhere/ch01 exercises/ch01 || fail "cannot link exercises/ch01"
+ls saved > before.saved
+make -s reset EX=ch01 > out 2>&1 && fail "make reset EX=ch01 succeeded with exercises/ch01 a symbolic link: $(cat out)"
+grep -q 'exercises/ch01 is a symbolic link' out || fail "reset does not say exercises/ch01 is a link: $(cat out)"
+grep -q 'mv:' out && fail "reset gave mv's error, not its own: $(cat out)"
+[ -L exercises/ch01 ] && [ "$(cat exercises/ch01/vec.c)" = "my own" ] || fail "reset changed the link or the student's files"
+ls saved | cmp -s - before.saved || fail "reset left a folder under saved/: $(ls saved)"
+rm exercises/ch01 && git checkout -q -- exercises/ch01 || fail "cannot put exercises/ch01 back"
 echo "reset put the stubs back after a commit, kept the student's files in saved/, and refused what it should"

@@ -86,4 +86,34 @@ for s in "${scripts[@]}"; do
     [ -z "$said" ] || { sed "s|^|$s: |" <<<"$said"; problems=$((problems + $(wc -l <<<"$said"))); }
 done
 [ "$problems" -eq 0 ] || fail "$problems problem(s) in tools/slurm/ (above)"
-echo "${#scripts[@]} batch scripts: bash -n clean, every make target and program option exists"
+
+# The site's part: each script's partition and account are placeholders Slurm
+# ignores (##SBATCH) until edited, it sources job.bash and sets up its job
+# with job_setup, and --help prints its opening comment, exit 0.
+for f in tools/slurm/job.bash tools/slurm/site.env tools/slurm/check_in_home.sh; do bash -n "$f" || fail "$f: bash -n failed"; done
+for s in "${scripts[@]}"; do
+    grep -qx '##SBATCH --partition=EDIT-ME-partition' "$s" && grep -qx '##SBATCH --account=EDIT-ME-account' "$s" ||
+        fail "$s: no ##SBATCH --partition/--account placeholders"
+    ! grep -qE '^#SBATCH +(--partition|--account|-p|-A)' "$s" || fail "$s: a live partition or account line (sites differ: leave it a placeholder)"
+    grep -q '^\. tools/slurm/job.bash' "$s" && grep -q '^job_setup ' "$s" || fail "$s: does not source job.bash and run job_setup"
+    said=$(bash "$s" --help) || fail "$s --help exited $?"
+    [ "$(head -n 1 <<<"$said")" = "$(sed -n '2s/^# //p' "$s")" ] || fail "$s --help does not print its comment: $(head -n 2 <<<"$said")"
+done
+# job_setup in a scratch copy with a site.env of its own: the modules are
+# loaded (a stand-in module command), CUDA_ARCHS reaches make, and a missing
+# nvcc stops the job with a line that says what to edit.
+rm -f "$planted"
+scratch_copy "$PWD"
+cd "$repo" || exit 1
+printf 'COURSE_MODULES="cuda/12.4 openmpi/4.1"\nCUDA_ARCH=""\nCUDA_ARCHS="sm_80 sm_90"\n' > tools/slurm/site.env
+module() { echo "module $*" >> "$repo/module.log"; }
+export -f module; export repo
+said=$(NVCC=/nonexistent/nvcc bash -c '. tools/slurm/job.bash && job_setup grade nvcc && echo "arch $(make -s print-cuda-arch)"' 2>&1) &&
+    fail "job_setup passed without an nvcc: $said"
+grep -q 'grade: nvcc not found in this job .*set COURSE_MODULES in tools/slurm/site.env' <<<"$said" || fail "job_setup without nvcc says: $said"
+grep -qx 'module load cuda/12.4 openmpi/4.1' module.log || fail "job_setup did not load the site's modules: $(cat module.log 2> /dev/null)"
+mkdir -p bin && printf '#!/bin/sh\n' > bin/nvcc && chmod +x bin/nvcc
+said=$(NVCC=$repo/bin/nvcc bash -c '. tools/slurm/job.bash && job_setup grade nvcc && echo "arch $CUDA_ARCHS: $(make -s print-cuda-arch)"' 2>&1) ||
+    fail "job_setup with an nvcc failed: $said"
+grep -qx 'arch sm_80 sm_90: sm_80' <<<"$said" || fail "CUDA_ARCHS from site.env did not reach make: $said"
+echo "${#scripts[@]} batch scripts: bash -n clean, every make target and program option exists, site placeholders, job_setup, --help"

@@ -7,9 +7,15 @@
 # others there; the stubs are the manifest's, committed in the release's one
 # commit (the manifest's ids resolve); make -n check works and names no
 # solution; the manifest's own tests pass there; make check-exercises says it
-# is not in a student release; and make grade EX=ch01 builds and FAILs the stub. Only ch01's exercise test is
-# built (with libcommon): the release's full make check is the maintainers'
-# to run (CONTRIBUTING.md).
+# is not in a student release; and make grade EX=ch01 builds and FAILs the stub.
+# make student-release runs the release's make check in the copy before it
+# hands it over; here a reduced check (RELEASE_CHECK: common/'s suite, and
+# the one tools test that needs solutions/ skipping cleanly) stands in for it.
+# Its README says nothing of solutions/ that is untrue there. The up-front
+# check of DEST: an empty folder given with a trailing slash is taken; a
+# non-empty folder, a file, a link to an empty folder and a dangling link are
+# refused (exit 2) before anything is made; a release whose check fails
+# leaves nothing behind (neither DEST nor its scratch copy).
 set -u
 if [ "${1:-}" = --can-run ]; then
     git rev-parse --verify -q HEAD > /dev/null || { echo "not a git checkout with a commit: a release is made from its tracked files"; exit 77; }
@@ -24,7 +30,30 @@ export MAKEFLAGS= CLANG_CUDA= # not the flags of a make this runs under; no clan
 rel=$scratch/release
 norm() { tr -s ' \t' ' ' | sed 's/^ //; s/ $//'; }
 
-(cd "$root" && make -s student-release DEST="$rel") > "$scratch/make.log" 2>&1 || fail "make student-release failed: $(tail -n 5 "$scratch/make.log")"
+# Refused up front: nothing made beside or in DEST.
+mkdir -p "$scratch/full" "$scratch/empty" && : > "$scratch/full/x" && : > "$scratch/file" &&
+    ln -s empty "$scratch/link-to-empty" && ln -s nowhere "$scratch/dangling" || fail "cannot make the DEST fixtures"
+for d in full/ file link-to-empty link-to-empty/ dangling; do
+    (cd "$root" && make -s student-release DEST="$scratch/$d") > "$scratch/refused.log" 2>&1
+    rc=$?
+    [ $rc -eq 2 ] || fail "DEST=$d: exit $rc, not 2: $(tail -n 3 "$scratch/refused.log")"
+    grep -q 'exists and is not an empty folder' "$scratch/refused.log" || fail "DEST=$d: not said why: $(cat "$scratch/refused.log")"
+done
+[ -z "$(ls "$scratch/empty")" ] && [ -z "$(ls -d "$scratch"/*.tmp.* 2> /dev/null)" ] || fail "a refused DEST left files behind"
+# A release whose check fails: nothing left, DEST=new/ (the slash) included.
+(cd "$root" && make -s student-release DEST="$scratch/new/" RELEASE_CHECK='echo checking; exit 3') > "$scratch/failed.log" 2>&1 &&
+    fail "a release whose check failed was made"
+grep -q "'echo checking; exit 3' failed in the release" "$scratch/failed.log" || fail "a failed check not said: $(tail -n 3 "$scratch/failed.log")"
+[ ! -e "$scratch/new" ] && [ -z "$(ls -d "$scratch"/new.tmp.* 2> /dev/null)" ] || fail "a failed release left $(ls -d "$scratch"/new*)"
+
+mkdir "$rel" || exit 1 # an empty folder, given with a trailing slash
+check='make -s build/tests/test_common && build/tests/test_common && { bash tests/tools/grade_result_file.sh --can-run; [ $? -eq 77 ]; }'
+(cd "$root" && make -s student-release DEST="$rel/" RELEASE_CHECK="$check") > "$scratch/make.log" 2>&1 || fail "make student-release failed: $(tail -n 5 "$scratch/make.log")"
+grep -q "passed in the release" "$scratch/make.log" || fail "make student-release did not say its check passed: $(tail -n 5 "$scratch/make.log")"
+[ -z "$(ls -d "$scratch"/release?* 2> /dev/null)" ] || fail "the release left $(ls -d "$scratch"/release?*)"
+[ ! -e "$rel/build" ] || fail "the release's check left its build/ in the release"
+untrue=$(grep -n 'solutions/' "$rel/README.md" | grep -v 'left out\|not in')
+[ -z "$untrue" ] || fail "the release's README says of solutions/: $untrue"
 [ ! -e "$rel/solutions" ] || fail "the release has solutions/"
 [ ! -e "$rel/tests/wrong" ] || fail "the release has tests/wrong/"
 

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# make book (tools/book.py) on a results file with one bad line, in a scratch
+# copy holding the book fixture (tests/fixtures/book): a row whose chapter is
+# no registered chapter (a path to a script outside the course, with no stage
+# list beside it: book.py ran it as ./<chapter> --list-stages), a line of NUL
+# bytes, a row cut short, a merge-conflict marker. Each is refused (exit 1)
+# naming the file and line, with no Python traceback; the script never runs;
+# book.md is left as it was. And time linear in the input: a file of 20000
+# rows, each of its own run, is answered in seconds (a quadratic sort took
+# minutes).
+set -u
+if [ "${1:-}" = --can-run ]; then
+    command -v python3 > /dev/null || { echo "no python3: make book's generator, tools/book.py, needs it"; exit 77; }
+    exit 0
+fi
+. "$(dirname "$0")/lib.bash"
+scratch_copy "$1"
+fixture=$1/tests/fixtures/book
+cp -r "$1/common" "$repo/" || exit 1
+cd "$repo" || exit 1
+csv=data/results/GPU-F_CPU-F.csv
+mkdir -p data/results/GPU-F_CPU-F && cp "$fixture"/ch0[45]-stages.tsv data/results/GPU-F_CPU-F/ &&
+    cp "$fixture/note.txt" data/ && cp "$fixture/book.md" "$fixture/README.md" . || exit 1
+cp book.md "$scratch/book.good" || exit 1
+printf '#!/bin/sh\ntouch "%s/ran"\n' "$scratch" > "$scratch/evil.sh" && chmod +x "$scratch/evil.sh" || exit 1
+rows=$(wc -l < "$fixture/GPU-F_CPU-F.csv")
+bad=$((rows + 1))
+refused() { # WHY WANT: the fixture plus one line (on stdin), refused at file:line saying WANT
+    cp "$fixture/GPU-F_CPU-F.csv" "$csv" && cat >> "$csv" || exit 1
+    timeout 120 python3 tools/book.py > "$scratch/out" 2>&1
+    local rc=$?
+    [ $rc -eq 1 ] || fail "$1: book.py exited $rc, not 1: $(tail -n 3 "$scratch/out")"
+    grep -q Traceback "$scratch/out" && fail "$1: a Python traceback: $(tail -n 3 "$scratch/out")"
+    grep -q "$csv:$bad: .*$2" "$scratch/out" || fail "$1: not named as $csv:$bad ($2): $(tail -n 3 "$scratch/out")"
+    [ ! -e "$scratch/ran" ] || fail "$1: book.py ran the script the row named"
+    cmp -s book.md "$scratch/book.good" || fail "$1: book.md changed although book.py refused"
+}
+# (input by redirection, not a pipe: a function in a pipeline is a subshell, and its fail would not end the test)
+refused "a chapter that is a path to a script" "not a chapter" \
+    <<< "../evil.sh,cpu-one,64x64x4spp,1,2000,0.008192,Msamples/s,ok,CPU F,2026-11-01T09:00:00Z"
+refused "a line of NUL bytes" "NUL" < <(head -c 64 /dev/zero; echo)
+refused "a row cut short" "fields" <<< "ch04,loop"
+refused "a merge-conflict marker" "merge-conflict" <<< "<<<<<<< HEAD"
+
+# 20000 rows, each of its own machine and run: refused (several machines under
+# one heading), but soon.
+cp "$fixture/GPU-F_CPU-F.csv" "$csv" || exit 1
+awk 'BEGIN { for (i = 0; i < 20000; i++)
+    printf "ch04,loop,64x64x4spp,0,8,2.048,Msamples/s,ok,GPU F,2026-11-01T09:02:00Z,c%d,r%d,m%d,-,-,-,-,-,-\n", i, i, i }' >> "$csv"
+start=$(date +%s)
+timeout 60 python3 tools/book.py > "$scratch/out" 2>&1
+rc=$?
+[ $rc -ne 124 ] || fail "book.py on 20000 rows took more than 60 s (time quadratic in the rows?)"
+grep -q Traceback "$scratch/out" && fail "20000 rows: a Python traceback: $(tail -n 3 "$scratch/out")"
+echo "book.py named each malformed line by file and line, ran nothing a row named, and read 20000 rows in $(($(date +%s) - start)) s"
