@@ -343,6 +343,7 @@ help:
 	@echo "                      results.json, a chart (build/grades/; PARTS=none|half|full: what a GPU part not run counts)"
 	@echo "  make grade-class DIR=folder   a folder per student (each like exercises/), graded JOBS at once (default: every"
 	@echo "                      core), then collected as above (SHARD=I/N: one task of a Slurm job array)"
+	@echo "  make mock-class N=60 DIR=folder   a made-up class of mixed submissions, to rehearse and time make grade-class$(NOT_IN_RELEASE)"
 	@echo "  make hint EX=ch03   the next hint for an exercise (three, from where to look to nearly the code)"
 	@echo "  make reset EX=ch03  put an exercise back to its stub, even after you committed; your files are moved"
 	@echo "                      first to saved/<folder>-<date>-<time>/ (make clean leaves saved/ alone)"
@@ -618,7 +619,7 @@ reset:
 # scripts as their literal text, quoted (never as make or shell code), and
 # they check them before anything else.
 EX_TEXT := $(call sh_quote,$(value EX))
-unexport GRADE_OUT STUDENT DIR
+unexport GRADE_OUT STUDENT DIR N
 grade: check-deps
 	@BUILD=$(BUILD) GRADE_OUT=$(call sh_quote,$(value GRADE_OUT)) STUDENT=$(call sh_quote,$(value STUDENT)) \
 	  tools/grade.sh $(EX_TEXT) $(EXERCISES)
@@ -636,6 +637,11 @@ collect-grades:
 grade-class: check-deps
 	@BUILD=$(BUILD) JOBS=$(call sh_quote,$(value JOBS)) PARTS=$(call sh_quote,$(value PARTS)) \
 	  SHARD=$(call sh_quote,$(value SHARD)) tools/grade_class.sh $(call sh_quote,$(value DIR)) $(EX_TEXT) $(EXERCISES)
+# A made-up class of N submissions (model answers, stubs, the wrong answers
+# in turn) to rehearse and time make grade-class (tools/mock_class.sh).
+.PHONY: mock-class
+mock-class:
+	@tools/mock_class.sh $(call sh_quote,$(value N)) $(call sh_quote,$(value DIR)) $(EXERCISES)
 
 hint:
 	@tools/hint.sh $(EX_TEXT) $(EXERCISES)

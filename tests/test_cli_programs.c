@@ -1205,13 +1205,14 @@ START_TEST(image_outputs_of_another_kind_refused)
 }
 END_TEST
 
-/* --version: the program's name and the commit it was built from (the
- * checkout's HEAD, -dirty where its tracked files differed), exit 0; --help
- * lists it. */
+/* --version: the program's name and the commit it was built from (as
+ * tools/commit.sh names it: the checkout's HEAD, or COURSE_COMMIT for a tree
+ * copied without its history; -dirty where its tracked files differed), exit
+ * 0; --help lists it. */
 START_TEST(version_names_program_and_commit)
 {
     const char *prog = programs[_i].name;
-    int rc = harness_shell("cd %s && head=$(git rev-parse --short=7 HEAD 2>/dev/null || echo unknown) && "
+    int rc = harness_shell("cd %s && head=$(tools/commit.sh) && head=${head%%-dirty} && "
                            "./%s --version > /tmp/version.$$ 2>&1 && read -r name word commit rest < /tmp/version.$$ && "
                            "rm -f /tmp/version.$$ && [ \"$name\" = %s ] && [ \"${commit%%-dirty}\" = \"$head\" ] && "
                            "./%s --help | grep -q -e '--version'",

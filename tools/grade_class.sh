@@ -78,9 +78,10 @@ mkdir -p -- "$out/results" "$out/logs" || refuse "cannot make $out/results and $
 judge_prepare "${names[@]}"
 echo "grade-class: ${#mine[@]} students, ${#names[@]} exercises each, $jobs at once; logs in $out/logs/"
 
-# grade_student ID: one student's make grade, its result and log.
+# grade_student ID EXERCISE...: one student's make grade, its result and log.
 grade_student() {
     local id=$1 log=$out/logs/$1.log rc
+    shift
     JUDGE_PREPARED=1 ANSWERS="$dir/$id" GRADE_OUT="$out/results/$id.csv" STUDENT="$id" \
         "$here/grade.sh" "$ex_text" "$@" > "$log.tmp" 2>&1 < /dev/null
     rc=$?

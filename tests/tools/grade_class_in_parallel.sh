@@ -46,8 +46,10 @@ grep -qF '| ann | pass | 1 |' build/grades/grades.md && grep -qF '| bob | FAIL |
 [ -f build/grades/gradebook.csv ] && [ -f build/grades/gradescope/cy/results.json ] || fail "no gradebook or Gradescope results"
 
 rm -rf build/grades "$sub/not an id" "$sub/dan"
-make --no-print-directory grade-class DIR="$sub" EX=ch01 SHARD=1/2 > said 2>&1 || fail "SHARD=1/2 failed: $(cat said)"
+# (no EX: every exercise the registry lists, here only ch01)
+make --no-print-directory grade-class DIR="$sub" EXERCISES=ch01 SHARD=1/2 > said 2>&1 || fail "SHARD=1/2 failed: $(cat said)"
 [ "$(ls build/grades/results)" = bob.csv ] || fail "SHARD=1/2 of ann, bob, cy graded: $(ls build/grades/results)"
+grep -q '^0 passed, 1 failed, of 1$' build/grades/logs/bob.log || fail "without EX, bob's grading: $(tail -n 2 build/grades/logs/bob.log)"
 [ ! -e build/grades/grades.md ] && grep -q 'make collect-grades DIR=build/grades/results' said ||
     fail "a shard collected, or did not say how to: $(cat said)"
 echo "grade-class graded three students at once (passed, failed, forged pass failed), left out two folders by name, and sharded"
