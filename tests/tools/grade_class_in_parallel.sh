@@ -8,12 +8,8 @@
 # and Gradescope results follow. SHARD=1/2 grades every second student only
 # and collects nothing; a bad JOBS or SHARD is refused before anything.
 set -u
-if [ "${1:-}" = --can-run ]; then
-    command -v patch > /dev/null || { echo "patch is not installed (the forged answer is a patch)"; exit 77; }
-    [ -d solutions ] || { echo "no solutions/ here (a student release): this test grades ch01's solution"; exit 77; }
-    exit 0
-fi
 . "$(dirname "$0")/lib.bash"
+[ "${1:-}" != --can-run ] || can_run_grading patch
 graded_copy "$1"
 sub=$scratch/submissions
 mkdir -p "$sub/ann" "$sub/bob" "$sub/cy" "$sub/not an id" || exit 1
