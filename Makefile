@@ -340,7 +340,7 @@ help:
 	@echo "  make grade          your answers in exercises/: PASS/FAIL each (EX=ch03: just that one;"
 	@echo "                      GRADE_OUT=result.csv STUDENT=id: also a result file to hand in)"
 	@echo "  make collect-grades DIR=folder   a class's result files: one table, totals, a gradebook CSV, Gradescope's"
-	@echo "                      results.json, a chart (build/grades/; PARTS=none|half|full: what a GPU part not run counts)"
+	@echo "                      results.json, a chart (mine/grades/; PARTS=none|half|full: what a GPU part not run counts)"
 	@echo "  make grade-class DIR=folder   a folder per student (each like exercises/), graded JOBS at once (default: every"
 	@echo "                      core), then collected as above (SHARD=I/N: one task of a Slurm job array)"
 	@echo "  make mock-class N=60 DIR=folder   a made-up class of mixed submissions, to rehearse and time make grade-class$(NOT_IN_RELEASE)"
@@ -627,7 +627,7 @@ grade: check-deps
 # A class's grade files (make grade GRADE_OUT=...), a folder of them, as one
 # table of students and exercises, with totals (PARTS: what a GPU part not
 # run counts), pass counts, a gradebook CSV, Gradescope's results.json and a
-# chart, in build/grades/ (tools/collect_grades.py).
+# chart, in mine/grades/ (tools/collect_grades.py).
 unexport JOBS PARTS SHARD
 .PHONY: collect-grades grade-class
 collect-grades:
@@ -760,4 +760,6 @@ diff:
 	@tools/chapter_diff.sh $(call sh_quote,$(value A)) $(call sh_quote,$(value B))
 
 clean:
-	rm -rf build build-clang $(SAN) $(CHAPTERS) $(CHAPTERS:=.ppm) $(CHAPTERS:=.png)
+	rm -rf build build-clang $(SAN)
+	@# the chapters' programs and pictures, as files only: a folder or a link of that name is someone's
+	@for f in $(CHAPTERS) $(CHAPTERS:=.ppm) $(CHAPTERS:=.png); do [ -d "$$f" ] || [ -L "$$f" ] || rm -f -- "$$f"; done

@@ -34,7 +34,7 @@ static inline const char *raytracer_workload(char *buf, size_t size, const cli_o
     return buf;
 }
 
-/* Allocates img, or says so and exits EXIT_CHECK_FAIL (every allocation is checked: DESIGN). */
+/* Allocates img, or says so and exits EXIT_CHECK_FAIL (every allocation is checked, as the course's contract asks). */
 static inline void raytracer_image_alloc(image *img, const char *program, const cli_options *opt)
 {
     if (image_alloc(img, (int)opt->width, (int)opt->height) != 0) {

@@ -1,7 +1,7 @@
 /* report.h - the results table every chapter prints, the CSV rows `make bench`
  * collects, and a progress line for long runs.
  *
- * CSV header (exactly; tools/book.sh and the book read it):
+ * CSV header (exactly; tools/book.py and the book read it):
  *   chapter,stage,workload,threads,median_ms,value,unit,check,device,date,
  *   commit,run_id,machine_id,sm_mhz_start,sm_mhz_end,power_w_start,power_w_end,temp_c_start,temp_c_end
  * Commas or newlines inside a field are replaced by spaces. The last nine are

@@ -44,8 +44,8 @@ typedef struct stage_info {
     const char *tags STAGE_ZERO;   /* words, space-separated, the scripts select stages by ("ptx-mix=2"); NULL: none.
                                       One every tool reads: work=LABEL, a stage whose work is not the chapter's first
                                       stage's (another precision or estimator, or less work: "work=float",
-                                      "work=less"). make book computes a speedup only between rows of one work (DESIGN:
-                                      comparing honestly); untagged rows do the first stage's work. */
+                                      "work=less"). make book computes a speedup only between rows of one work (like
+                                      with like); untagged rows do the first stage's work. */
     int all_cores STAGE_ZERO;      /* a CPU stage that runs on --threads threads (every core by default), not on one */
 } stage_info;
 

@@ -207,12 +207,12 @@ static const char *double_reason(const char *op, const char *arg, char *why, siz
 
 static const char *work; /* the suite's scratch folder, made in main() */
 
-/* vec.c compiled here as the probe is (-O0), its assembly's path in path:
+/* vec.c compiled here as the probe is (-O0), its object's path in path:
  * for a run by hand, outside a grading. */
 static void compile_here(char *path, size_t size)
 {
-    snprintf(path, size, "%s/vec.s", work);
-    if (harness_shell("%s -std=c11 -O0 -S -I%s %s/vec.c -o %s > %s/vec.log 2>&1", harness_q(CC_NAME),
+    snprintf(path, size, "%s/vec.o", work);
+    if (harness_shell("%s -std=c11 -O0 -c -I%s %s/vec.c -o %s > %s/vec.log 2>&1", harness_q(CC_NAME),
                       harness_q(EX_DIR), harness_q(EX_DIR), harness_q(path), harness_q(work)) == 0)
         return;
     char log_path[512];
@@ -221,42 +221,78 @@ static void compile_here(char *path, size_t size)
     for (char *p = log; p && *p; p++) /* the graders show a failure's first line: one line */
         if (*p == '\n')
             *p = ' ';
-    ck_abort_msg("your vec.c does not compile with %s -O0 -S; it says: %.600s", CC_NAME, log ? log : "");
+    ck_abort_msg("your vec.c does not compile with %s -O0 -c; it says: %.600s", CC_NAME, log ? log : "");
+}
+
+/* A symbol vec.c's code may use: its own functions, float libm, the stack
+ * guard, its sections' constants (a name starting with '.'). */
+static int allowed_use(const char *name)
+{
+    static const char *const ok[] = {"sqrtf", "fabsf", "fmaf", "fminf", "fmaxf", "__stack_chk_fail", NULL};
+    if (name[0] == '.' || strncmp(name, "vec_", 4) == 0)
+        return 1;
+    for (int i = 0; ok[i]; i++)
+        if (strcmp(name, ok[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* found += "why in function()", once each; count the instances */
+static void add_found(char *found, size_t size, int *count, const char *why, const char *function)
+{
+    char item[400];
+    snprintf(item, sizeof item, "%s in %s()", why, function);
+    if (!strstr(found, item) && strlen(found) + strlen(item) + 3 < size)
+        snprintf(found + strlen(found), size - strlen(found), "%s%s", *count ? "; " : "", item);
+    (*count)++;
 }
 
 START_TEST(no_double_in_the_machine_code)
 {
     HARNESS_JUDGE_ONLY;
-    /* in a grading, the assembly the probe was built from (-O0, gcc
-     * -save-temps): the code whose values were checked */
-    char path[512];
-    if (!harness_probe_kept("-vec.s", path, sizeof path))
-        compile_here(path, sizeof path);
-    char *text = harness_read_file(path);
+    /* in a grading, the object the probe was built from (-O0, gcc
+     * -save-temps): the code whose values were checked. Its disassembly, not
+     * the compiler's text: an instruction written in inline assembly however
+     * it is spelled (behind a label, after a ';', as .byte) is one there */
+    char object[512], dis[600];
+    if (!harness_probe_kept("-vec.o", object, sizeof object))
+        compile_here(object, sizeof object);
+    snprintf(dis, sizeof dis, "%s/vec.dis", work);
+    ck_assert_msg(harness_shell("objdump -d -r -w --no-show-raw-insn %s > %s", harness_q(object), harness_q(dis)) == 0,
+                  "objdump -d could not read the object of your vec.c (is binutils installed?)");
+    char *text = harness_read_file(dis);
     ck_assert_ptr_nonnull(text);
-    /* every double instruction, named once, with the function it is in */
+    /* every double instruction, and every use of a function vec.c may not
+     * call (mprotect, to run data as code), named once, with its function */
     char function[128] = "?", why[256], found[1024] = "";
-    int count = 0;
+    int count = 0, instructions = 0;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-        char op[32] = "", arg[128] = "";
-        if (line[0] != '\t' && line[0] != ' ' && line[0] != '.' && line[0] != '#' && strchr(line, ':')) {
-            snprintf(function, sizeof function, "%.*s", (int)(strchr(line, ':') - line), line);
+        char op[32] = "", arg[128] = "", name[128] = "";
+        unsigned long at;
+        if (sscanf(line, "%lx <%127[^>]>:", &at, name) == 2) { /* a function begins */
+            snprintf(function, sizeof function, "%s", name);
             continue;
         }
-        if (sscanf(line, " %31s %127s", op, arg) < 1 || op[0] == '.' || op[0] == '#')
+        if (sscanf(line, " %lx: R_%*s %127[^+-]", &at, name) == 2) { /* a relocation: a use of a symbol */
+            if (double_reason("call", name, why, sizeof why))
+                add_found(found, sizeof found, &count, why, function);
+            else if (!allowed_use(name)) {
+                snprintf(why, sizeof why, "a use of %s (vec.c is float arithmetic, sqrtf and fabsf)", name);
+                add_found(found, sizeof found, &count, why, function);
+            }
             continue;
-        if (double_reason(op, arg, why, sizeof why)) {
-            char item[400];
-            snprintf(item, sizeof item, "%s in %s()", why, function);
-            if (!strstr(found, item) && strlen(found) + strlen(item) + 3 < sizeof found)
-                snprintf(found + strlen(found), sizeof found - strlen(found), "%s%s", count ? "; " : "", item);
-            count++;
         }
+        if (sscanf(line, " %lx:\t%31s %127s", &at, op, arg) < 2)
+            continue;
+        instructions++;
+        if (double_reason(op, arg, why, sizeof why))
+            add_found(found, sizeof found, &count, why, function);
     }
     free(text);
+    ck_assert_msg(instructions > 0, "objdump -d shows no instruction in the object of your vec.c");
     ck_assert_msg(count == 0,
-                  "your vec.c computes in double (%s -O0 -S): %s. The code is float: a literal like 2.0 (write 2.0f) "
-                  "or sqrt (write sqrtf) converts to double and back",
+                  "your vec.c computes in double (%s -O0, its object's disassembly): %s. The code is float: a literal "
+                  "like 2.0 (write 2.0f) or sqrt (write sqrtf) converts to double and back",
                   CC_NAME, found);
 }
 END_TEST

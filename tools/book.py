@@ -209,16 +209,32 @@ def line_problem(line, columns, chapters):
     nf = len(line.split(","))
     if nf != 10 and nf != columns:
         return "%d fields, not the ten columns of %s or the header's %d: a row cut short or joined" % (nf, TEN_COLUMNS, columns)
-    chapter = line.split(",", 1)[0]
+    fields = line.split(",")
+    chapter = fields[0]
     if chapter not in chapters:
         return "'%s' is not a chapter of this course (make -s print-registry): not read" % chapter
+    # the fields reach gnuplot's scripts, where a quote, a backtick or a ;
+    # would be code: no row of the course's has one
+    unsafe = [f for f in fields if UNSAFE_FIELD.search(f)]
+    if unsafe:
+        return "a field with a quote, backtick, backslash, $, ;, | or ! in it (%s): not a row the course writes" % unsafe[0][:40]
+    if not NUMBER.match(fields[4]) or not (NUMBER.match(fields[5]) or fields[5] == "n/a"):
+        return "median_ms '%s' or value '%s' is not a number" % (fields[4][:20], fields[5][:20])
     return None
+
+
+UNSAFE_FIELD = re.compile(r"[\"'`\\$;|!]")
+NUMBER = re.compile(r"-?([0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?|inf|nan)$")  # (printf's %g spells them so)
+SAFE_FILE = re.compile(r"[A-Za-z0-9._+-]+\.csv$")
 
 
 def check_results(csvs, chapters):
     """Refuses (BookError) results files with a malformed line, naming each (the first 20) by file:line."""
     problems = []
     for csv in csvs:
+        if not SAFE_FILE.match(os.path.basename(csv)):
+            problems.append("%s: a results file's name is a machine's: A-Z a-z 0-9 . _ + - only (it names charts)" % csv)
+            continue
         lines = lines_of(read_text(csv))
         header = lines[0] if lines else ""
         if not (header + ",").startswith(TEN_COLUMNS + ","):

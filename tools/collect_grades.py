@@ -13,7 +13,7 @@ GPU part could not run where it was graded (CPU part, part, not run) counts
 as PARTS says, the teacher's choice: none (0, the default), half (0.5) or full
 (1). The table says which was used.
 
-Written to GRADES_OUT (default build/grades/), each through a temp file and a
+Written to GRADES_OUT (default mine/grades/), each through a temp file and a
 rename, readable as the umask says:
   grades.md     the table in Markdown (also printed)
   grades.csv    the same with the verdicts spelled as grade writes them
@@ -40,6 +40,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -257,6 +258,29 @@ class Writer:
         os.umask(mask)
         self.mode = 0o666 & ~mask
 
+    def refusal(self, name, first):
+        """Why NAME may not be replaced (a link, not a regular file, no write
+        bit for anyone, not a file this tool writes: its text does not start
+        with FIRST), or None."""
+        path = os.path.join(self.out, name)
+        if os.path.islink(path):
+            return f"{path} is a symbolic link: not replaced"
+        if not os.path.lexists(path):
+            return None
+        st = os.lstat(path)
+        if not stat.S_ISREG(st.st_mode):
+            return f"{path} is not a regular file: not replaced"
+        if not st.st_mode & 0o222:
+            return f"{path} is read-only (mode {st.st_mode & 0o777:o}): not replaced"
+        try:
+            with open(path, "rb") as f:
+                head = f.read(len(first))
+        except OSError as e:
+            return f"{path} cannot be read ({e.strerror}): not replaced"
+        if st.st_size and head != first.encode():
+            return f"{path} is not a file collect-grades wrote (it does not start {first!r}): not replaced"
+        return None
+
     def put(self, name, text):
         path = os.path.join(self.out, name)
         try:
@@ -323,7 +347,13 @@ def collect(folder):
     students, owner, rejected = {}, {}, 0
     for name in sorted(os.listdir(folder)):
         path = os.path.join(folder, name)
-        if name.startswith(".") or not os.path.isfile(path):
+        if name.startswith("."):
+            continue
+        if os.path.islink(path):  # (a link may lead anywhere: /proc/kmsg never ends)
+            print(f"{path}: a symbolic link: left out (give the file itself)", file=sys.stderr)
+            rejected += 1
+            continue
+        if not os.path.isfile(path):
             continue
         try:
             rows = read_result(path)
@@ -365,7 +395,13 @@ def main(argv):
         print(f"collect-grades: no grade result in {folder} ({rejected} rejected)", file=sys.stderr)
         return 2
     c = Class(students, PART_CREDIT[parts])
-    writer = Writer(os.environ.get("GRADES_OUT") or "build/grades")
+    writer = Writer(os.environ.get("GRADES_OUT") or "mine/grades")
+    outputs = [("grades.md", "| student |"), ("grades.csv", '"student",'), ("gradebook.csv", '"student","score"'),
+               ("grades.svg", "<?xml")] + [(os.path.join("gradescope", s, "results.json"), "{") for s in c.ids]
+    refused = [why for name, first in outputs for why in [writer.refusal(name, first)] if why]
+    if refused:  # before anything is written: the teacher's files stay as they are
+        print("collect-grades: " + "\ncollect-grades: ".join(refused[:5]), file=sys.stderr)
+        return 2
     md = markdown(c, parts)
     rows = c.table()
     for i in range(1, len(c.ids) + 1):

@@ -8,7 +8,7 @@
 # student's own checkout: every exercise in private folders of its own, the
 # answer's code in the sandbox, the verdict from the judge. JOBS students at
 # once (default: one per core; each grading runs one compiler or program at a
-# time). Written to GRADES_OUT (default build/grades/):
+# time). Written to GRADES_OUT (default mine/grades/):
 #   results/ID.csv   the student's grade file (make grade's GRADE_OUT format,
 #                    with each exercise's answer hash)
 #   logs/ID.log      what make grade printed for the student
@@ -17,7 +17,7 @@
 # CSV, Gradescope's results.json per student and the chart.
 # SHARD=I/N grades only the students I, I+N, I+2N, ... (0-based, in name
 # order) and collects nothing: a Slurm job array's task (tools/slurm/
-# grade_class.sbatch); `make collect-grades DIR=build/grades/results` after
+# grade_class.sbatch); `make collect-grades DIR=mine/grades/results` after
 # the last task makes the table.
 # Exit status: 0 every student folder was graded (whatever the grades); 1 some
 # folder was left out (a bad name, not a folder) or could not be graded;
@@ -40,7 +40,7 @@ shift || true
 ex_text=${1:-}
 shift || true
 exercise_names "$ex_text" "$@"
-out=${GRADES_OUT:-build/grades}
+out=${GRADES_OUT:-mine/grades}
 jobs=${JOBS:-$(nproc)}
 [[ $jobs =~ ^[1-9][0-9]{0,3}$ ]] || refuse "JOBS=$jobs: say how many students at once (1 to 9999)"
 shard=${SHARD:-0/1}
@@ -59,6 +59,10 @@ while IFS= read -r -d '' path; do
     case $id in .*) continue ;; esac
     if [ -L "$path" ] || [ ! -d "$path" ]; then
         echo "grade-class: $path is not a folder (a student's is their exercises/ folder): left out" >&2
+        left_out=$((left_out + 1)); continue
+    fi
+    if find "$path" -mindepth 1 -maxdepth 1 -type l | grep -q .; then
+        echo "grade-class: $path holds a link (an exercise folder must be the student's own): left out" >&2
         left_out=$((left_out + 1)); continue
     fi
     if ! is_id "$id"; then
@@ -80,12 +84,18 @@ echo "grade-class: ${#mine[@]} students, ${#names[@]} exercises each, $jobs at o
 
 # grade_student ID EXERCISE...: one student's make grade, its result and log.
 grade_student() {
-    local id=$1 log=$out/logs/$1.log rc
+    local id=$1 log=$out/logs/$1.log rc tmp
     shift
+    # the log by a temp file of its own and a rename; a log that is a link, or
+    # read-only, is someone's: not replaced
+    if [ -L "$log" ] || { [ -e "$log" ] && { [ ! -f "$log" ] || [[ $(stat -c %A -- "$log") != *w* ]]; }; }; then
+        echo "grade-class: $id: $log is a link, not a file or read-only: not graded" >&2; return 1
+    fi
+    tmp=$(mktemp -- "$out/logs/.$id.XXXXXX") || return 1
     JUDGE_PREPARED=1 ANSWERS="$dir/$id" GRADE_OUT="$out/results/$id.csv" STUDENT="$id" \
-        "$here/grade.sh" "$ex_text" "$@" > "$log.tmp" 2>&1 < /dev/null
+        "$here/grade.sh" "$ex_text" "$@" > "$tmp" 2>&1 < /dev/null
     rc=$?
-    mv -f -- "$log.tmp" "$log"
+    chmod "$(printf '%o' $((0666 & ~0$(umask))))" -- "$tmp" && mv -f -- "$tmp" "$log" || return 1
     # grade.sh: 0 all passed, 1 some failed, 3 some part not run: all graded
     if [ $rc -eq 0 ] || [ $rc -eq 1 ] || [ $rc -eq 3 ]; then
         echo "grade-class: $id: $(grep -E '^[0-9]+ passed' "$log" | tail -n 1)"

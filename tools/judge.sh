@@ -176,7 +176,7 @@ answer_outside() {
 
 # answer_rules E W A: the rules of step 2 for every file laid in A; 1 with why set.
 answer_rules() {
-    local e=$1 w=$2 dir lang f kind stub bad here inc=() word
+    local e=$1 w=$2 dir lang f kind stub bad here inc=() word forced=()
     dir=$(judge_dir "$e")
     here=$(cd "$3/answer/$dir" && pwd -P)
     lang=c
@@ -237,7 +237,74 @@ answer_rules() {
             judge_fail rules "your $f compiles other code inside the test than on its own (#ifdef __OPTIMIZE__, on a macro of the test's or the harness's, ...): an answer is one text, whoever compiles it"
             return 1
         fi
+        # and under the flags the graders' own builds add (threads, a
+        # sanitizer, fast math, GNU C, a macro of a grader's), each of which
+        # defines a macro of its own
+        if [ "$kind" = c ]; then
+            answer_pass c "$here/$f" host "$w/rules/flags" "${inc[@]}" -O2 -g -pthread -fsanitize=thread -ffast-math \
+                -std=gnu11 -fPIC -DEX_CH11_ANSWER_ONLY
+            if ! cmp -s "$w/rules/host.lines" "$w/rules/flags.lines"; then
+                judge_fail rules "your $f compiles other code under other compiler flags (#ifdef _REENTRANT, __SANITIZE_THREAD__, __FAST_MATH__, ...): an answer is one text, whatever flags build it"
+                return 1
+            fi
+        fi
+        bad=$(LC_ALL=C comm -12 <(answer_macro_names "$here/$f") <(answer_all_names "$w/rules/stub.o") | head -n 3)
+        if [ -n "$bad" ]; then
+            judge_fail rules "your $f defines a macro named like the exercise's own $(tr '\n' ' ' <<<"$bad")(a #define that renames what the test calls): an answer may not"
+            return 1
+        fi
+        # what the probe's build must hold of it: these lines, or, where the
+        # exercise forces a header of the test's into every build of it
+        # (ch03's atomics), the lines with that header in
+        mkdir -p "$w/rules/own" || return 1
+        if [[ " ${!v:-} " == *" -include "* ]]; then
+            read -r -a forced <<< "${!v}"
+            answer_pass "$kind" "$here/$f" host "$w/rules/forced" "${inc[@]}" "${forced[@]}"
+            cp "$w/rules/forced.lines" "$w/rules/own/$f.lines" || return 1
+        else
+            cp "$w/rules/host.lines" "$w/rules/own/$f.lines" || return 1
+        fi
     done < <(judge_files "$dir")
+}
+
+# answer_macro_names FILE: the names FILE itself #defines (its lines
+# spliced, its comments gone), sorted.
+answer_macro_names() {
+    python3 -c 'import re, sys
+t = open(sys.argv[1], encoding="utf-8", errors="replace").read().replace("\\\n", "")
+t = re.sub(r"/\*.*?\*/", " ", t, flags=re.S)
+t = re.sub(r"//[^\n]*", "", t)
+print("\n".join(sorted(set(re.findall(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)", t, flags=re.M)))))' "$1" |
+        LC_ALL=C sort -u
+}
+# answer_all_names OBJECT: every function and object OBJECT defines, global or
+# not, by its plain name (C++ and CUDA names demangled, arguments dropped).
+answer_all_names() {
+    nm -C --defined-only -- "$1" | cut -d' ' -f3- | sed 's/(.*//; s/.*:://; s/<.*//' | grep -E '^[A-Za-z_][A-Za-z0-9_]*$' |
+        LC_ALL=C sort -u
+}
+
+# answer_in_probe E W: every file of the probe's build that the answer's
+# files went into (gcc's -save-temps .i, nvcc's -keep .ii: the host's and the
+# device's) holds each of them as the rules read it alone (W/rules/own/),
+# line for line: no code the rules never saw reached the probe (a branch on
+# a macro only the test's build defines, -pthread's _REENTRANT, ...).
+answer_in_probe() {
+    local e=$1 w=$2 dir f i
+    dir=$(judge_dir "$e")
+    for i in "$w"/ex_"$e"_probe-*.i "$w"/ex_"$e"_probe.keep/*.ii; do
+        [ -f "$i" ] || continue
+        while read -r f; do
+            awk -v want="/answer/$dir/$f" '
+                /^# [0-9]+ "/ { split($0, a, "\""); n = length(a[2]); inside = n >= length(want) && substr(a[2], n - length(want) + 1) == want; next }
+                inside && NF { print }' "$i" > "$w/rules/in-probe"
+            [ -s "$w/rules/in-probe" ] || continue
+            if ! cmp -s "$w/rules/in-probe" "$w/rules/own/$f.lines"; then
+                judge_fail rules "your $f compiles other code in the test's build ($(basename "$i")) than on its own (#ifdef on a macro only that build defines, ...): an answer is one text, whoever compiles it"
+                return 1
+            fi
+        done < <(judge_files "$dir")
+    done
 }
 
 # judge_confined COMMAND...: a compiler on the answer's text, in the sandbox
@@ -286,6 +353,7 @@ judge_steps() {
         judge_fail compile "your code does not compile:" "$(grep -E 'error|Error' "$w/build.log" | head -n 20)"
         return
     fi
+    answer_in_probe "$e" "$w" || return
     stage=run
     # a GPU suite: unforked, and its runs may write below /proc (the CUDA driver needs it)
     [ -f "tests/test_ex_$e.cu" ] && gpu=(CK_FORK=no SANDBOX_PROC=1)

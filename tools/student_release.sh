@@ -73,8 +73,12 @@ readme_for_release() {
 
 source_commit=$(git rev-parse --short HEAD)
 work=$dest.tmp.$$
-trap 'rm -rf "$work" "$work.check.log"' EXIT
+# made first, then removed on the way out: a folder of that name that was
+# already there is someone's, and is never removed
+[ ! -e "$work" ] && [ ! -L "$work" ] && [ ! -e "$work.check.log" ] && [ ! -L "$work.check.log" ] ||
+    { echo "student-release: $work or $work.check.log is in the way (not made by this run): move it" >&2; exit 2; }
 mkdir "$work" || exit 2
+trap 'rm -rf "$work" "$work.check.log"' EXIT
 while IFS= read -r -d '' f; do
     left_out "$f" && continue
     [ -e "$f" ] || [ -L "$f" ] || continue # deleted here, not yet committed

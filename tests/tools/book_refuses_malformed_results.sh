@@ -41,6 +41,11 @@ refused "a chapter that is a path to a script" "not a chapter" \
 refused "a line of NUL bytes" "NUL" < <(head -c 64 /dev/zero; echo)
 refused "a row cut short" "fields" <<< "ch04,loop"
 refused "a merge-conflict marker" "merge-conflict" <<< "<<<<<<< HEAD"
+# a field that would be gnuplot code in a chart's script (system "..." runs a shell)
+refused "a value that is gnuplot code" "a field with a quote" \
+    <<< "ch04,loop,64x64x4spp,0,8,1; system \"touch $scratch/ran\" #,Msamples/s,n/a,GPU F,2026-11-01T09:00:00Z"
+refused "a stage name that is gnuplot code" "a quote" \
+    <<< "ch04,x\" . system(\"touch $scratch/ran\") . \",64x64x4spp,0,8,2.048,Msamples/s,ok,GPU F,2026-11-01T09:00:00Z"
 
 # 20000 rows, each of its own machine and run: refused (several machines under
 # one heading), but soon.

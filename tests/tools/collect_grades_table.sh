@@ -63,18 +63,19 @@ want_book='"student","score","max","ch01","ch03","ch04"
 
 umask 022
 make --no-print-directory collect-grades DIR=class > said 2>&1 || fail "make collect-grades of three good files failed: $(cat said)"
-[ "$(cat build/grades/grades.md)" = "$want_md" ] || fail "grades.md is:
-$(cat build/grades/grades.md)"
-[ "$(cat build/grades/grades.csv)" = "$want_csv" ] || fail "grades.csv is:
-$(cat build/grades/grades.csv)"
+[ "$(cat mine/grades/grades.md)" = "$want_md" ] || fail "grades.md is:
+$(cat mine/grades/grades.md)"
+[ "$(cat mine/grades/grades.csv)" = "$want_csv" ] || fail "grades.csv is:
+$(cat mine/grades/grades.csv)"
 grep -qF '| cy | pass | - | - | 1 | none |' said || fail "the table is not printed: $(cat said)"
 for f in grades.md grades.csv gradebook.csv gradescope/ann/results.json; do
-    [ "$(stat -c %a "build/grades/$f")" = 644 ] || fail "$f has mode $(stat -c %a "build/grades/$f"), not 644 (umask 022)"
+    [ "$(stat -c %a "mine/grades/$f")" = 644 ] || fail "$f has mode $(stat -c %a "mine/grades/$f"), not 644 (umask 022)"
 done
 if command -v gnuplot > /dev/null; then
-    grep -q '<svg' build/grades/grades.svg && grep -q '>ch04<' build/grades/grades.svg ||
-        fail "no chart with the exercises in build/grades/grades.svg"
-    grep -qi '#0072B2' build/grades/grades.svg && ! grep -qi '#c62828\|#2e7d32' build/grades/grades.svg ||
+    grep -q '<svg' mine/grades/grades.svg && grep -q '>ch04<' mine/grades/grades.svg ||
+        fail "no chart with the exercises in mine/grades/grades.svg"
+    # (gnuplot writes #0072B2 as rgb(  0, 114, 178); red and green were #c62828 and #2e7d32)
+    grep -q 'rgb( *0, *114, *178)' mine/grades/grades.svg && ! grep -q 'rgb(198, *40, *40)\|rgb( *46, *125, *50)' mine/grades/grades.svg ||
         fail "the chart's colours are not the colour-blind-safe ones"
 else
     grep -q 'no chart: gnuplot is not installed' said || fail "without gnuplot it does not say so: $(cat said)"
@@ -82,9 +83,9 @@ fi
 
 # PARTS=half: a CPU part counts half, in the gradebook and in Gradescope's results.
 make --no-print-directory collect-grades DIR=class PARTS=half > said 2>&1 || fail "PARTS=half failed: $(cat said)"
-[ "$(cat build/grades/gradebook.csv)" = "$want_book" ] || fail "gradebook.csv with PARTS=half is:
-$(cat build/grades/gradebook.csv)"
-python3 - build/grades/gradescope <<'PY' || fail "Gradescope's results.json are not as they should be"
+[ "$(cat mine/grades/gradebook.csv)" = "$want_book" ] || fail "gradebook.csv with PARTS=half is:
+$(cat mine/grades/gradebook.csv)"
+python3 - mine/grades/gradescope <<'PY' || fail "Gradescope's results.json are not as they should be"
 import json, sys
 ann = json.load(open(sys.argv[1] + "/ann/results.json"))
 assert ann["score"] == 1.5 and ann["max_score"] == 3, ann
@@ -115,8 +116,8 @@ for why in 'foreign.csv: line 1: its header is not' 'short.csv: line 2: 8 fields
     'latin.csv: line 2: bytes that are not UTF-8' 'rlo.csv: line 2: the student id is not' 'blank.csv: line 2: the student id is not'; do
     grep -qF "class/$why" said || fail "not said: $why; it said: $(cat said)"
 done
-[ "$(cat build/grades/grades.md)" = "$want_md" ] || fail "with malformed files beside them, grades.md is:
-$(cat build/grades/grades.md)"
+[ "$(cat mine/grades/grades.md)" = "$want_md" ] || fail "with malformed files beside them, grades.md is:
+$(cat mine/grades/grades.md)"
 
 # Linear: one 4 MB field of 200000 lines, never closed, is refused in seconds.
 mkdir big
@@ -126,6 +127,16 @@ make --no-print-directory collect-grades DIR=big > said 2>&1
 [ $? = 2 ] || fail "a file with a field never closed, alone: exit $?, not 2: $(tail -n 3 said)"
 grep -qF 'big/z.csv: line 2: a quote is never closed' said || fail "the unclosed 4 MB field: $(head -c 300 said)"
 [ $((SECONDS - start)) -le 20 ] || fail "a 4 MB file took $((SECONDS - start)) s: the reading is not linear"
+
+# The teacher's own files where the outputs go are never replaced: a
+# read-only one, one that is no output of collect-grades, a link.
+rm -rf big && mkdir -p teacher && echo 'MY GRADEBOOK' > teacher/gradebook.csv && chmod 444 teacher/gradebook.csv &&
+    echo 'my notes' > teacher/grades.md && ln -s /etc/hostname teacher/grades.csv || exit 1
+make --no-print-directory collect-grades DIR=class GRADES_OUT=teacher > said 2>&1 && fail "GRADES_OUT holding the teacher's files: exit 0"
+grep -q 'gradebook.csv is read-only' said && grep -q 'grades.md is not a file collect-grades wrote' said &&
+    grep -q 'grades.csv is a symbolic link' said || fail "the teacher's files were not named: $(cat said)"
+[ "$(cat teacher/gradebook.csv)" = 'MY GRADEBOOK' ] && [ "$(cat teacher/grades.md)" = 'my notes' ] && [ ! -e teacher/gradescope ] ||
+    fail "collect-grades wrote where the teacher's files are"
 
 make --no-print-directory collect-grades DIR=nowhere > said 2>&1 && fail "DIR=nowhere exited 0"
 grep -q 'not a folder' said || fail "DIR=nowhere said: $(cat said)"
