@@ -127,5 +127,9 @@ if [ "$shard_n" -gt 1 ]; then
     echo "grade-class: shard $shard done; after the last: make collect-grades DIR=$out/results"
     exit $status
 fi
+if ! command -v python3 > /dev/null; then
+    echo "grade-class: no table: collect-grades needs python3 (apt-get install python3); the grade files are in $out/results/" >&2
+    exit 2
+fi
 GRADES_OUT=$out "$here/collect_grades.py" "$out/results" || status=$(( $? == 2 ? 2 : status > 0 ? status : 1 ))
 exit $status

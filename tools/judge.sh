@@ -268,14 +268,11 @@ answer_rules() {
 }
 
 # answer_macro_names FILE: the names FILE itself #defines (its lines
-# spliced, its comments gone), sorted.
+# spliced, its comments gone: the compiler's own reading, with -fpreprocessed
+# no file is included), sorted.
 answer_macro_names() {
-    python3 -c 'import re, sys
-t = open(sys.argv[1], encoding="utf-8", errors="replace").read().replace("\\\n", "")
-t = re.sub(r"/\*.*?\*/", " ", t, flags=re.S)
-t = re.sub(r"//[^\n]*", "", t)
-print("\n".join(sorted(set(re.findall(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)", t, flags=re.M)))))' "$1" |
-        LC_ALL=C sort -u
+    sed -e ':a' -e '/\\$/N; s/\\\n//; ta' -- "$1" | "$judge_cc" -fpreprocessed -dD -E -P -x c - 2>/dev/null |
+        sed -n 's/^[ \t]*#[ \t]*define[ \t]\{1,\}\([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' | LC_ALL=C sort -u
 }
 # answer_all_names OBJECT: every function and object OBJECT defines, global or
 # not, by its plain name (C++ and CUDA names demangled, arguments dropped).

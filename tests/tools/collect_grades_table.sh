@@ -13,7 +13,10 @@
 # readable as the umask says, and the chart, where gnuplot is installed, uses
 # colour-blind-safe colours, not red and green.
 set -u
-[ "${1:-}" = --can-run ] && exit 0
+if [ "${1:-}" = --can-run ]; then
+    command -v python3 > /dev/null || { echo "no python3: collect-grades is tools/collect_grades.py"; exit 77; }
+    exit 0
+fi
 . "$(dirname "$0")/lib.bash"
 scratch_copy "$1"
 cd "$repo" || exit 1

@@ -9,7 +9,7 @@
 # and collects nothing; a bad JOBS or SHARD is refused before anything.
 set -u
 . "$(dirname "$0")/lib.bash"
-[ "${1:-}" != --can-run ] || can_run_grading patch
+[ "${1:-}" != --can-run ] || can_run_grading patch python3
 graded_copy "$1"
 sub=$scratch/submissions
 mkdir -p "$sub/ann" "$sub/bob" "$sub/cy" "$sub/not an id" || exit 1

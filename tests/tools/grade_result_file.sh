@@ -11,7 +11,7 @@
 # is written; EX="ch01 ch01" grades ch01 once ("of 1").
 set -u
 . "$(dirname "$0")/lib.bash"
-[ "${1:-}" != --can-run ] || can_run_grading patch
+[ "${1:-}" != --can-run ] || can_run_grading patch python3
 graded_copy "$1"
 head=$(git rev-parse HEAD)
 out=$scratch/out

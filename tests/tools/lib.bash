@@ -13,14 +13,17 @@ fail() { echo "FAIL: $*"; exit 1; }
 # from a copied tree's name for them (the GPU gate exports COURSE_COMMIT and
 # PROFILE_COMMIT; make profiles, BENCH_RUN_ID).
 unset COURSE_COMMIT PROFILE_COMMIT PROVENANCE_COMMIT BENCH_RUN_ID
-# can_run_grading [patch]: a --can-run answer for a test that grades the
-# solutions (and applies wrong answers with patch): exits 77 saying why not,
-# 0 where it can.
+# can_run_grading [patch] [python3]: a --can-run answer for a test that grades
+# the solutions (and applies wrong answers with patch, reads CSV with
+# python3): exits 77 saying why not, 0 where it can.
 can_run_grading() {
     if [ "${1:-}" = patch ] && ! command -v patch > /dev/null; then
         echo "patch is not installed (the wrong answers are patches)"; exit 77
     fi
     [ -d solutions ] || { echo "no solutions/ here (a student release): this test grades the model answers"; exit 77; }
+    if [[ " $* " == *" python3 "* ]] && ! command -v python3 > /dev/null; then
+        echo "no python3: collect-grades (tools/collect_grades.py) and this test read CSV with it"; exit 77
+    fi
     exit 0
 }
 # graded_copy ROOT: scratch_copy, plus what grading needs (common, exercises,
