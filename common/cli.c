@@ -298,15 +298,6 @@ const char *cli_parse_double(const char *text, double min, double max, double *o
     return NULL;
 }
 
-const char *cli_read_only(const struct stat *st)
-{
-    static char reason[96];
-    if (st->st_mode & (S_IWUSR | S_IWGRP | S_IWOTH))
-        return NULL;
-    snprintf(reason, sizeof reason, "it is read-only (mode %04o): not replaced", (unsigned)(st->st_mode & 07777));
-    return reason;
-}
-
 /* The first bytes a file of each kind starts with: a PPM's magic number is
  * followed by whitespace, a PNG's signature is eight bytes. */
 static const char png_signature[8] = {'\x89', 'P', 'N', 'G', '\r', '\n', '\x1a', '\n'};
@@ -361,7 +352,7 @@ const char *cli_check_writable(const char *path)
         if (!S_ISREG(st.st_mode))
             why = S_ISDIR(st.st_mode) ? "is a folder"
                                       : "is not a regular file (a FIFO or a device would block or be replaced)";
-        else if ((why = cli_read_only(&st)) == NULL && access(target, W_OK) != 0)
+        else if ((why = output_read_only(&st)) == NULL && access(target, W_OK) != 0)
             why = strerror(errno); /* a read-only file is not replaced, even though its folder would allow it */
         if (why) {
             snprintf(reason, sizeof reason, "%s%s%s", via, S_ISREG(st.st_mode) ? "cannot be written: " : "", why);

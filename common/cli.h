@@ -119,17 +119,11 @@ const char *cli_parse_double(const char *text, double min, double max, double *o
 /* NULL if path may be written as an output (image.h says how): its folder
  * exists and this process may create files there, and an existing file is a
  * regular file it may write (access W_OK, and a write bit in its mode:
- * cli_read_only); a symbolic link is judged by the
+ * image.h's output_read_only); a symbolic link is judged by the
  * file it points to, and a dangling one is refused. Else a reason. Creates
  * nothing. */
 const char *cli_check_writable(const char *path);
 
-/* NULL if the file of stat st has a write bit in its mode, else "it is
- * read-only (mode 0444): not replaced". Asked for root as for anyone (as the
- * grader asks): access(W_OK) says yes to root whatever the mode, and a file
- * made read-only on purpose is not replaced by anyone. */
-struct stat;
-const char *cli_read_only(const struct stat *st);
 
 /* NULL if path (through a symbolic link) is missing, empty or the kind of
  * image its name says (.png: a PNG signature; else a PPM, P6 or P3), else a

@@ -110,18 +110,26 @@ int image_stage_path(char *buf, size_t size, const char *dir, const char *progra
     return n < 0 || (size_t)n >= size ? -1 : 0;
 }
 
+const char *output_read_only(const struct stat *st)
+{
+    static char reason[96];
+    if (st->st_mode & (S_IWUSR | S_IWGRP | S_IWOTH))
+        return NULL;
+    snprintf(reason, sizeof reason, "it is read-only (mode %04o): not replaced", (unsigned)(st->st_mode & 07777));
+    return reason;
+}
+
 /* NULL if the existing file at target (stat in st) may be replaced: a
- * regular file this process may write, with a write bit in its mode (root
- * passes every access(W_OK): a file made read-only on purpose is read-only to
- * root too, as cli_read_only says). Else why not. */
+ * regular file this process may write, with a write bit in its mode
+ * (output_read_only). Else why not. */
 static const char *replace_problem(const char *target, const struct stat *st)
 {
     if (!S_ISREG(st->st_mode))
         return S_ISDIR(st->st_mode) ? "is a folder: not replaced" : "is not a regular file: not replaced";
     static char reason[160];
-    if (!(st->st_mode & (S_IWUSR | S_IWGRP | S_IWOTH))) {
-        snprintf(reason, sizeof reason, "cannot be written: it is read-only (mode %04o): not replaced",
-                 (unsigned)(st->st_mode & 07777));
+    const char *read_only = output_read_only(st);
+    if (read_only) {
+        snprintf(reason, sizeof reason, "cannot be written: %s", read_only);
         return reason;
     }
     if (access(target, W_OK) != 0) {
