@@ -51,7 +51,7 @@ VERDICTS = {"passed": "pass", "cpu-part-only": "CPU part", "checks-partly-run": 
             "not-run": "not run", "failed": "FAIL", "does-not-compile": "no compile"}
 PARTIAL = ("cpu-part-only", "checks-partly-run", "not-run")
 PART_CREDIT = {"none": 0.0, "half": 0.5, "full": 1.0}
-# tools/grade.sh's check_student allows the same set: no blank, no control or
+# tools/exercise_names.sh's student_id_ok allows the same set: no blank, no control or
 # direction character, no formula; no id can equal a summary row's label,
 # which all hold a blank
 STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}\Z")

@@ -1,5 +1,6 @@
 # shellcheck shell=bash
-# Sourced by grade.sh and hint.sh: the exercise names in EX's text, checked.
+# Sourced by grade.sh, grade_class.sh and hint.sh: the exercise names in EX's
+# text, checked; and student ids.
 # exercise_names TEXT LIST...: sets `names` to TEXT's words (no globbing, no
 # expansion: the text is data) or, if TEXT is blank, to LIST; a name given
 # twice counts once (`EX="ch01 ch01"` grades ch01 once, "of 1"), in the order
@@ -23,3 +24,10 @@ exercise_names() {
         esac
     done
 }
+
+# student_id_ok TEXT: a student id as the graders take it: 1 to 64 of A-Z a-z
+# 0-9 . _ @ + -, from a letter or a digit (a login, a number, an e-mail
+# address: it reads the same in every table and terminal, is never a formula,
+# and never equals a summary row's label, which all hold a blank; A-Z as
+# ASCII's). tools/collect_grades.py checks the same set.
+student_id_ok() { local LC_ALL=C; [[ $1 =~ ^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$ ]]; }

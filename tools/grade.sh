@@ -58,8 +58,8 @@ grade_header_8=student,commit,machine,gpu,date,exercise,verdict,messages
 
 refuse() { echo "grade: $*" >&2; exit 2; }
 
-# check_student: refuses an ID that would not read the same everywhere (the
-# set is tools/collect_grades.py's too).
+# check_student: refuses an ID that would not read the same everywhere
+# (student_id_ok, tools/exercise_names.sh), naming the first rule it breaks.
 check_student() {
     local LC_ALL=C # bytes, and A-Z as ASCII's
     [ -n "$student" ] || refuse "GRADE_OUT needs STUDENT=<your id> (who the result is from)"
@@ -68,7 +68,7 @@ check_student() {
     case $student in
     [=+@-]*) refuse "STUDENT starts with '${student:0:1}': a spreadsheet would read it as a formula" ;;
     esac
-    [[ $student =~ ^[A-Za-z0-9][A-Za-z0-9._@+-]*$ ]] ||
+    student_id_ok "$student" ||
         refuse "STUDENT may hold only A-Z a-z 0-9 . _ @ + -, and starts with a letter or a digit (a login, a number, an e-mail address)"
 }
 

@@ -49,9 +49,6 @@ shard=${SHARD:-0/1}
 shard_i=${BASH_REMATCH[1]} shard_n=${BASH_REMATCH[2]}
 case ${PARTS:-none} in none | half | full) ;; *) refuse "PARTS=$PARTS: say none, half or full (what a GPU part not run counts)" ;; esac
 
-# is_id TEXT: a student id as grade.sh allows it (A-Z as ASCII's)
-is_id() { local LC_ALL=C; [[ $1 =~ ^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$ ]]; }
-
 # The students: every folder in DIR with an id's name, in name order.
 students=() left_out=0
 while IFS= read -r -d '' path; do
@@ -65,7 +62,7 @@ while IFS= read -r -d '' path; do
         echo "grade-class: $path holds a link (an exercise folder must be the student's own): left out" >&2
         left_out=$((left_out + 1)); continue
     fi
-    if ! is_id "$id"; then
+    if ! student_id_ok "$id"; then
         echo "grade-class: $(printf '%q' "$id"): not a student id (1 to 64 of A-Z a-z 0-9 . _ @ + -, from a letter or a digit): left out" >&2
         left_out=$((left_out + 1)); continue
     fi
