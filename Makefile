@@ -444,7 +444,7 @@ CPU_TESTS += $(BUILD)/tests/test_$(1)
 endif
 ifneq ($(wildcard tests/test_$(1).cu),)
 $(BUILD)/tests/test_$(1): tests/test_$(1).cu $(wildcard tests/*.h) $(wildcard $($(1)_DIR)/*.h) $($(1)_TEST_OBJ) $(LIBCOMMON) $($(1)_TEST_DEPS) $(CUDA_CONFIG) | $(BUILD)/tests/.dir
-	$(NVCC_TEST) $$($(1)_TEST_FLAGS) -I$($(1)_DIR) $$(call nvcc_path_def,REFERENCE_DIR,$(CURDIR)/data/reference) $$< $($(1)_TEST_OBJ) $(LIBCOMMON) -o $$@ $(NVCC_TEST_LIBS)
+	$(NVCC_TEST) $$($(1)_TEST_FLAGS) -I$($(1)_DIR) $$(call nvcc_path_def,REFERENCE_DIR,$(CURDIR)/data/reference) $$< $($(1)_TEST_OBJ) $(LIBCOMMON) -o $$@ $(NVCC_TEST_LIBS) $($(1)_TEST_LIBS)
 GPU_TESTS += $(BUILD)/tests/test_$(1)
 endif
 endef
