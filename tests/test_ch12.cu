@@ -101,6 +101,7 @@ START_TEST(check_catches_mistakes)
     problem_init(&p, 33, 31, 65, 1);
     char note[256];
     double worst, vs;
+    problem_poison(p.c, &p.s); /* C's padding as a run leaves it: poisoned, untouched */
     multiply(&p, p.s.k, 0, 0);
     ck_assert_msg(problem_check(&p, INPUT_FP32, 0, note, sizeof note, &worst, &vs), "the plain loop fails: %s", note);
     multiply(&p, p.s.k - 1, 0, 0);
