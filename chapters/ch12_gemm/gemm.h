@@ -7,7 +7,7 @@
  * stays inside that row's storage. The columns past k (A), past n (B, C) are
  * padding the run fills with NaN (A, B) or poison (C): a stage that reads
  * padding without masking it produces NaN and fails its check; one that
- * writes past n in C fails too (run.c checks the padding is untouched).
+ * writes past n in C fails too (problem.c checks the padding is untouched).
  * m, n, k are any size from 1 (odd ones included): every stage handles the
  * edges itself (bounds-checked or zero-filled loads, predicated stores).
  *
@@ -53,6 +53,18 @@ typedef struct {
     int sms;                   /* the device's multiprocessors (a persistent grid's size) */
 } gemm_gpu_args;
 typedef void gemm_gpu_fn(const gemm_gpu_args *g);
+
+/* A cuBLAS call (where cublas_v2.h is included) that fails: file:line, the
+ * call, the status, exit 1. */
+#define CUBLAS_CHECK(call)                                                                                       \
+    do {                                                                                                         \
+        cublasStatus_t cublas_check_status_ = (call);                                                            \
+        if (cublas_check_status_ != CUBLAS_STATUS_SUCCESS) {                                                     \
+            fprintf(stderr, "%s:%d: cuBLAS error %d (%s)\n  in: %s\n", __FILE__, __LINE__,                       \
+                    (int)cublas_check_status_, cublasGetStatusString(cublas_check_status_), #call);              \
+            exit(1);                                                                                             \
+        }                                                                                                        \
+    } while (0)
 
 /* A stage that needs what a machine may lack (an ISA, OpenBLAS, a Hopper GPU):
  * 1 where it can run; else 0 and why, in one line, into why. */

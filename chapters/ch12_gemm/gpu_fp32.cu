@@ -26,17 +26,6 @@
 
 #include <cublas_v2.h>
 
-/* A cuBLAS call that fails: file:line, the status, exit 1. */
-#define CUBLAS_CHECK(call)                                                                                       \
-    do {                                                                                                         \
-        cublasStatus_t cublas_check_status_ = (call);                                                            \
-        if (cublas_check_status_ != CUBLAS_STATUS_SUCCESS) {                                                     \
-            fprintf(stderr, "%s:%d: cuBLAS error %d (%s)\n  in: %s\n", __FILE__, __LINE__,                       \
-                    (int)cublas_check_status_, cublasGetStatusString(cublas_check_status_), #call);              \
-            exit(EXIT_CHECK_FAIL);                                                                               \
-        }                                                                                                        \
-    } while (0)
-
 #define TILE 32 /* the side of the first stages' blocks and tiles */
 
 /* ---- naive: one thread per element of C, a dot product of a row of A and a

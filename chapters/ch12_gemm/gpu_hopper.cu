@@ -434,7 +434,7 @@ static __device__ __forceinline__ void consume_tile(float (&d)[128], uint32_t ba
                                                     uint32_t &it, bool cluster)
 {
     int kt = 0;
-    do { /* k >= 1, so at least one stage; as a for loop, the path around it made ptxas serialise the wgmmas */
+    do { /* k >= 1: at least one stage. A loop that could be skipped makes ptxas serialise the wgmmas (C7515) */
         uint32_t s = it % RING;
         bar_wait(full_bar(base, RING, s), (it / RING) & 1);
         mma_stage(d, a_tile(base, s) + consumer * WG_ROWS * 128, b_tile(base, s), kt > 0);

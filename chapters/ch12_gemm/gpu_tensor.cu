@@ -27,17 +27,6 @@
 
 #include "../../common/cuda_util.h"
 
-/* A cuBLAS call that fails says where and why, and exits 1. */
-#define CUBLAS_CHECK(call)                                                                                       \
-    do {                                                                                                         \
-        cublasStatus_t cublas_check_status_ = (call);                                                            \
-        if (cublas_check_status_ != CUBLAS_STATUS_SUCCESS) {                                                     \
-            fprintf(stderr, "%s:%d: cuBLAS error %d (%s)\n  in: %s\n", __FILE__, __LINE__,                       \
-                    (int)cublas_check_status_, cublasGetStatusString(cublas_check_status_), #call);              \
-            exit(EXIT_CHECK_FAIL);                                                                               \
-        }                                                                                                        \
-    } while (0)
-
 /* ---- Loading a 16-byte chunk: 8 bf16 of one row, starting at a column that
  * is a multiple of 8. Since the leading dimension is a multiple of 8 too, the
  * chunk lies inside its row's storage, even where part of it is padding. */

@@ -42,7 +42,7 @@ static uint64_t next_random(uint64_t *state) /* xorshift64* */
     return *state * 0x2545F4914F6CDD1DULL;
 }
 
-/* Uniform in [-1, 1), never 0: 24 random bits, odd, so the value is k/2^23 for odd k. */
+/* Uniform in [-1, 1), never 0: 24 random bits, odd, so the value is j/2^23 - 1 for an odd j. */
 static float random_value(uint64_t *state)
 {
     uint32_t bits = (uint32_t)(next_random(state) >> 40) | 1u;

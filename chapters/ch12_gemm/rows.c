@@ -243,10 +243,7 @@ int run_gpu_rows(const rows_plan *plan)
     device_buffers d;
     device_begin(&d, &p, bf16);
     cublasHandle_t handle;
-    if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) {
-        fprintf(stderr, "%s:%d: cublasCreate failed\n", __FILE__, __LINE__);
-        exit(1);
-    }
+    CUBLAS_CHECK(cublasCreate(&handle));
     gpu_ceiling fma = {0};
     if (plan->ceilings)
         fma = gpu_fma_ceiling();
@@ -268,10 +265,7 @@ int run_gpu_rows(const rows_plan *plan)
     if (fma.rate > 0)
         gpu_ceiling_row(&rep, &fma, &p.s, &info);
     report_print(&rep, stdout);
-    if (cublasDestroy(handle) != CUBLAS_STATUS_SUCCESS) {
-        fprintf(stderr, "%s:%d: cublasDestroy failed\n", __FILE__, __LINE__);
-        exit(1);
-    }
+    CUBLAS_CHECK(cublasDestroy(handle));
     device_end(&d);
     problem_free(&p);
     return report_all_ok(&rep);

@@ -36,7 +36,7 @@ static const stage stages[] = {
     CPU_ROW("cpu-naive", "one dot product per element of C, i-j-k: B read down a column", gemm_cpu_naive),
     CPU_ROW("cpu-loop-order", "+ i-k-j: the inner loop streams rows of B and C (unit stride, vectorised)",
             gemm_cpu_loop_order),
-    CPU_ROW("cpu-blocked", "+ cache blocking: tiles of A, B and C reused while they are in L1 and L2",
+    CPU_ROW("cpu-blocked", "+ cache blocking: a block of B (64 rows of up to 2048) reused from L2 by every row of C",
             gemm_cpu_blocked),
     {{"cpu-packed", "+ packed panels and a micro-kernel whose tile of C lives in vector registers (AVX-512, "
       "else AVX2)", .where = STAGE_CPU}, .cpu = gemm_cpu_packed, .supported = gemm_cpu_packed_supported},
@@ -58,7 +58,7 @@ static const stage stages[] = {
             gemm_gpu_blocktile_2d),
     GPU_ROW("gpu-vectorised", "+ 16-byte loads, A transposed in shared memory: float4 reads from it",
             "vectorised_kernel<(int)128, (int)128, (int)8, (int)8, (int)8>", gemm_gpu_vectorised),
-    GPU_ROW("gpu-warptile", "+ warp tiles and double-buffered shared memory", "warptile_kernel<(int)128, (int)128, (int)8, (int)64, (int)64>", gemm_gpu_warptile),
+    GPU_ROW("gpu-warptile", "+ warp tiles (a warp a 64x64 quarter: fewer loads per FMA) and double buffering", "warptile_kernel<(int)128, (int)128, (int)8, (int)64, (int)64>", gemm_gpu_warptile),
     {{"cublas-sgemm", "cuBLAS SGEMM, FP32 on the CUDA cores: the yardstick", .where = STAGE_GPU, .kernel = "gemm",
       .tags = "kernel=library"}, .gpu = gemm_cublas_sgemm, .yardstick = 1},
     {{"cublas-tf32", "cuBLAS with TF32 tensor cores on the FP32 inputs (10-bit mantissas)", .where = STAGE_GPU,
@@ -76,7 +76,8 @@ static const stage stages[] = {
     {{"wgmma-tma", "Hopper: warpgroup MMA (wgmma) from shared memory, tiles brought by TMA", .where = STAGE_GPU,
       .kernel = "wgmma_tma_kernel", .tags = "work=bf16"}, .gpu = gemm_hopper_wgmma_tma, .input = INPUT_BF16,
      .tensor_cores = 1, .supported = gemm_hopper_supported},
-    {{"wgmma-pipelined", "+ a ring of shared buffers, a producer warpgroup for TMA, two consumers for wgmma",
+    {{"wgmma-pipelined", "+ a ring of four shared buffers: a producer warpgroup issues TMA while two consumer "
+      "warpgroups multiply (setmaxnreg gives them the registers)",
       .where = STAGE_GPU, .kernel = "wgmma_pipelined_kernel", .tags = "work=bf16"}, .gpu = gemm_hopper_pipelined,
      .input = INPUT_BF16, .tensor_cores = 1, .supported = gemm_hopper_supported},
     {{"wgmma-persistent", "+ a persistent grid of two-block clusters walking 256x256 tiles in an "
