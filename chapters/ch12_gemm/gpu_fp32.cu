@@ -33,11 +33,12 @@
  * rows of C. The 32 lanes of a warp share a column, so at each step they read
  * one element of B (one address: a broadcast) but 32 elements of A a row
  * apart: 32 sectors of 32 bytes for 128 useful bytes. Their stores to C are a
- * row apart too. Uncoalesced: every request costs 32 transactions. */
-__global__ void naive_kernel(gemm_shape s, const float *__restrict__ a, const float *__restrict__ b,
-                             float *__restrict__ c)
+ * row apart too. Uncoalesced: every request costs 32 transactions. The dot
+ * product itself (dot_into_c) is the next stage's too: only which thread
+ * takes which element changes. */
+static __device__ __forceinline__ void dot_into_c(const gemm_shape &s, const float *__restrict__ a,
+                                                  const float *__restrict__ b, float *__restrict__ c, int row, int col)
 {
-    int row = blockIdx.x * TILE + threadIdx.x, col = blockIdx.y * TILE + threadIdx.y;
     if (row >= s.m || col >= s.n)
         return;
     float sum = 0.0f;
@@ -46,7 +47,13 @@ __global__ void naive_kernel(gemm_shape s, const float *__restrict__ a, const fl
     c[(size_t)row * s.ldc + col] = sum;
 }
 
-/* ---- coalesced: the same threads, threadIdx.x now walking ALONG a row of C.
+__global__ void naive_kernel(gemm_shape s, const float *__restrict__ a, const float *__restrict__ b,
+                             float *__restrict__ c)
+{
+    dot_into_c(s, a, b, c, blockIdx.x * TILE + threadIdx.x, blockIdx.y * TILE + threadIdx.y);
+}
+
+/* ---- coalesced: the same dot products, threadIdx.x now walking ALONG a row of C.
  * The lanes of a warp share a row of A (one address per step: a broadcast)
  * and read 32 adjacent floats of B, 128 bytes in 4 sectors, and store 32
  * adjacent floats of C: coalesced, a transaction carries 32 useful values
@@ -54,13 +61,7 @@ __global__ void naive_kernel(gemm_shape s, const float *__restrict__ a, const fl
 __global__ void coalesced_kernel(gemm_shape s, const float *__restrict__ a, const float *__restrict__ b,
                                  float *__restrict__ c)
 {
-    int row = blockIdx.y * TILE + threadIdx.y, col = blockIdx.x * TILE + threadIdx.x;
-    if (row >= s.m || col >= s.n)
-        return;
-    float sum = 0.0f;
-    for (int i = 0; i < s.k; i++)
-        sum += a[(size_t)row * s.lda + i] * b[(size_t)i * s.ldb + col];
-    c[(size_t)row * s.ldc + col] = sum;
+    dot_into_c(s, a, b, c, blockIdx.y * TILE + threadIdx.y, blockIdx.x * TILE + threadIdx.x); /* x: the column */
 }
 
 /* ---- shared-tiles: the block (32 x 32 threads, a 32 x 32 tile of C) walks k
