@@ -83,10 +83,13 @@ for dir in data/profiles/*/; do
               (sms > 0 && cycles > 0) ? sprintf("%.2f", fp64 / (sms * cycles)) : "-", ffma, ratio }'
 
     # Shared-memory bank conflicts, for the kernels that have any.
-    table "| profile | shared-memory load bank conflicts | store bank conflicts |" "bank_conflicts_pipe_lsu_mem_shared_op_ld" '
+    # The last column counts every kind of shared access, ldmatrix's among
+    # them (the loads' column does not), where a report has it.
+    table "| profile | shared-memory load bank conflicts | store bank conflicts | all shared accesses (ldmatrix too) |" "bank_conflicts_pipe_lsu_mem_shared_op_ld" '
         /bank_conflicts_pipe_lsu_mem_shared_op_ld/ { ld = val($0) }
         /bank_conflicts_pipe_lsu_mem_shared_op_st/ { st = val($0) }
-        END { if (ld != "0" || st != "0") printf "| %s | %s | %s |\n", name, ld, st }'
+        /bank_conflicts_pipe_lsu_mem_shared\.sum/ { all = val($0) }
+        END { if (ld != "0" || st != "0" || (all != "" && all != "0")) printf "| %s | %s | %s | %s |\n", name, ld, st, or_dash(all) }'
 
     # Coalescing: 32-byte sectors fetched per global load request (a warp's
     # load instruction): 4 when a warp reads 32 adjacent ints, up to 32 when
@@ -101,7 +104,7 @@ for dir in data/profiles/*/; do
     # issued an instruction (of one per cycle per scheduler), and how busy each
     # pipe was (ncu's % of the pipe's peak). Reports made before these were
     # recorded have none and are left out.
-    table "| profile | issue slots busy | achieved occupancy | FMA pipe | ALU pipe | XU pipe (rsqrt, sin, conversions) | FP64 pipe | LSU pipe |" \
+    table "| profile | issue slots busy | achieved occupancy | FMA pipe | ALU pipe | XU pipe (rsqrt, sin, conversions) | FP64 pipe | LSU pipe | tensor pipe |" \
         "sm__inst_executed_pipe_fma" '
         /Issue Slots Busy/ { iss = val($0) "%" }
         /Achieved Occupancy/ { occ = val($0) "%" }
@@ -110,8 +113,9 @@ for dir in data/profiles/*/; do
         /inst_executed_pipe_xu\./ { xu = val($0) "%" }
         /inst_executed_pipe_fp64\./ { fp64 = val($0) "%" }
         /inst_executed_pipe_lsu\./ { lsu = val($0) "%" }
-        END { printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", name, or_dash(iss), or_dash(occ), or_dash(fma),
-              or_dash(alu), or_dash(xu), or_dash(fp64), or_dash(lsu) }'
+        /pipe_tensor_op_hmma_cycles_active/ { tensor = val($0) "%" }
+        END { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", name, or_dash(iss), or_dash(occ), or_dash(fma),
+              or_dash(alu), or_dash(xu), or_dash(fp64), or_dash(lsu), or_dash(tensor) }'
 
     # The scheduler's view (the smallpt report's tables): warps per scheduler, and
     # cycles between two instructions of one warp with what they were waiting for.

@@ -35,3 +35,7 @@ $(BUILD)/ch12/gpu_hopper.o: $(ch12_DIR)/gpu_hopper.cu $(ch12_DIR)/*.h common/*.h
 	$(ch12_HOPPER_CXX) -c $< -o $@
 ch12: $(BUILD)/ch12/main.o $(BUILD)/ch12/rows.o $(ch12_TEST_OBJ) $(LIBGPU) $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS) -lcublas
+
+ch12_EXERCISES := ch12
+ex_ch12_WHAT := a shared-memory tile of 64-byte rows laid out so ldmatrix and the copy hit no bank conflict, without padding
+ex_ch12_ON := CPU (every slot, every lane's bank in every phase); GPU (the layout on the device, a GEMM through it exact, SKIP without one)

@@ -77,13 +77,13 @@ const char *gemm_openblas_library(void); /* the library loaded, its build and ke
 
 /* gpu_fp32.cu: FP32 on the CUDA cores, then cuBLAS SGEMM */
 gemm_gpu_fn gemm_gpu_naive, gemm_gpu_coalesced, gemm_gpu_shared_tiles, gemm_gpu_blocktile_1d, gemm_gpu_blocktile_2d,
-    gemm_gpu_vectorised, gemm_gpu_warptile, gemm_cublas_sgemm, gemm_cublas_tf32;
+    gemm_gpu_vectorised, gemm_gpu_warptile, gemm_gpu_double_buffer, gemm_cublas_sgemm, gemm_cublas_tf32;
 
 /* gpu_tensor.cu: bf16 in, FP32 accumulate, on the tensor cores: WMMA, mma.sync, cp.async; then cuBLAS bf16 */
 gemm_gpu_fn gemm_tc_wmma, gemm_tc_mma_ldmatrix, gemm_tc_cp_async, gemm_cublas_bf16;
 
 /* gpu_hopper.cu: Hopper's wgmma fed by TMA (sm_90a machine code), then what takes it to the library's rate */
-gemm_gpu_fn gemm_hopper_wgmma_tma, gemm_hopper_pipelined, gemm_hopper_persistent;
+gemm_gpu_fn gemm_hopper_wgmma_tma, gemm_hopper_ring, gemm_hopper_pipelined, gemm_hopper_persistent;
 gemm_supported_fn gemm_hopper_supported;
 const char *gemm_hopper_persistent_note(void); /* the last persistent launch: clusters, tiles, rounds */
 

@@ -385,44 +385,102 @@ __device__ static void warptile_stash(float (*as)[BM + 4], float (*bs)[BN], cons
     }
 }
 
-/* ---- warptile: the same 128 x 128 x 8 block tile, now split among warps,
- * and its loads overlapped with its FMAs.
- * Warp tiles: each of the block's 4 warps owns a WM x WN (64 x 64) quarter
- * of it, its 32 lanes a 4 x 8 grid inside that, each lane 4 x 4 values of
- * each of the warp's 4 x 2 sub-tiles of 16 x 32: 128 sums a thread. At each
- * step of k a lane reads 4 float4s of A and 2 of B for 128 FMAs (vectorised:
- * 4 for 64), and each read is a single conflict-free pass for the warp (4
- * adjacent float4s of A, 8 of B). An SM issues one instruction per cycle per
- * scheduler, so what is left to win is the share of those that are FMAs:
- * fewer loads, and fewer threads doing the same index work, raise it. The
- * stores of C are 128 bytes a row.
- * Double buffering: two shared buffers. While the FMAs run on one, the next
- * BK slice of A and B is on its way from global memory into registers
- * (warptile_fetch) and goes into the other buffer at the last step: the
- * loads' latency hides behind 1024 FMAs a thread, and one barrier per slice
- * is enough instead of two (the buffer written was last read before the
- * previous barrier). The fragments are double-buffered in registers the same
- * way: step dot's FMAs run while step dot + 1's fragments come from shared
- * memory; at the last step the barrier comes first and the FMAs cover the
- * first reads from the new buffer. __launch_bounds__(128, 2): up to 255
- * registers a thread, and two blocks (8 warps) to an SM. */
+/* The block's WM x WN warp tiles, shared by warptile and double-buffer: a
+ * lane's first row and column of C in the block tile (its 32 lanes a 4 x 8
+ * grid in its warp's tile). */
+template <int BN, int WM, int WN>
+__device__ static int warptile_row(void)
+{
+    return threadIdx.x / 32 / (BN / WN) * WM + threadIdx.x % 32 / LANE_COLS * 4;
+}
+template <int BN, int WM, int WN>
+__device__ static int warptile_col(void)
+{
+    return threadIdx.x / 32 % (BN / WN) * WN + threadIdx.x % 32 % LANE_COLS * 4;
+}
+
+/* A lane's sums into C: each row of its 4 x 4 values per sub-tile a float4. */
+template <int MI, int NI>
+__device__ static void warptile_store(const gemm_shape &s, float *c, const float (&acc)[4 * MI][4 * NI], int row,
+                                      int col)
+{
+#pragma unroll
+    for (int i = 0; i < 4 * MI; i++) {
+        int r = row + i / 4 * LANE_ROWS * 4 + i % 4;
+#pragma unroll
+        for (int ni = 0; ni < NI; ni++)
+            store4(s, c, r, col + ni * LANE_COLS * 4,
+                   make_float4(acc[i][4 * ni], acc[i][4 * ni + 1], acc[i][4 * ni + 2], acc[i][4 * ni + 3]));
+    }
+}
+
+#define WARPTILE_CHECKS                                                                                           \
+    static_assert(BM % WM == 0 && BN % WN == 0 && MI >= 1 && NI >= 1 && WM % (LANE_ROWS * 4) == 0 &&               \
+                      WN % (LANE_COLS * 4) == 0,                                                                  \
+                  "the warp grid must tile the block tile");                                                      \
+    static_assert(A_VECS >= 1 && B_VECS >= 1 && BM * BK / 4 % THREADS == 0 && BK * BN / 4 % THREADS == 0,        \
+                  "each thread loads whole float4s of both tiles")
+
+/* ---- warptile: vectorised's 128 x 128 x 8 block tile and 64 sums a
+ * thread, now split among warps. Each of the block's 8 warps owns a WM x WN
+ * (32 x 64) eighth of it, its 32 lanes a 4 x 8 grid inside that, each lane
+ * 4 x 4 values of each of the warp's 2 x 2 sub-tiles of 16 x 32. What
+ * changes is which values a lane holds: at each step of k a warp reads 4
+ * adjacent float4s of A and 8 of B, each a single conflict-free pass, where
+ * vectorised's B reads (16 float4s 32 bytes apart) take four passes where two
+ * would do. The stores of C are 128 bytes a row. The loop is vectorised's:
+ * load a slice, barrier, multiply it, barrier. */
 template <int BM, int BN, int BK, int WM, int WN>
 __global__ void __launch_bounds__(BM / WM * (BN / WN) * 32, 2)
     warptile_kernel(gemm_shape s, const float *__restrict__ a, const float *__restrict__ b, float *__restrict__ c)
 {
     constexpr int THREADS = BM / WM * (BN / WN) * 32, MI = WM / (LANE_ROWS * 4), NI = WN / (LANE_COLS * 4);
     constexpr int A_VECS = BM * BK / 4 / THREADS, B_VECS = BK * BN / 4 / THREADS;
-    static_assert(BM % WM == 0 && BN % WN == 0 && MI >= 1 && NI >= 1 && WM % (LANE_ROWS * 4) == 0 &&
-                      WN % (LANE_COLS * 4) == 0, "the warp grid must tile the block tile");
-    static_assert(A_VECS >= 1 && B_VECS >= 1 && BM * BK / 4 % THREADS == 0 && BK * BN / 4 % THREADS == 0,
-                  "each thread loads whole float4s of both tiles");
+    WARPTILE_CHECKS;
+    __shared__ __align__(16) float as[BK][BM + 4];
+    __shared__ __align__(16) float bs[BK][BN];
+    int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
+    int t_row = warptile_row<BN, WM, WN>(), t_col = warptile_col<BN, WM, WN>();
+    float acc[4 * MI][4 * NI] = {}, ra[4 * MI], rb[4 * NI];
+    float4 va[A_VECS], vb[B_VECS];
+    for (int k0 = 0; k0 < s.k; k0 += BK) {
+        warptile_fetch<BM, BN, BK, THREADS>(va, vb, s, a, b, row0, col0, k0);
+        warptile_stash<BM, BN, BK, THREADS>(as, bs, va, vb);
+        __syncthreads();
+#pragma unroll
+        for (int dot = 0; dot < BK; dot++) {
+            warptile_frags<BM, BN, MI, NI>(ra, rb, as, bs, dot, t_row, t_col);
+            warptile_fma<MI, NI>(acc, ra, rb);
+        }
+        __syncthreads();
+    }
+    warptile_store<MI, NI>(s, c, acc, row0 + t_row, col0 + t_col);
+}
+
+/* ---- double-buffer: warptile with its loads overlapped with its FMAs.
+ * Two shared buffers: while the FMAs run on one, the next BK slice of A and
+ * B is on its way from global memory into registers (warptile_fetch) and
+ * goes into the other buffer at the last step. The loads' latency hides
+ * behind 512 FMAs a thread, and one barrier per slice is enough instead of
+ * two (the buffer written was last read before the previous barrier). The
+ * fragments are double-buffered in registers the same way: step dot's FMAs
+ * run while step dot + 1's fragments come from shared memory; at the last
+ * step the barrier comes first and the FMAs cover the first reads from the
+ * new buffer. 16 warps to an SM (two blocks of 256 threads, at most 128
+ * registers each; the same tile in 4 warps of 64 x 64, 128 sums a thread,
+ * measured a few percent slower on the H200). */
+template <int BM, int BN, int BK, int WM, int WN>
+__global__ void __launch_bounds__(BM / WM * (BN / WN) * 32, 2)
+    double_buffer_kernel(gemm_shape s, const float *__restrict__ a, const float *__restrict__ b, float *__restrict__ c)
+{
+    constexpr int THREADS = BM / WM * (BN / WN) * 32, MI = WM / (LANE_ROWS * 4), NI = WN / (LANE_COLS * 4);
+    constexpr int A_VECS = BM * BK / 4 / THREADS, B_VECS = BK * BN / 4 / THREADS;
+    WARPTILE_CHECKS;
     static_assert(BK % 2 == 0, "the fragments alternate between two register sets");
     __shared__ __align__(16) float as[2][BK][BM + 4];
     __shared__ __align__(16) float bs[2][BK][BN];
     int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
-    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    int t_row = warp / (BN / WN) * WM + lane / LANE_COLS * 4; /* this lane's first row of C in the block tile */
-    int t_col = warp % (BN / WN) * WN + lane % LANE_COLS * 4; /* and first column */
+    int t_row = warptile_row<BN, WM, WN>(), t_col = warptile_col<BN, WM, WN>();
     float acc[4 * MI][4 * NI] = {}, ra[2][4 * MI], rb[2][4 * NI];
     float4 va[A_VECS], vb[B_VECS];
     int slices = (s.k + BK - 1) / BK;
@@ -449,14 +507,7 @@ __global__ void __launch_bounds__(BM / WM * (BN / WN) * 32, 2)
             warptile_fma<MI, NI>(acc, ra[dot % 2], rb[dot % 2]);
         }
     }
-#pragma unroll
-    for (int i = 0; i < 4 * MI; i++) {
-        int r = row0 + t_row + i / 4 * LANE_ROWS * 4 + i % 4;
-#pragma unroll
-        for (int ni = 0; ni < NI; ni++)
-            store4(s, c, r, col0 + t_col + ni * LANE_COLS * 4,
-                   make_float4(acc[i][4 * ni], acc[i][4 * ni + 1], acc[i][4 * ni + 2], acc[i][4 * ni + 3]));
-    }
+    warptile_store<MI, NI>(s, c, acc, row0 + t_row, col0 + t_col);
 }
 
 /* ---------------------------------------------------------------- launchers */
@@ -514,11 +565,18 @@ void gemm_gpu_vectorised(const gemm_gpu_args *g)
     CUDA_CHECK_LAUNCH();
 }
 
+/* warptile and double-buffer: one tile shape, 8 warps of 32 x 64 */
+#define WARPTILE_SHAPE 128, 128, 8, 32, 64
+
 void gemm_gpu_warptile(const gemm_gpu_args *g)
 {
-    constexpr int BM = 128, BN = 128, BK = 8, WM = 64, WN = 64;
-    warptile_kernel<BM, BN, BK, WM, WN><<<tile_grid(&g->s, BM, BN), BM / WM * (BN / WN) * 32>>>(g->s, g->a, g->b,
-                                                                                              g->c);
+    warptile_kernel<WARPTILE_SHAPE><<<tile_grid(&g->s, 128, 128), 256>>>(g->s, g->a, g->b, g->c);
+    CUDA_CHECK_LAUNCH();
+}
+
+void gemm_gpu_double_buffer(const gemm_gpu_args *g)
+{
+    double_buffer_kernel<WARPTILE_SHAPE><<<tile_grid(&g->s, 128, 128), 256>>>(g->s, g->a, g->b, g->c);
     CUDA_CHECK_LAUNCH();
 }
 

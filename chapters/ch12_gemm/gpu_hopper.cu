@@ -551,13 +551,64 @@ __global__ void __launch_bounds__(256, 1)
 #endif
 }
 
-/* ---- pipelined: + a ring of 4 stages and warp specialisation. One producer
- * warpgroup (one thread of it issuing TMA) keeps up to 4 k-steps in flight
- * while two consumer warpgroups multiply: each stage has a "full" mbarrier
- * (the copy engine counts its bytes in) and an "empty" one (each consumer
- * arrives when its multiplies on the stage are done). The copies now overlap
- * the multiplies, so the tensor cores no longer wait for memory between
- * k-steps. wgmma.wait_group 1 keeps one group of multiplies queued while the
+/* ---- ring: + a ring of 4 stages, the copies ahead of the multiplies. Each
+ * stage has a "full" mbarrier (the copy engine counts its bytes in) and an
+ * "empty" one (each warpgroup arrives when its multiplies on the stage are
+ * done). Thread 0 starts the copies of the first 3 k-steps; then at each
+ * k-step both warpgroups wait for its stage to be full, issue its
+ * multiplies, and (wgmma.wait_group 1: one group left in flight) release the
+ * stage before; thread 0 waits until both have released it and refills it
+ * with the k-step 3 ahead. The copies now overlap the multiplies. What is
+ * left: thread 0 is also a consumer, so its warpgroup stalls at each k-step
+ * until the other has released the stage (and while it issues the copy),
+ * and its next multiplies wait with it. */
+__global__ void __launch_bounds__(256, 1)
+    wgmma_ring_kernel(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb, float *c,
+                      int m, int n, int k, int ldc)
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    uint32_t base = tiles_base();
+    int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN, ktiles = (k + BK - 1) / BK, wg = threadIdx.x / 128;
+    if (threadIdx.x == 0) {
+        for (uint32_t s = 0; s < RING; s++) {
+            bar_init(full_bar(base, RING, s), 1);  /* thread 0's arrive.expect_tx */
+            bar_init(empty_bar(base, RING, s), 2); /* one arrival per warpgroup */
+        }
+        bar_init_fence();
+        for (int j = 0; j < RING - 1 && j < ktiles; j++)
+            load_stage(&ta, &tb, a_tile(base, j), b_tile(base, j), full_bar(base, RING, j), m0, n0, j, n);
+    }
+    __syncthreads();
+    float d[128];
+    zero(d);
+    int kt = 0;
+    do { /* k >= 1: at least one stage (see consume_tile) */
+        uint32_t s = kt % RING;
+        bar_wait(full_bar(base, RING, s), (kt / RING) & 1);
+        mma_stage(d, a_tile(base, s) + wg * WG_ROWS * 128, b_tile(base, s), kt > 0);
+        wgmma_wait<1>();
+        int j = kt + RING - 1; /* the k-step that goes into the stage just released */
+        if (kt > 0)
+            release_stage(empty_bar(base, RING, (kt - 1) % RING), false);
+        if (threadIdx.x == 0 && j < ktiles) {
+            uint32_t r = j % RING;
+            bar_wait(empty_bar(base, RING, r), ((j / RING) & 1) ^ 1);
+            load_stage(&ta, &tb, a_tile(base, r), b_tile(base, r), full_bar(base, RING, r), m0, n0, j, n);
+        }
+    } while (++kt < ktiles);
+    wgmma_wait<0>();
+    fence_accumulators(d);
+    store_tile(d, c, ldc, m, n, m0 + wg * WG_ROWS, n0);
+#else
+    NOT_SM90A;
+#endif
+}
+
+/* ---- pipelined: + warp specialisation. One producer warpgroup (one thread
+ * of it issuing TMA) keeps the ring's k-steps in flight and waits on the
+ * empty barriers, while two consumer warpgroups do nothing but multiply:
+ * no consumer waits for the other any more, or for a copy to be issued.
+ * wgmma.wait_group 1 keeps one group of multiplies queued while the
  * stage before is released. setmaxnreg gives the producer's registers (it
  * needs ~40) to the consumers (128 accumulators each): 168 per thread at
  * launch, 40 for the producer, 232 for the consumers. */
@@ -741,6 +792,16 @@ void gemm_hopper_wgmma_tma(const gemm_gpu_args *g)
     const CUtensorMap *ta = map_a(g), *tb = map_b(g);
     allow_smem(wgmma_tma_kernel, SMEM_BYTES(1), &ready);
     wgmma_tma_kernel<<<tile_grid(s), 256, SMEM_BYTES(1)>>>(*ta, *tb, g->c, s->m, s->n, s->k, s->ldc);
+    CUDA_CHECK_LAUNCH();
+}
+
+void gemm_hopper_ring(const gemm_gpu_args *g)
+{
+    static int ready;
+    const gemm_shape *s = &g->s;
+    const CUtensorMap *ta = map_a(g), *tb = map_b(g);
+    allow_smem(wgmma_ring_kernel, SMEM_BYTES(RING), &ready);
+    wgmma_ring_kernel<<<tile_grid(s), 256, SMEM_BYTES(RING)>>>(*ta, *tb, g->c, s->m, s->n, s->k, s->ldc);
     CUDA_CHECK_LAUNCH();
 }
 

@@ -58,7 +58,10 @@ static const stage stages[] = {
             gemm_gpu_blocktile_2d),
     GPU_ROW("gpu-vectorised", "+ 16-byte loads, A transposed in shared memory: float4 reads from it",
             "vectorised_kernel<(int)128, (int)128, (int)8, (int)8, (int)8>", gemm_gpu_vectorised),
-    GPU_ROW("gpu-warptile", "+ warp tiles (a warp a 64x64 quarter: fewer loads per FMA) and double buffering", "warptile_kernel<(int)128, (int)128, (int)8, (int)64, (int)64>", gemm_gpu_warptile),
+    GPU_ROW("gpu-warptile", "+ warp tiles: a warp a 32x64 eighth of the block's tile, its reads conflict-free",
+            "warptile_kernel<(int)128, (int)128, (int)8, (int)32, (int)64>", gemm_gpu_warptile),
+    GPU_ROW("gpu-double-buffer", "+ double buffering: the next slice loads while this one multiplies",
+            "double_buffer_kernel<(int)128, (int)128, (int)8, (int)32, (int)64>", gemm_gpu_double_buffer),
     {{"cublas-sgemm", "cuBLAS SGEMM, FP32 on the CUDA cores: the yardstick", .where = STAGE_GPU, .kernel = "gemm",
       .tags = "kernel=library"}, .gpu = gemm_cublas_sgemm, .yardstick = 1},
     {{"cublas-tf32", "cuBLAS with TF32 tensor cores on the FP32 inputs (10-bit mantissas)", .where = STAGE_GPU,
@@ -76,8 +79,11 @@ static const stage stages[] = {
     {{"wgmma-tma", "Hopper: warpgroup MMA (wgmma) from shared memory, tiles brought by TMA", .where = STAGE_GPU,
       .kernel = "wgmma_tma_kernel", .tags = "work=bf16"}, .gpu = gemm_hopper_wgmma_tma, .input = INPUT_BF16,
      .tensor_cores = 1, .supported = gemm_hopper_supported},
-    {{"wgmma-pipelined", "+ a ring of four shared buffers: a producer warpgroup issues TMA while two consumer "
-      "warpgroups multiply (setmaxnreg gives them the registers)",
+    {{"wgmma-ring", "+ a ring of four shared buffers: the copies three k-steps ahead of the multiplies",
+      .where = STAGE_GPU, .kernel = "wgmma_ring_kernel", .tags = "work=bf16"}, .gpu = gemm_hopper_ring,
+     .input = INPUT_BF16, .tensor_cores = 1, .supported = gemm_hopper_supported},
+    {{"wgmma-pipelined", "+ warp specialisation: a producer warpgroup issues TMA while two consumer "
+      "warpgroups only multiply (setmaxnreg gives them the registers)",
       .where = STAGE_GPU, .kernel = "wgmma_pipelined_kernel", .tags = "work=bf16"}, .gpu = gemm_hopper_pipelined,
      .input = INPUT_BF16, .tensor_cores = 1, .supported = gemm_hopper_supported},
     {{"wgmma-persistent", "+ a persistent grid of two-block clusters walking 256x256 tiles in an "

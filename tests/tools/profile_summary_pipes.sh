@@ -22,11 +22,12 @@ cat >> "$report" <<'METRICS'
     sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active                          %               0
     sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active                           %            6.51
     sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active                            %           50.84
+    sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active                %           12.25
     Issue Slots Busy               %        82.52
 METRICS
 bash tools/profile_summary.sh > after.md 2>&1 || fail "profile_summary failed: $(tail -n 3 after.md)"
 occupancy=$(awk '/Achieved Occupancy/ { v = $NF } END { print v }' "$report")
-want="| $name | 82.52% | ${occupancy:+$occupancy%}${occupancy:-"-"} | 76.28% | 0.60% | 50.84% | 0% | 6.51% |"
+want="| $name | 82.52% | ${occupancy:+$occupancy%}${occupancy:-"-"} | 76.28% | 0.60% | 50.84% | 0% | 6.51% | 12.25% |"
 grep -qxF "$want" after.md || fail "the pipe row: want '$want', got: $(grep -F "| $name | 82" after.md)"
 [ "$(grep -c '| issue slots busy |' after.md)" = 1 ] || fail "not one pipe table"
 echo "profile_summary: a report's pipe metrics become its row of the pipe table; reports without them have none"

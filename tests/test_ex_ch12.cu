@@ -1,0 +1,246 @@
+/* test_ex_ch12.cu - exercise ch12: a conflict-free layout for a tile of
+ * 64-byte rows (tile_layout.cuh's tile_slot).
+ *
+ * 1. On the CPU (nvcc-built host code), so in CI too, from the answer's table
+ *    of tile_slot(row, chunk) for the 64 x 4 chunks:
+ *    a. every chunk has a slot in 0..255 and no two share one (the tile is
+ *       256 slots of 16 bytes, no padding: a layout that needs more memory,
+ *       or overwrites a chunk, fails);
+ *    b. every 8-lane phase of an ldmatrix read (rows 8q .. 8q + 7 at one
+ *       chunk c, every q and c) touches 8 different bank groups, slot % 8;
+ *    c. every 8-lane phase of the copy's stores (the chunks 8p .. 8p + 7 in
+ *       row order: two whole rows) touches 8 different bank groups.
+ *    Each lane's bank is computed here; a message names the phase, the
+ *    lanes that collide, their slots and the ways of the conflict.
+ * 2. On a GPU (tests/ex_ch12_kernel.cu): tile_slot as the device computes it
+ *    equals the host's table; and the small GEMM through the answer's tiles
+ *    gives C exactly, at 64 x 64 x 32, 128 x 192 x 96 and 192 x 128 x 256,
+ *    inputs small integers in [-3, 3] (seed 1212): every product and sum is
+ *    an integer below 2^24, exact in FP32 in any order. A layout that is not
+ *    a permutation, or that the device computes otherwise than the host, is
+ *    wrong here. Without a GPU these are counted as skipped.
+ * For grading (harness.h, "the probe and the judge"), the probe calls the
+ * answer and hands its table, the device's table and C to the judge through
+ * harness_answer; the judge makes every input and every wanted value itself.
+ */
+#include "harness.h"
+
+#include "ex_ch12_kernel.cu"
+
+#include <stdint.h>
+
+/* ------------------------------------------------------------ on the CPU */
+static int table[EX_ROWS][EX_CHUNKS];
+
+/* The answer's slot for every chunk, from the host code (in the probe). */
+static void answer_table(void)
+{
+    if (HARNESS_CALLS_ANSWER)
+        for (int r = 0; r < EX_ROWS; r++)
+            for (int c = 0; c < EX_CHUNKS; c++)
+                table[r][c] = tile_slot(r, c);
+    harness_answer(table, sizeof table);
+}
+
+/* Slot s's bank group: its 16 bytes are banks 4 (s % 8) .. 4 (s % 8) + 3. */
+static int bank_group(int slot)
+{
+    return slot % 8;
+}
+
+/* One phase: 8 lanes, the (row, chunk) each accesses. 0 when its 8 slots lie
+ * in 8 bank groups; otherwise the ways of its worst conflict (how many of its
+ * lanes share one group), with the lanes that share it in words. */
+static int phase_conflict(const int rows[8], const int chunks[8], char *why, size_t size)
+{
+    int count[8] = {0};
+    for (int l = 0; l < 8; l++)
+        count[bank_group(table[rows[l]][chunks[l]])]++;
+    int worst = 0;
+    for (int g = 1; g < 8; g++)
+        worst = count[g] > count[worst] ? g : worst;
+    if (count[worst] == 1)
+        return 0;
+    size_t at = (size_t)snprintf(why, size, "banks %d-%d are hit by", 4 * worst, 4 * worst + 3);
+    for (int l = 0; l < 8 && at < size; l++)
+        if (bank_group(table[rows[l]][chunks[l]]) == worst)
+            at += (size_t)snprintf(why + at, size - at, " (row %d, chunk %d: slot %d)", rows[l], chunks[l],
+                                   table[rows[l]][chunks[l]]);
+    return count[worst];
+}
+
+START_TEST(each_chunk_has_a_slot_of_its_own)
+{
+    answer_table();
+    int owner[EX_SLOTS];
+    for (int s = 0; s < EX_SLOTS; s++)
+        owner[s] = -1;
+    for (int r = 0; r < EX_ROWS; r++)
+        for (int c = 0; c < EX_CHUNKS; c++) {
+            int s = table[r][c];
+            ck_assert_msg(s >= 0 && s < EX_SLOTS,
+                          "tile_slot(%d, %d) = %d: outside the tile's 256 slots (0..255). The tile is 64 rows of 64 "
+                          "bytes, no padding: a layout must fit the same 4 KiB%s",
+                          r, c, s,
+                          s - 4 * r >= EX_CHUNKS ? " (it lies past its row's four slots: an XOR by more than 3 "
+                                                   "can give chunk 4 or more)"
+                                                 : "");
+            ck_assert_msg(owner[s] < 0,
+                          "tile_slot(%d, %d) = tile_slot(%d, %d) = %d: two chunks in one slot, so one overwrites the "
+                          "other (each row's four chunks must go to four different slots, all 256 used once)",
+                          owner[s] / EX_CHUNKS, owner[s] % EX_CHUNKS, r, c, s);
+            owner[s] = r * EX_CHUNKS + c;
+        }
+}
+END_TEST
+
+START_TEST(ldmatrix_reads_conflict_free)
+{
+    answer_table();
+    for (int q = 0; q < EX_ROWS / 8; q++)
+        for (int c = 0; c < EX_CHUNKS; c++) {
+            int rows[8], chunks[8];
+            for (int l = 0; l < 8; l++)
+                rows[l] = 8 * q + l, chunks[l] = c;
+            char why[600];
+            int ways = phase_conflict(rows, chunks, why, sizeof why);
+            ck_assert_msg(ways == 0,
+                          "an ldmatrix phase (8 lanes give rows %d..%d, all at chunk %d): %s: a %d-way bank "
+                          "conflict, %d passes where 1 would do. Want: the 8 slots in 8 different groups slot %% 8",
+                          8 * q, 8 * q + 7, c, why, ways, ways);
+        }
+}
+END_TEST
+
+START_TEST(stores_conflict_free)
+{
+    answer_table();
+    for (int p = 0; p < EX_SLOTS / 8; p++) {
+        int rows[8], chunks[8];
+        for (int l = 0; l < 8; l++)
+            rows[l] = (8 * p + l) / EX_CHUNKS, chunks[l] = (8 * p + l) % EX_CHUNKS;
+        char why[600];
+        int ways = phase_conflict(rows, chunks, why, sizeof why);
+        ck_assert_msg(ways == 0,
+                      "a store phase of the copy (8 lanes store rows %d and %d, chunks 0..3 of each): %s: a %d-way "
+                      "bank conflict. Want: the 8 slots in 8 different groups slot %% 8 (a layout that only "
+                      "serves ldmatrix, a transposed one, makes the copy slow instead)",
+                      rows[0], rows[7], why, ways);
+    }
+}
+END_TEST
+
+/* ------------------------------------------------------------- on the GPU */
+static const struct {
+    int m, n, k;
+} shapes[] = {{64, 64, 32}, {128, 192, 96}, {192, 128, 256}};
+#define SHAPES (int)(sizeof shapes / sizeof shapes[0])
+enum { MAX_M = 192, MAX_N = 192, MAX_K = 256, SEED = 1212 };
+
+/* A small integer in [-3, 3] as bf16 (exact: the upper half of its float). */
+static uint16_t small_bf16(test_rng *r, float *value)
+{
+    *value = (float)((int)(test_rng_next(r) >> 40) % 7 - 3);
+    uint32_t bits;
+    memcpy(&bits, value, sizeof bits);
+    return (uint16_t)(bits >> 16);
+}
+
+static uint16_t a16[MAX_M * MAX_K], bt16[MAX_N * MAX_K];
+static float a32[MAX_M * MAX_K], bt32[MAX_N * MAX_K], got_c[MAX_M * MAX_N];
+static int device_table[EX_SLOTS];
+
+static void make_inputs(int m, int n, int k)
+{
+    test_rng r = {SEED + (unsigned long long)(m * 1000 + n) * 1000 + (unsigned long long)k};
+    for (int i = 0; i < m * k; i++)
+        a16[i] = small_bf16(&r, &a32[i]);
+    for (int i = 0; i < n * k; i++)
+        bt16[i] = small_bf16(&r, &bt32[i]);
+}
+
+static char gpu_failed[160];
+#define GPU_STEP(call) HARNESS_GPU_STEP(err, gpu_failed, call)
+
+/* The device's table and C through the answer's tiles; *bad: a slot was
+ * outside the tile. Every CUDA call checked; the first error is returned. */
+static cudaError_t run_on_gpu(int m, int n, int k, int *bad)
+{
+    cudaError_t err = cudaSuccess;
+    uint16_t *d_a = NULL, *d_bt = NULL;
+    float *d_c = NULL;
+    int *d_table = NULL, *d_bad = NULL;
+    GPU_STEP(cudaMalloc(&d_a, sizeof(uint16_t) * m * k));
+    GPU_STEP(cudaMalloc(&d_bt, sizeof(uint16_t) * n * k));
+    GPU_STEP(cudaMalloc(&d_c, sizeof(float) * m * n));
+    GPU_STEP(cudaMalloc(&d_table, sizeof device_table));
+    GPU_STEP(cudaMalloc(&d_bad, sizeof(int)));
+    GPU_STEP(cudaMemcpy(d_a, a16, sizeof(uint16_t) * m * k, cudaMemcpyHostToDevice));
+    GPU_STEP(cudaMemcpy(d_bt, bt16, sizeof(uint16_t) * n * k, cudaMemcpyHostToDevice));
+    GPU_STEP(cudaMemset(d_c, 0xff, sizeof(float) * m * n)); /* NaN: an element not written shows */
+    GPU_STEP(cudaMemset(d_bad, 0, sizeof(int)));
+    if (err == cudaSuccess) {
+        layout_table_kernel<<<1, EX_SLOTS>>>(d_table);
+        layout_gemm_kernel<<<dim3(n / EX_ROWS, m / EX_ROWS), EX_THREADS>>>(m, n, k, d_a, d_bt, d_c, d_bad);
+    }
+    GPU_STEP(cudaGetLastError());
+    GPU_STEP(cudaDeviceSynchronize());
+    GPU_STEP(cudaMemcpy(got_c, d_c, sizeof(float) * m * n, cudaMemcpyDeviceToHost));
+    GPU_STEP(cudaMemcpy(device_table, d_table, sizeof device_table, cudaMemcpyDeviceToHost));
+    GPU_STEP(cudaMemcpy(bad, d_bad, sizeof(int), cudaMemcpyDeviceToHost));
+    void *buffers[] = {d_a, d_bt, d_c, d_table, d_bad};
+    for (int i = 0; i < 5; i++)
+        GPU_STEP(cudaFree(buffers[i]));
+    return err;
+}
+
+START_TEST(gpu_gemm_through_the_tile)
+{
+    int m = shapes[_i].m, n = shapes[_i].n, k = shapes[_i].k, bad = 0;
+    make_inputs(m, n, k);
+    cudaError_t err = cudaSuccess;
+    memset(got_c, 0, sizeof got_c);
+    memset(device_table, 0, sizeof device_table);
+    if (HARNESS_CALLS_ANSWER)
+        err = run_on_gpu(m, n, k, &bad);
+    harness_answer(&err, sizeof err);
+    harness_answer(gpu_failed, sizeof gpu_failed);
+    harness_answer(&bad, sizeof bad);
+    harness_answer(device_table, sizeof device_table);
+    harness_answer(got_c, sizeof got_c);
+    answer_table();
+    gpu_failed[sizeof gpu_failed - 1] = '\0';
+    ck_assert_msg(err == cudaSuccess, "on the GPU, the GEMM through your tile (tests/ex_ch12_kernel.cu): %s failed: "
+                  "%s (%s)", gpu_failed, cudaGetErrorName(err), cudaGetErrorString(err));
+    for (int i = 0; i < EX_SLOTS; i++)
+        ck_assert_msg(device_table[i] == table[i / EX_CHUNKS][i % EX_CHUNKS],
+                      "tile_slot(%d, %d) is %d on the device and %d on the host: one function, one layout (the "
+                      "copy and ldmatrix must agree where each chunk is)",
+                      i / EX_CHUNKS, i % EX_CHUNKS, device_table[i], table[i / EX_CHUNKS][i % EX_CHUNKS]);
+    ck_assert_msg(!bad, "on the GPU, a slot outside the tile's 256 (0..255)");
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++) {
+            double want = 0;
+            for (int p = 0; p < k; p++)
+                want += (double)a32[i * k + p] * bt32[j * k + p];
+            float g = got_c[i * n + j];
+            ck_assert_msg(g == (float)want,
+                          "m=%d n=%d k=%d: C[%d][%d]: got %g, want %g exactly (integers below 2^24 in FP32): a chunk "
+                          "read from another slot than it was stored in, or stored over another",
+                          m, n, k, i, j, (double)g, want);
+        }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("exercise ch12");
+    TCase *tc = tcase_create("tile layout");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, each_chunk_has_a_slot_of_its_own);
+    tcase_add_test(tc, ldmatrix_reads_conflict_free);
+    tcase_add_test(tc, stores_conflict_free);
+    int skipped = harness_add_gpu_test(tc, gpu_gemm_through_the_tile, SHAPES);
+    suite_add_tcase(s, tc);
+    return harness_run_gpu(s, "exercise-ch12", skipped);
+}
