@@ -171,7 +171,9 @@ static void print_help(const cli_spec *spec)
         printf("\n%s\n", spec->notes);
     printf("\nLong options may be shortened to any unambiguous prefix (--wid 64 is --width 64).\n");
     printf("\noutputs: every file a run writes is checked before any work: one that exists must be a regular\n"
-           "file you may write, in a folder you may write, and no two outputs may be one file (exit 2).\n"
+           "file you and its owner may write, wholly of the output's own kind (a PPM for a .ppm, a PNG, the\n"
+           "output's CSV ...: never a file of yours), in a folder you may write, and no two outputs may be one\n"
+           "file (exit 2); the kind and the mode are checked again when the file is written.\n"
            "A file is written whole to a temporary file beside it, then renamed over it: it keeps its\n"
            "permission bits but is a new file (its other hard links keep the old contents). A symbolic\n"
            "link is written through to its file and stays a link; a dangling one is refused. CSV rows\n"
@@ -209,6 +211,17 @@ void cli_require_writable(const cli_spec *spec, const char *option, const char *
     const char *why = cli_check_writable(path);
     if (!why && strcmp(option, "default output") == 0) /* the image --out would have been */
         why = cli_check_image_kind(path);
+    if (why)
+        cli_usage_error(spec, "%s '%s' %s", option, path, why);
+    claim_output(spec, path, option, path);
+}
+
+void cli_require_output(const cli_spec *spec, const char *option, const char *path, const output_kind *kind)
+{
+    char target[PATH_MAX];
+    const char *why = cli_check_writable(path);
+    if (!why && output_target(path, target, sizeof target) == NULL)
+        why = output_kind_problem(target, kind);
     if (why)
         cli_usage_error(spec, "%s '%s' %s", option, path, why);
     claim_output(spec, path, option, path);
@@ -298,36 +311,13 @@ const char *cli_parse_double(const char *text, double min, double max, double *o
     return NULL;
 }
 
-/* The first bytes a file of each kind starts with: a PPM's magic number is
- * followed by whitespace, a PNG's signature is eight bytes. */
-static const char png_signature[8] = {'\x89', 'P', 'N', 'G', '\r', '\n', '\x1a', '\n'};
-
 const char *cli_check_image_kind(const char *path)
 {
-    static char reason[160];
     char target[PATH_MAX];
     if (output_target(path, target, sizeof target) != NULL)
         return NULL; /* cli_check_writable says why it cannot be written */
-    const char *why = NULL;
-    FILE *f = open_regular_file(target, &why);
-    if (!f)
-        return NULL; /* not there yet (or not a file: cli_check_writable refuses it) */
-    unsigned char head[8];
-    size_t n = fread(head, 1, sizeof head, f);
-    fclose(f);
-    size_t len = strlen(path);
-    int png = len >= 4 && strcmp(path + len - 4, ".png") == 0;
-    if (n == 0)
-        return NULL; /* empty: nothing in it to lose, as an empty CSV */
-    if (png && (n < sizeof head || memcmp(head, png_signature, sizeof head) != 0))
-        why = "holds something else: not a PNG (no PNG signature at its start); not replaced";
-    else if (!png && (n < 3 || head[0] != 'P' || (head[1] != '6' && head[1] != '3') ||
-                      !strchr(" \t\r\n", head[2])))
-        why = "holds something else: not a PPM (it does not start with P6 or P3); not replaced";
-    if (!why)
-        return NULL;
-    snprintf(reason, sizeof reason, "%s", why);
-    return reason;
+    output_kind kind = output_image_kind(path); /* the name given says which kind, as it says which is written */
+    return output_kind_problem(target, &kind);
 }
 
 const char *cli_check_writable(const char *path)

@@ -118,29 +118,38 @@ const char *cli_parse_double(const char *text, double min, double max, double *o
 
 /* NULL if path may be written as an output (image.h says how): its folder
  * exists and this process may create files there, and an existing file is a
- * regular file it may write (access W_OK, and a write bit in its mode:
- * image.h's output_read_only); a symbolic link is judged by the
- * file it points to, and a dangling one is refused. Else a reason. Creates
- * nothing. */
+ * regular file it may write (access W_OK, and its owner's write bit in its
+ * mode, for root too: image.h's output_read_only); a symbolic link is judged
+ * by the file it points to, and a dangling one is refused. Else a reason.
+ * Creates nothing. */
 const char *cli_check_writable(const char *path);
 
 
-/* NULL if path (through a symbolic link) is missing, empty or the kind of
- * image its name says (.png: a PNG signature; else a PPM, P6 or P3), else a
+/* NULL if path (through a symbolic link) is missing, empty or wholly the
+ * kind of image its name says (.png a PNG, else a PPM: image.h's
+ * output_kind_problem, which also refuses a file it cannot read), else a
  * reason: an image output never replaces a file of another kind (notes.txt
- * renamed to x.ppm), as --csv never appends to a file without its header. */
+ * renamed to x.ppm, "P6" and notes), as --csv never appends to a file
+ * without its header. */
 const char *cli_check_image_kind(const char *path);
 
 /* NULL if path is a folder this process may create files in, else a reason. */
 const char *cli_check_folder(const char *path);
 
-/* An output the chapter writes (--out's default, ch08's --linear-out, ch11's
- * --state-out ...): returns if `path` can be written (cli_check_writable) and
- * is no other output of this run, else one line naming `option`, the usage
- * and exit 2. cli_parse has already checked --out, --csv and each --images
- * file the selected stages write, so a clash with them is found here too.
- * Two outputs are one file when they resolve to one path, or are one inode
- * (hard links). Call it right after cli_parse, for every output. */
+/* An output the chapter writes (ch07's --timeline, ch08's --linear-out,
+ * ch11's --state-out ...): returns if `path` can be written
+ * (cli_check_writable), holds nothing but `kind` (output_kind_problem: the
+ * kind the chapter then gives file_write_begin, which checks it again before
+ * its rename) and is no other output of this run, else one line naming
+ * `option`, the usage and exit 2. cli_parse has already checked --out, --csv
+ * and each --images file the selected stages write, so a clash with them is
+ * found here too. Two outputs are one file when they resolve to one path, or
+ * are one inode (hard links). Call it right after cli_parse, for every output. */
+void cli_require_output(const cli_spec *spec, const char *option, const char *path, const output_kind *kind);
+
+/* cli_require_output for the chapter's default image (option "default
+ * output": the image --out would have been, of the kind its name says); any
+ * other option is checked for writing and clashes only. */
 void cli_require_writable(const cli_spec *spec, const char *option, const char *path);
 
 /* malloc that never returns NULL: "program: out of memory (N bytes for what)",

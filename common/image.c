@@ -78,6 +78,7 @@ int image_write(const image *img, const char *path, char *err, size_t errlen)
  * it will replace: pending_target (output_target's answer). */
 static char pending_name[PATH_MAX + 32];
 static char pending_target[PATH_MAX];
+static output_kind pending_kind; /* what pending_target must hold to be replaced */
 static volatile sig_atomic_t pending;
 
 const char *output_target(const char *path, char *target, size_t size)
@@ -113,16 +114,211 @@ int image_stage_path(char *buf, size_t size, const char *dir, const char *progra
 const char *output_read_only(const struct stat *st)
 {
     static char reason[96];
-    if (st->st_mode & (S_IWUSR | S_IWGRP | S_IWOTH))
+    if (st->st_mode & S_IWUSR)
         return NULL;
-    snprintf(reason, sizeof reason, "it is read-only (mode %04o): not replaced", (unsigned)(st->st_mode & 07777));
+    snprintf(reason, sizeof reason, "it is read-only (mode %04o: its owner may not write it): not replaced",
+             (unsigned)(st->st_mode & 07777));
+    return reason;
+}
+
+output_kind output_image_kind(const char *name)
+{
+    return (output_kind){ends_with(name, ".png") ? KIND_PNG : KIND_PPM, NULL, 0};
+}
+
+static int is_blank(int c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+/* One number of a PPM or PFM header, after blanks and '#' comments, ended by
+ * exactly one blank (after the last one, the data start). 0 if there is none
+ * or it is over `max`. */
+static int header_number(FILE *f, long long max, long long *value)
+{
+    int c = fgetc(f);
+    while (c == '#' || is_blank(c)) {
+        if (c == '#') /* a comment runs to its line's end */
+            while ((c = fgetc(f)) != '\n' && c != EOF)
+                continue;
+        if (c != EOF)
+            c = fgetc(f);
+    }
+    long long v = 0;
+    int digits = 0;
+    for (; c >= '0' && c <= '9' && v <= max; c = fgetc(f), digits++)
+        v = v * 10 + (c - '0');
+    *value = v;
+    return digits > 0 && v <= max && is_blank(c);
+}
+
+/* P3's numbers after its header: only digits and blanks, `count` numbers,
+ * none over maxval. */
+static const char *plain_ppm_problem(FILE *f, long long count, long long maxval)
+{
+    long long numbers = 0, v = -1;
+    for (int c = fgetc(f);; c = fgetc(f)) {
+        if (c >= '0' && c <= '9') {
+            v = (v < 0 ? 0 : v) * 10 + (c - '0');
+            if (v > maxval)
+                return "a number over its maxval";
+            continue;
+        }
+        if (v >= 0)
+            numbers++, v = -1;
+        if (c == EOF)
+            break;
+        if (!is_blank(c))
+            return "something other than numbers after its header";
+    }
+    return numbers == count ? NULL : "not as many numbers as its header's width x height x 3";
+}
+
+/* NULL if f (size bytes) is a whole PPM or PFM: its magic, its header's
+ * numbers, then as many bytes of pixels as they say (P3: numbers). */
+static const char *raster_problem(FILE *f, long long size, output_form form)
+{
+    char magic[3] = "";
+    if (fread(magic, 1, 2, f) != 2 || magic[0] != 'P' ||
+        (form == KIND_PPM ? magic[1] != '6' && magic[1] != '3' : magic[1] != 'F' && magic[1] != 'f'))
+        return form == KIND_PPM ? "it does not start with P6 or P3" : "it does not start with PF or Pf";
+    long long w, h, maxval = 255;
+    int c = fgetc(f);
+    if (!is_blank(c) || ungetc(c, f) == EOF || !header_number(f, IMAGE_MAX_SIDE, &w) ||
+        !header_number(f, IMAGE_MAX_SIDE, &h) || w < 1 || h < 1)
+        return "its header has no width and height";
+    if (form == KIND_PFM) { /* the scale: a decimal number, its sign the byte order */
+        char scale[32];
+        double s;
+        if (fscanf(f, " %31[-+0-9.eE]", scale) != 1 || sscanf(scale, "%lf", &s) != 1 || s == 0 || !is_blank(fgetc(f)))
+            return "its header has no scale";
+    } else if (!header_number(f, 65535, &maxval) || maxval < 1) {
+        return "its header has no maxval";
+    }
+    if (magic[1] == '3')
+        return plain_ppm_problem(f, w * h * 3, maxval);
+    long long at = ftell(f), sample = form == KIND_PFM ? 4 : maxval > 255 ? 2 : 1;
+    long long want = at + w * h * (magic[1] == 'f' ? 1 : 3) * sample; /* Pf: one channel */
+    return at > 0 && size == want ? NULL : "its size is not what its header's width and height need";
+}
+
+/* NULL if f (size bytes) is a whole PNG: the signature, the IHDR chunk
+ * first and the IEND chunk last (a signature followed by notes is not one). */
+static const char *png_problem(FILE *f, long long size)
+{
+    static const unsigned char head[16] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R'};
+    static const unsigned char tail[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82};
+    unsigned char buf[16];
+    if (fread(buf, 1, 8, f) != 8 || memcmp(buf, head, 8) != 0)
+        return "no PNG signature at its start";
+    if (fread(buf + 8, 1, 8, f) != 8 || memcmp(buf, head, 16) != 0 || size < 8 + 25 + 12 ||
+        fseek(f, (long)(size - 12), SEEK_SET) != 0 || fread(buf, 1, 12, f) != 12 || memcmp(buf, tail, 12) != 0)
+        return "no IHDR chunk first and IEND chunk last";
+    return NULL;
+}
+
+/* 1 if the len bytes of a line (its newline taken off) are text: no NUL,
+ * no control character but a tab or a CR. */
+static int is_text(const char *line, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        unsigned char b = (unsigned char)line[i];
+        if ((b < 0x20 && b != '\t' && b != '\r') || b == 0x7f)
+            return 0;
+    }
+    return 1;
+}
+
+/* NULL if f is text whose lines are the kind's: a CSV's header first and as
+ * many fields on every other line, or `fields` numbers on every line. Reads
+ * it whole, a line at a time. */
+static const char *text_problem(FILE *f, const output_kind *kind)
+{
+    static char reason[160];
+    char *line = NULL;
+    size_t room = 0, header_commas = 0;
+    ssize_t len;
+    const char *why = NULL;
+    for (long n = 1; !why && (len = getline(&line, &room, f)) > 0; n++) {
+        if (line[len - 1] == '\n')
+            line[--len] = '\0';
+        if (!is_text(line, (size_t)len)) {
+            snprintf(reason, sizeof reason, "line %ld is not text", n);
+            why = reason;
+        } else if (kind->form == KIND_CSV) {
+            size_t commas = 0;
+            for (const char *c = line; *c; c++)
+                commas += *c == ',';
+            if (n == 1 && strcmp(line, kind->header) != 0)
+                why = "its first line is not the header";
+            else if (n == 1)
+                header_commas = commas;
+            else if (commas != header_commas) {
+                snprintf(reason, sizeof reason, "line %ld has %zu field%s, its header %zu", n, commas + 1,
+                         commas ? "s" : "", header_commas + 1);
+                why = reason;
+            }
+        } else {
+            int count = 0;
+            char *at = line, *end = line;
+            for (;; count++, at = end) {
+                strtod(at, &end);
+                if (end == at)
+                    break;
+            }
+            while (is_blank(*at))
+                at++;
+            if (count != kind->fields || *at) {
+                snprintf(reason, sizeof reason, "line %ld is not %d numbers", n, kind->fields);
+                why = reason;
+            }
+        }
+    }
+    free(line);
+    return why ? why : ferror(f) ? "a read failed" : NULL;
+}
+
+/* What a kind is called in a refusal: "a PPM", "a CSV headed 'stage,...'". */
+static const char *kind_name(const output_kind *kind)
+{
+    static char name[160];
+    static const char *const names[] = {[KIND_PPM] = "a PPM", [KIND_PNG] = "a PNG", [KIND_PFM] = "a PFM"};
+    if (kind->form == KIND_CSV)
+        snprintf(name, sizeof name, "a CSV headed '%.100s'", kind->header);
+    else if (kind->form == KIND_NUMBERS)
+        snprintf(name, sizeof name, "lines of %d numbers", kind->fields);
+    else
+        snprintf(name, sizeof name, "%s", names[kind->form]);
+    return name;
+}
+
+const char *output_kind_problem(const char *path, const output_kind *kind)
+{
+    static char reason[400];
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+        return NULL; /* nothing in it to lose (a missing file, an empty one), or the write checks refuse it */
+    const char *why = NULL;
+    FILE *f = open_regular_file(path, &why);
+    if (!f) {
+        snprintf(reason, sizeof reason, "cannot be read to check that it is %s (%s): not replaced", kind_name(kind),
+                 why);
+        return reason;
+    }
+    if (kind->form == KIND_PNG)
+        why = png_problem(f, (long long)st.st_size);
+    else if (kind->form == KIND_PPM || kind->form == KIND_PFM)
+        why = raster_problem(f, (long long)st.st_size, kind->form);
+    else
+        why = text_problem(f, kind);
+    fclose(f);
+    if (!why)
+        return NULL;
+    snprintf(reason, sizeof reason, "holds something else: not %s (%s); not replaced", kind_name(kind), why);
     return reason;
 }
 
 /* NULL if the existing file at target (stat in st) may be replaced: a
- * regular file this process may write, with a write bit in its mode
- * (output_read_only). Else why not. */
-static const char *replace_problem(const char *target, const struct stat *st)
+ * regular file this process may write, with its owner's write bit
+ * (output_read_only), of the output's kind. Else why not. */
+static const char *replace_problem(const char *target, const struct stat *st, const output_kind *kind)
 {
     if (!S_ISREG(st->st_mode))
         return S_ISDIR(st->st_mode) ? "is a folder: not replaced" : "is not a regular file: not replaced";
@@ -136,7 +332,7 @@ static const char *replace_problem(const char *target, const struct stat *st)
         snprintf(reason, sizeof reason, "cannot be written: %s", strerror(errno));
         return reason;
     }
-    return NULL;
+    return output_kind_problem(target, kind);
 }
 
 /* The signals whose default action ends the process: each would leave the
@@ -210,7 +406,7 @@ static int take_mode(int fd, int exists, const struct stat *old)
  * symbolic link's file), with that file's permissions or a new file's; the
  * caller renames it over pending_target when done. Refuses (no temporary
  * file) what may not be replaced: see image.h. */
-static FILE *open_temp(const char *path, char *err, size_t errlen)
+static FILE *open_temp(const char *path, const output_kind *kind, char *err, size_t errlen)
 {
     const char *why = output_target(path, pending_target, sizeof pending_target);
     if (why) {
@@ -219,7 +415,8 @@ static FILE *open_temp(const char *path, char *err, size_t errlen)
     }
     struct stat old;
     int exists = stat(pending_target, &old) == 0;
-    if (exists && (why = replace_problem(pending_target, &old)) != NULL) {
+    pending_kind = *kind;
+    if (exists && (why = replace_problem(pending_target, &old, kind)) != NULL) {
         fail(err, errlen, "%s %s", path, why);
         return NULL;
     }
@@ -265,12 +462,15 @@ static int finish_temp(FILE *f, int ok, const char *path, char *err, size_t errl
     }
     sigset_t held;
     hold_signals(1, &held);
-    struct stat now; /* once more at the last moment: never rename over a device or a folder */
+    /* once more at the last moment: never rename over a device or a folder,
+     * nor over a file made read-only or given other contents while the work ran */
+    struct stat now;
     const char *late = NULL;
-    if (ok && lstat(pending_target, &now) == 0 && !S_ISREG(now.st_mode)) {
+    if (ok && lstat(pending_target, &now) == 0)
+        late = S_ISREG(now.st_mode) ? replace_problem(pending_target, &now, &pending_kind)
+                                    : "is no longer a regular file: not replaced";
+    if (late)
         ok = 0;
-        late = "it is no longer a regular file: not replaced";
-    }
     if (ok && rename(pending_name, pending_target) != 0) {
         ok = 0;
         saved = errno;
@@ -280,11 +480,15 @@ static int finish_temp(FILE *f, int ok, const char *path, char *err, size_t errl
     pending = 0;
     hold_signals(0, &held);
     if (!ok)
-        return fail(err, errlen, "%s: write failed: %s", path, late ? late : strerror(saved));
+        return late ? fail(err, errlen, "%s: write failed: checked again before the rename, the file %s", path, late)
+                    : fail(err, errlen, "%s: write failed: %s", path, strerror(saved));
     return 0;
 }
 
-FILE *file_write_begin(const char *path, char *err, size_t errlen) { return open_temp(path, err, errlen); }
+FILE *file_write_begin(const char *path, const output_kind *kind, char *err, size_t errlen)
+{
+    return open_temp(path, kind, err, errlen);
+}
 
 int file_write_end(FILE *f, int ok, const char *path, char *err, size_t errlen)
 {
@@ -293,7 +497,7 @@ int file_write_end(FILE *f, int ok, const char *path, char *err, size_t errlen)
 
 int image_write_ppm(const image *img, const char *path, char *err, size_t errlen)
 {
-    FILE *f = open_temp(path, err, errlen);
+    FILE *f = open_temp(path, &(output_kind){KIND_PPM, NULL, 0}, err, errlen);
     if (!f)
         return -1;
     errno = 0;
@@ -341,7 +545,7 @@ static int png_body(FILE *f, const image *img)
 int image_write_png(const image *img, const char *path, char *err, size_t errlen)
 {
 #ifdef HAVE_PNG
-    FILE *f = open_temp(path, err, errlen);
+    FILE *f = open_temp(path, &(output_kind){KIND_PNG, NULL, 0}, err, errlen);
     if (!f)
         return -1;
     errno = 0;

@@ -10,8 +10,9 @@
  * libpng was found (HAVE_PNG); without it, writing a .png fails clearly.
  *
  * What may be replaced (output_target): only a regular file this process may
- * write (access W_OK), in a folder it may write (the rename needs it); never
- * a device, a FIFO or a folder. A symbolic link is written through: the file
+ * write (access W_OK) and its owner may write (output_read_only), of the
+ * output's own kind (output_kind_problem), in a folder it may write (the
+ * rename needs it); never a device, a FIFO or a folder. A symbolic link is written through: the file
  * it points to is replaced and the link stays (a dangling link is refused,
  * not followed into a file it would create). The replacing file takes the old
  * one's permission bits (and its owner and group where this process may set
@@ -62,11 +63,41 @@ const char *output_target(const char *path, char *target, size_t size);
  * without libpng). Returns 0, or -1 if it does not fit in size. */
 int image_stage_path(char *buf, size_t size, const char *dir, const char *program, const char *stage);
 
+/* The kinds of file the course writes. An output replaces only a file of its
+ * own kind (or an empty one): a CSV of another header, notes renamed x.ppm,
+ * a README given as --state-out are someone's, and are never replaced. */
+typedef enum {
+    KIND_PPM,    /* P6 or P3, whole: its size (P6) or its numbers (P3) as its header says */
+    KIND_PNG,    /* the signature, an IHDR chunk first and an IEND chunk last */
+    KIND_PFM,    /* PF or Pf, whole: its size as its header says */
+    KIND_CSV,    /* text; its first line `header`, every other line as many fields */
+    KIND_NUMBERS /* text; every line `fields` numbers */
+} output_form;
+typedef struct {
+    output_form form;
+    const char *header; /* KIND_CSV: the first line, without its newline */
+    int fields;         /* KIND_NUMBERS: the numbers on each line */
+} output_kind;
+
+/* The image kind a file name asks for: .png a PNG, anything else a PPM. */
+output_kind output_image_kind(const char *name);
+
+/* NULL if the file at path is missing, not a regular file (the write checks
+ * refuse that themselves), empty, or wholly of `kind`; else why not, ending
+ * "not replaced". A file that cannot be read is refused too ("cannot be read
+ * to check ..."): a write-only file of another kind is someone's as much as a
+ * readable one. Reads the whole file where its kind needs it (P3, CSV, numbers). */
+const char *output_kind_problem(const char *path, const output_kind *kind);
+
 /* Any other output written the way images are: file_write_begin opens a
  * temporary file beside path (removed if a signal ends the program);
  * file_write_end flushes and syncs it and renames it over path if ok, or
- * removes it. One at a time. 0 / the FILE, or -1 / NULL with err. */
-FILE *file_write_begin(const char *path, char *err, size_t errlen);
+ * removes it. One at a time. 0 / the FILE, or -1 / NULL with err. Both
+ * check that an existing file at path is of `kind` (output_kind_problem),
+ * file_write_end again just before the rename: a file that came to hold
+ * something else while the program worked is not replaced. The image
+ * writers do the same with their image's kind. */
+FILE *file_write_begin(const char *path, const output_kind *kind, char *err, size_t errlen);
 int file_write_end(FILE *f, int ok, const char *path, char *err, size_t errlen);
 
 /* Opens path for reading if it is a regular file, without ever blocking (a
@@ -107,11 +138,13 @@ int image_compare(const image *a, const image *b, image_diff *out);
 }
 #endif
 
-/* NULL if the file of stat st has a write bit in its mode, else "it is
- * read-only (mode 0444): not replaced". Asked for root as for anyone (as the
- * grader asks): access(W_OK) says yes to root whatever the mode, and a file
- * made read-only on purpose is not replaced by anyone. Every output's check
- * (cli.h's before any work, the write's own at the end) asks it. */
+/* NULL if the file of stat st has its owner's write bit, else "it is
+ * read-only (mode 0464: its owner may not write it): not replaced". Asked for
+ * root as for anyone: access(W_OK) says yes to root whatever the mode, and a
+ * file its owner made read-only is read-only on purpose, whoever else the
+ * mode lets write it (a group write bit alone does not make it writable).
+ * Every output's check (cli.h's before any work, the write's own at the end)
+ * asks it. */
 struct stat;
 const char *output_read_only(const struct stat *st);
 

@@ -855,8 +855,8 @@ START_TEST(outputs_respect_permissions)
 }
 END_TEST
 
-/* A symbolic link given as an output is written through to its file and
- * stays a link; the replaced file keeps its permission bits (a new file has
+/* A symbolic link given as an output (to a whole PPM: only the course's
+ * kind is replaced) is written through to its file and stays a link; the replaced file keeps its permission bits (a new file has
  * the umask's); a CSV through a link is appended to the link's file; and
  * --help says what happens to links and hard links. */
 START_TEST(outputs_write_through_links_and_keep_modes)
@@ -864,11 +864,11 @@ START_TEST(outputs_write_through_links_and_keep_modes)
     char script[2400];
     snprintf(script, sizeof script,
              "run() { \"$P\"/ch01 %s --quiet \"$@\" > /dev/null 2> err || { echo \"ch01 $*:\"; cat err; exit 1; }; }; "
-             "printf 'P3\\n' > real.ppm && chmod 640 real.ppm && ln -s real.ppm link.ppm && run --out link.ppm; "
+             "printf 'P3\\n1 1\\n255\\n0 0 0\\n' > real.ppm && chmod 640 real.ppm && ln -s real.ppm link.ppm && run --out link.ppm; "
              "[ -L link.ppm ] || { echo 'the link was replaced by a file'; exit 2; }; "
              "[ \"$(head -c 2 real.ppm)\" = P6 ] || { echo 'the file of the link was not written'; exit 3; }; "
              "[ \"$(stat -c %%a real.ppm)\" = 640 ] || { echo \"mode $(stat -c %%a real.ppm), not 640\"; exit 4; }; "
-             "printf 'P3\\n' > plain.ppm && chmod 600 plain.ppm && run --out plain.ppm; "
+             "printf 'P3\\n1 1\\n255\\n0 0 0\\n' > plain.ppm && chmod 600 plain.ppm && run --out plain.ppm; "
              "[ \"$(stat -c %%a plain.ppm)\" = 600 ] || { echo \"plain: mode $(stat -c %%a plain.ppm), not 600\"; exit 5; }; "
              "printf '%%s\\n' '%s' > real.csv && ln -s real.csv link.csv && run --csv link.csv --out x.ppm; "
              "[ -L link.csv ] && [ $(wc -l < real.csv) -gt 1 ] || { echo 'the CSV link was not appended through'; exit 6; }; "
@@ -1241,6 +1241,129 @@ START_TEST(ch11_inject_names_an_existing_rank)
 }
 END_TEST
 
+/* A chapter's own outputs (ch07 --timeline, ch08 --linear-out, ch11
+ * --state-out and --phases) replace only a file of their own kind (issue
+ * 65): each given a copy of the README is refused before any work (exit 2,
+ * "holds something else"), the copy as it was and nothing else written; ch11's
+ * own state and phases files are replaced by a second run, but not once notes
+ * follow their numbers or their header. */
+START_TEST(chapter_outputs_of_another_kind_refused)
+{
+    static const char *const outputs[][2] = {
+        {"ch07", "--timeline"}, {"ch08", "--linear-out"}, {"ch11", "--state-out"}, {"ch11", "--phases"}};
+    char script[3600], tries[1200] = "";
+    for (size_t i = 0; i < sizeof outputs / sizeof outputs[0]; i++) {
+        int p = program_index(outputs[i][0]);
+        if (p >= 0)
+            snprintf(tries + strlen(tries), sizeof tries - strlen(tries), "try %s %s %s; ", outputs[i][0],
+                     outputs[i][1], programs[p].small);
+    }
+    int ch11 = program_index("ch11");
+    snprintf(script, sizeof script,
+             "cp \"$P\"/README.md mine && sum0=$(cksum < mine) || exit 1; "
+             "try() { prog=$1 opt=$2; shift 2; \"$P\"/$prog \"$@\" --quiet $opt mine > out 2> err; rc=$?; "
+             "[ $rc -eq 2 ] && head -n 1 err | grep -q \"^$prog: error: $opt 'mine' holds something else\" || "
+             "{ echo \"$prog $opt: exit $rc\"; cat err; exit 1; }; [ \"$(cksum < mine)\" = \"$sum0\" ] && "
+             "[ \"$(ls -A | sort | tr '\\n' ' ')\" = 'err mine out ' ] || { echo \"$prog $opt: changed: $(ls -A)\"; "
+             "exit 1; }; }; %s"
+             "[ %d -lt 0 ] && exit 0; run() { \"$P\"/ch11 %s --quiet \"$@\" > out 2> err || { echo \"ch11 $*:\"; "
+             "cat err; exit 1; }; }; run --state-out s.txt --phases p.csv && cp s.txt s0 && cp p.csv p0 && "
+             "run --state-out s.txt --phases p.csv && [ -s s.txt ] && [ -s p.csv ] || exit 1; "
+             "for f in s.txt p.csv; do echo 'my notes' >> $f; cp $f before; done; "
+             "for o in '--state-out s.txt' '--phases p.csv'; do \"$P\"/ch11 %s --quiet $o > out 2> err; rc=$?; "
+             "[ $rc -eq 2 ] && grep -q 'holds something else' err || { echo \"notes after ch11's $o: exit $rc\"; "
+             "cat err; exit 1; }; done; tail -n 1 s.txt p.csv | grep -c 'my notes' | grep -qx 2 || "
+             "{ echo 'a file with notes was replaced'; exit 1; }",
+             tries, ch11, ch11 >= 0 ? programs[ch11].small : "", ch11 >= 0 ? programs[ch11].small : "");
+    ck_assert_msg(in_temp_folder(script) == 0, "a chapter's own output over a file of another kind (the script says which)");
+}
+END_TEST
+
+/* A file of another kind that this user may write but not read (mode 0222)
+ * is refused, not replaced: its kind cannot be checked (as an ordinary
+ * user: root reads it). --out and the default output, before any work. */
+START_TEST(unreadable_output_refused)
+{
+    char script[1600];
+    snprintf(script, sizeof script,
+             "%s; chmod 777 . && printf 'my notes\\n' > w.ppm && cp w.ppm ch01.ppm && chmod 222 w.ppm ch01.ppm && "
+             "{ [ $(id -u) -ne 0 ] || chown 65534:65534 w.ppm ch01.ppm; } || exit 1; "
+             "for o in '--out w.ppm' ''; do as_user \"$P\"/ch01 %s --quiet $o > out 2> err; rc=$?; "
+             "[ $rc -eq 2 ] && head -n 1 err | grep -q '^ch01: error: .*cannot be read to check that it is a PPM' || "
+             "{ echo \"ch01 $o: exit $rc\"; cat err; exit 1; }; done; chmod 644 w.ppm ch01.ppm; "
+             "[ \"$(cat w.ppm ch01.ppm)\" = \"$(printf 'my notes\\nmy notes')\" ] || { echo 'a write-only file was replaced'; "
+             "exit 1; }",
+             as_user_def, programs[program_index("ch01")].small);
+    ck_assert_msg(in_temp_folder(script) == 0, "ch01: a write-only output of another kind (the script says how)");
+}
+END_TEST
+
+/* The kind and the mode are checked again at the write (the image's, just
+ * before its temporary file is made and renamed; file_write_end's, just
+ * before the rename): ch01 renders (past its checks: 0.2 s of CPU time used)
+ * while its --out, a PPM at the start, is given other contents, or made
+ * read-only; the write fails (exit 1, saying why), the file keeps what it was
+ * given and no temporary file is left. */
+START_TEST(kind_checked_again_before_the_rename)
+{
+    const char *script =
+        "change() { printf 'P6\\n1 1\\n255\\nabc' > x.ppm && \"$P\"/ch01 --width 192 --height 192 --spp 8 --repeat 1 "
+        "--quiet --out x.ppm > out 2> err & pid=$!; "
+        "while [ \"$(awk '{print $14}' /proc/$pid/stat 2> /dev/null || echo 99)\" -lt 20 ]; do sleep 0.02; done; "
+        "eval \"$1\"; wait $pid; rc=$?; [ $rc -eq 1 ] && grep -q \"^ch01: x.ppm.*$2\" err || "
+        "{ echo \"$1: exit $rc\"; cat err; exit 1; }; "
+        "[ -z \"$(ls -A | grep '^\\.img-')\" ] || { echo \"$1: a temporary file was left\"; exit 1; }; }; "
+        "change \"printf 'my notes\\n' > x.ppm\" 'holds something else: not a PPM'; "
+        "[ \"$(cat x.ppm)\" = 'my notes' ] || { echo 'the notes were replaced'; exit 1; }; "
+        "change 'chmod 444 x.ppm' 'read-only'; [ \"$(tail -c 3 x.ppm)\" = abc ] || { echo 'a read-only file was "
+        "replaced'; exit 1; }";
+    ck_assert_msg(in_temp_folder(script) == 0, "ch01: an output changed during the work (the script says how)");
+}
+END_TEST
+
+/* A kind's first bytes are not enough: a PPM signature followed by notes,
+ * a P6 header with too few or too many pixel bytes, a P3 with notes after its
+ * numbers, a PNG signature followed by notes are refused (exit 2, the file as
+ * it was); a whole P6 or P3 (comments in its header) is replaced. */
+START_TEST(image_kind_checked_past_its_first_bytes)
+{
+    char script[2400];
+    snprintf(script, sizeof script,
+             "try() { f=$1; shift; cp $f keep; \"$P\"/ch01 %s --quiet --out $f > out 2> err; rc=$?; "
+             "[ $rc -eq 2 ] && head -n 1 err | grep -q \"^ch01: error: --out '$f' holds something else: not a P\" && "
+             "cmp -s $f keep || { echo \"$f: exit $rc\"; cat err; exit 1; }; }; "
+             "printf 'P6\\nmy notes\\n' > a.ppm && printf 'P6\\n1 1\\n255\\nab' > b.ppm && "
+             "printf 'P6\\n1 1\\n255\\nabc and my notes' > c.ppm && printf 'P3\\n1 1\\n255\\n0 0 0\\nmy notes\\n' > d.ppm || "
+             "exit 1; for f in a.ppm b.ppm c.ppm d.ppm; do try $f; done; "
+             "if ! \"$P\"/ch01 --out probe.png --bogus 2>&1 | grep -q libpng; then "
+             "{ printf '\\211PNG\\r\\n\\032\\n'; echo 'my notes'; } > e.png && try e.png; fi; "
+             "printf 'P6\\n# a comment\\n1 1\\n255\\nabc' > f.ppm && printf 'P3\\n1 1 255\\n0 0 0\\n' > g.ppm || exit 1; "
+             "for f in f.ppm g.ppm; do \"$P\"/ch01 %s --quiet --out $f > out 2> err && [ \"$(head -c 2 $f)\" = P6 ] || "
+             "{ echo \"a whole PPM ($f) was not replaced\"; cat err; exit 1; }; done",
+             programs[program_index("ch01")].small, programs[program_index("ch01")].small);
+    ck_assert_msg(in_temp_folder(script) == 0, "ch01: an image output of another kind that starts like one (the script says which)");
+}
+END_TEST
+
+/* A file whose owner may not write it is read-only whoever else its mode
+ * lets write: modes 0464 and 0446 (a group or other write bit alone) are
+ * refused for --out and --csv, for root too (exit 2, "read-only"), the files
+ * as they were. */
+START_TEST(owner_write_bit_decides_for_root_too)
+{
+    char script[1600];
+    snprintf(script, sizeof script,
+             "printf 'P6\\n1 1\\n255\\nabc' > g.ppm && cp g.ppm o.ppm && printf '%%s\\n' '%s' > g.csv && chmod 464 g.ppm g.csv "
+             "&& chmod 446 o.ppm && sum0=$(cat g.ppm o.ppm g.csv | cksum) || exit 1; "
+             "for o in '--out g.ppm' '--out o.ppm' '--csv g.csv --out w.ppm'; do \"$P\"/ch01 %s --quiet $o > out 2> err; "
+             "rc=$?; [ $rc -eq 2 ] && head -n 1 err | grep -q '^ch01: error: .*read-only (mode 04[46][46]: its owner may "
+             "not write it)' || { echo \"ch01 $o: exit $rc\"; cat err; exit 1; }; done; "
+             "[ \"$(cat g.ppm o.ppm g.csv | cksum)\" = \"$sum0\" ] && [ ! -e w.ppm ] || { echo 'a file was changed'; exit 1; }",
+             REPORT_CSV_HEADER, programs[program_index("ch01")].small);
+    ck_assert_msg(in_temp_folder(script) == 0, "ch01: a file its owner may not write (the script says which)");
+}
+END_TEST
+
 /* How the permission test becomes an ordinary user: as one already, nothing;
  * as root, setpriv, else su, to nobody, who must reach the programs. NULL with
  * the reason in `why` if neither works. */
@@ -1371,6 +1494,15 @@ int main(void)
         tcase_add_test(round4, ch11_inject_names_an_existing_rank);
     else
         skipped++; /* ch11 not built (no MPI): its --inject test */
+    /* the attack on round 4's fixes (issue 65): a chapter's own outputs, kinds past their first bytes, write time */
+    tcase_add_test(round4, chapter_outputs_of_another_kind_refused);
+    if (as_user)
+        tcase_add_test(round4, unreadable_output_refused);
+    else
+        skipped++; /* said above, with the permission tests */
+    tcase_add_test(round4, kind_checked_again_before_the_rename);
+    tcase_add_test(round4, image_kind_checked_past_its_first_bytes);
+    tcase_add_test(round4, owner_write_bit_decides_for_root_too);
     suite_add_tcase(s, round4);
     tcase_add_test(tc, ch06_cpu_rows_take_turns_with_the_read_ceiling);
     tcase_add_loop_test(tc, ch07_cpu_rows_take_turns_with_the_fma_ceiling, 0,

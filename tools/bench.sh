@@ -36,6 +36,15 @@
 # the committed files as they were, and a chapter that failed (its program, a
 # difference image, a further run or its extra script) keeps its committed rows,
 # logs and images: only the chapters that succeeded replace theirs.
+# Nothing of yours is replaced: a file the bench would replace must be a
+# regular file (not a symbolic link: a rename replaces it, nothing is written
+# through a link) that its owner may write (for root too, as the programs
+# ask), and in mine/ (yours, in no git history) of the kind the bench writes
+# under its name (a stamped log, a results CSV, an image, a stage list ...).
+# The names known before any chapter runs (the CSV, the run's logs, each
+# chapter's logs and stage images) are checked first (exit 2, nothing run);
+# the others when a chapter is taken in (a chapter with one refused is not
+# taken in), and each file once more just before its rename.
 set -u
 # --help: the comment above, as the usage text.
 case ${1:-} in -h | --help) sed -n '2,/^set -u$/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
@@ -93,6 +102,53 @@ accepted=$scratch/accepted.csv
 mkdir -p "$scratch/logs" || exit 1
 logdir=$scratch/logs
 status=0
+
+# replace_problem FILE: why the bench may not replace FILE (nothing: it may).
+replace_problem() {
+    local f=$1 first mode
+    if [ -L "$f" ]; then echo "is a symbolic link (to '$(readlink -- "$f")'): nothing is written through a link"; return; fi
+    [ -e "$f" ] || return 0
+    [ -f "$f" ] || { echo "is not a regular file"; return; }
+    mode=$(stat -c %a -- "$f")
+    # -w alone says yes to root, whatever the mode: a file its owner may not write is read-only on purpose
+    if [ ! -w "$f" ] || (( (8#$mode & 8#200) == 0 )); then echo "is read-only (mode $mode)"; return; fi
+    [ "$root" = mine ] && [ -s "$f" ] || return 0 # data/ is the course's, in git; an empty file holds nothing
+    IFS= read -r first < "$f"
+    case ${f##*/} in
+    *.png) [ "$(head -c 8 -- "$f" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] && return ;;
+    *.ppm) [[ $first =~ ^P[36]([[:space:]]|$) ]] && return ;;
+    "$machine.csv") [[ $first == chapter,stage,* ]] && return ;;
+    *.csv) [[ $first == *,*,*,* ]] && return ;; # a chapter's extra table: rows or a header of several fields
+    *.tsv) [[ $first == *$'\t'* ]] && return ;;  # a --list-stages
+    load.txt) [[ $first == "load average at start: "* ]] && return ;;
+    *-run.txt) [[ $first == "run_id: "* ]] && return ;;
+    image_diffs.txt) [[ $first == *'|'*'|'*'|'* ]] && return ;;
+    *.txt | *.err) [[ $first == "# run "* ]] && return ;; # a log, stamped with its run
+    esac
+    echo "holds something else (not a file make bench writes under that name)"
+}
+# refuse_any FILE...: says on stderr why each FILE that may not be replaced
+# may not; fails if any may not.
+refuse_any() {
+    local f why bad=0
+    for f in "$@"; do
+        why=$(replace_problem "$f")
+        [ -z "$why" ] || { echo "bench: $f $why: not replaced (move it away and run again)" >&2; bad=1; }
+    done
+    return $bad
+}
+# take FILE FOLDER: FILE renamed into FOLDER, if what it replaces there may be replaced (checked again now).
+take() {
+    refuse_any "$2/${1##*/}" && mv -f "$1" "$2/" || status=1
+}
+# takeable CH: whether every file CH's run made may replace the file of its
+# name in the results (said on stderr where not): CH is taken in whole or not at all.
+takeable() {
+    local f dests=("$logdir_final/$1-runs.txt")
+    for f in "$scratch/$1/images"/*; do [ -e "$f" ] && dests+=("$imgdir_final/${f##*/}"); done
+    for f in "$scratch/$1/logs"/*; do [ -e "$f" ] && dests+=("$logdir_final/${f##*/}"); done
+    refuse_any "${dests[@]}"
+}
 
 # The machine should be idle: a busy one makes every number slower and noisier.
 load=$(cut -d' ' -f1 /proc/loadavg)
@@ -205,6 +261,27 @@ if [ -n "$study" ]; then
     done
     chapters=${studied# }
 fi
+# The files this run will replace that are known before it runs, checked
+# before any chapter runs: the CSV, the run's own logs, and each chapter's
+# logs and (a raytracer's) stage and difference images.
+known=("$csv" "$logdir_final/load.txt" "$logdir_final/$what-run.txt" "$logdir_final/image_diffs.txt")
+for ch in $chapters; do
+    [ -z "$study" ] || break
+    dir=${ch}_DIR ray=${ch}_RAYTRACER pairs=${ch}_DIFFS
+    [ -n "${!dir:-}" ] && [ -x "./$ch" ] || continue
+    known+=("$logdir_final/$ch.txt" "$logdir_final/$ch.err" "$logdir_final/$ch-stages.tsv" "$logdir_final/$ch-runs.txt")
+    [ "${!ray}" = yes ] || continue
+    while IFS=$'\t' read -r name _; do
+        known+=("$imgdir_final/$ch-$name.png" "$imgdir_final/$ch-$name.ppm")
+    done < <("./$ch" --list-stages)
+    IFS=';' read -ra list <<<"${!pairs}"
+    for p in "${list[@]}"; do
+        read -r _ _ name <<<"$p"
+        [ -z "$name" ] || known+=("$imgdir_final/$name.$ext")
+    done
+done
+refuse_any "${known[@]}" || { rm -rf "$scratch"; exit 2; }
+
 echo "$what: $machine ($cores cores), run $run_id, commit $commit: ${chapters:-no chapter has a study}"
 ok_chapters= csv_header=
 declare -A code_dir=()
@@ -219,13 +296,16 @@ for ch in $chapters; do
     t0=$SECONDS ticks0=$(cpu_ticks)
     runner=bench_chapter
     [ -z "$study" ] || runner=study_chapter
-    if "$runner" "$ch"; then
+    if ! "$runner" "$ch"; then
+        echo "$what: $ch failed: its committed rows, logs and images are kept as they were"; status=1
+    elif ! takeable "$ch"; then
+        echo "$what: $ch ran, but would replace what is not the bench's (said above): its rows, logs and images are kept as they were"
+        status=1
+    else
         ok_chapters="$ok_chapters $ch"
         # the rows, less the header a program wrote (a script may have appended rows to a file without one)
         [ ! -f "$new" ] || awk '!/^chapter,stage,/' "$new" >> "$accepted"
         [ -n "$csv_header" ] || [ ! -s "$new" ] || csv_header=$(grep -m 1 '^chapter,stage,' "$new")
-    else
-        echo "$what: $ch failed: its committed rows, logs and images are kept as they were"; status=1
     fi
     steal_line "$ch" "$ticks0" "$(cpu_ticks)" >> "$scratch/load.txt"
     timings="$timings${ch}_s: $((SECONDS - t0))"$'\n'
@@ -235,24 +315,25 @@ done
 # Take in the chapters that succeeded: images, logs, difference lines, then
 # their rows replace their old rows (the CSV last, renamed over the old one).
 mkdir -p "$imgdir_final" "$logdir_final" || exit 1
-cp "$scratch/load.txt" "$logdir_final/"
+take "$scratch/load.txt" "$logdir_final"
 for ch in $ok_chapters; do
-    for f in "$scratch/$ch/images"/*; do [ -e "$f" ] && mv -f "$f" "$imgdir_final/"; done
-    rm -f "$logdir_final/$ch-runs.txt" # an older run's further runs, which this chapter may no longer ask for
+    for f in "$scratch/$ch/images"/*; do [ -e "$f" ] && take "$f" "$imgdir_final"; done
+    # an older run's further runs, which this chapter may no longer ask for
+    refuse_any "$logdir_final/$ch-runs.txt" && rm -f "$logdir_final/$ch-runs.txt" || status=1
     for f in "$scratch/$ch/logs"/*; do
         [ -e "$f" ] || continue
         case $f in # the logs a reader sees (the book includes them) start with the run they come from
         *.txt | *.err) { stamp "${code_dir[$ch]}"; cat "$f"; } > "$f.stamped" && mv "$f.stamped" "$f" ;;
         esac
-        mv -f "$f" "$logdir_final/"
+        take "$f" "$logdir_final"
     done
-    if [ -s "$scratch/$ch/image_diffs.txt" ]; then
-        touch "$logdir_final/image_diffs.txt"
-        awk -F'|' 'NR == FNR {drop[$1] = 1; next} !($1 in drop)' "$scratch/$ch/image_diffs.txt" \
-            "$logdir_final/image_diffs.txt" > "$scratch/diffs.txt"
-        cat "$scratch/$ch/image_diffs.txt" >> "$scratch/diffs.txt"
-        mv "$scratch/diffs.txt" "$logdir_final/image_diffs.txt"
-    fi
+    old=$logdir_final/image_diffs.txt
+    [ -s "$scratch/$ch/image_diffs.txt" ] || continue
+    refuse_any "$old" || { status=1; continue; }
+    [ -f "$old" ] || old=/dev/null
+    awk -F'|' 'NR == FNR {drop[$1] = 1; next} !($1 in drop)' "$scratch/$ch/image_diffs.txt" "$old" > "$scratch/image_diffs.txt"
+    cat "$scratch/$ch/image_diffs.txt" >> "$scratch/image_diffs.txt"
+    take "$scratch/image_diffs.txt" "$logdir_final"
 done
 # The header is the programs' own (report.h), as they wrote it this run; an
 # earlier file's rows of other chapters are kept as they are (older rows may
@@ -269,12 +350,12 @@ done
             if (!ours || (study != "") != was_study) print }' "$csv"
     fi
     cat "$accepted"
-} > "$scratch/all.csv" && mv "$scratch/all.csv" "$csv"
+} > "$scratch/all.csv" && { refuse_any "$csv" && mv "$scratch/all.csv" "$csv" || status=1; }
 if [ -z "$smoke" ]; then
     { echo "run_id: $run_id"; echo "what: $what"; echo "commit: $commit"; echo "machine: $machine"
       echo "machine_id: $machine_id"; echo "started: $started"; echo "finished: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-      echo "wall_s: $SECONDS"; echo "chapters:$ok_chapters"; printf '%s' "$timings"; } > "$logdir_final/$what-run.txt.tmp" &&
-        mv "$logdir_final/$what-run.txt.tmp" "$logdir_final/$what-run.txt"
+      echo "wall_s: $SECONDS"; echo "chapters:$ok_chapters"; printf '%s' "$timings"; } > "$scratch/$what-run.txt" &&
+        take "$scratch/$what-run.txt" "$logdir_final"
 fi
 rm -rf "$scratch"
 echo "$what: wrote $csv (new rows of:${ok_chapters:- no chapter}) in $SECONDS s"

@@ -870,13 +870,22 @@ def write_tables(registry, csvs, works, states):
 # ---------------------------------------------------------------- images and galleries
 
 def convert_images():
-    """PPMs from a bench without libpng become PNGs (then the PPM goes), where PPM2PNG names a converter."""
+    """PPMs from a bench without libpng become PNGs (then the PPM goes), where PPM2PNG names a converter.
+    Only the bench's own files: a folder under data/images that is a symbolic link (to your photos, say), a PPM
+    or a PNG that is one, is left alone, its files neither deleted nor replaced; the converter itself replaces
+    only a PNG (tools/ppm2png: image.h's kind check), and a PPM it did not convert is kept."""
     converter = os.environ.get("PPM2PNG", "")
     if not converter:
         return
     for folder in sorted_glob("data/images", dirs=True):
+        if os.path.islink(folder):
+            print("book: %s is a symbolic link: its PPMs are not converted (a bench writes a folder)" % folder,
+                  file=sys.stderr)
+            continue
         for ppm in sorted_glob(folder, ".ppm"):
             png = ppm[: -len(".ppm")] + ".png"
+            if os.path.islink(ppm) or not os.path.isfile(ppm) or os.path.islink(png):
+                continue
             if subprocess.run([converter, ppm, png], stderr=subprocess.DEVNULL).returncode == 0:
                 os.remove(ppm)
 

@@ -82,8 +82,8 @@ check_out() {
         refuse "GRADE_OUT=$grade_out is a symbolic link: give the file it points to"
     elif [ -e "$grade_out" ]; then
         [ -f "$grade_out" ] || refuse "GRADE_OUT=$grade_out is not a regular file"
-        # -w alone says yes to root, whatever the mode: a read-only file stays read-only
-        [ -w "$grade_out" ] && [[ $(stat -c %A -- "$grade_out") == *w* ]] ||
+        # -w alone says yes to root, whatever the mode: without its owner's write bit a file stays as it is (as for the programs)
+        [ -w "$grade_out" ] && [[ $(stat -c %A -- "$grade_out") == ??w* ]] ||
             refuse "GRADE_OUT=$grade_out is read-only (mode $(stat -c %a -- "$grade_out")): not replaced"
         [ "$(stat -c %h -- "$grade_out")" -eq 1 ] ||
             refuse "GRADE_OUT=$grade_out has other hard links, which replacing it would break"

@@ -85,7 +85,7 @@ grade_student() {
     shift
     # the log by a temp file of its own and a rename; a log that is a link, or
     # read-only, is someone's: not replaced
-    if [ -L "$log" ] || { [ -e "$log" ] && { [ ! -f "$log" ] || [[ $(stat -c %A -- "$log") != *w* ]]; }; }; then
+    if [ -L "$log" ] || { [ -e "$log" ] && { [ ! -f "$log" ] || [[ $(stat -c %A -- "$log") != ??w* ]]; }; }; then
         echo "grade-class: $id: $log is a link, not a file or read-only: not graded" >&2; return 1
     fi
     tmp=$(mktemp -- "$out/logs/.$id.XXXXXX") || return 1

@@ -4,6 +4,10 @@
 # (not in the exercise's folder: a hint is read when asked for), whose hints are
 # separated by lines of "---". Which hint comes next is remembered in
 # build/hints/<exercise> (or $HINTS_DIR); `rm -r build/hints` starts over.
+# That file is replaced (a rename: never written through a link) only if it is
+# a count this script wrote: a regular file its owner may write (root too)
+# that holds a number; anything else there is someone's, and is refused
+# (exit 2) before a hint is given.
 # Usage: hint.sh EX-TEXT EXERCISE...
 set -u
 # --help: the comment above, as the usage text.
@@ -25,9 +29,31 @@ dvar=ex_${ex}_DIR
 file=tests/hints/$ex.txt
 [ -f "$file" ] || { echo "hint: $file is missing" >&2; exit 1; }
 state=${HINTS_DIR:-build/hints}
-mkdir -p "$state"
-given=$(cat "$state/$ex" 2>/dev/null || echo 0)
-[[ $given =~ ^[0-9]{1,3}$ ]] || given=0 # a number we wrote, or start over: never evaluated as code
+mkdir -p "$state" || exit 1
+count=$state/$ex
+# count_problem: why $count may not be replaced (nothing: it may, or it is not there).
+count_problem() {
+    if [ -L "$count" ]; then echo "is a symbolic link (to '$(readlink -- "$count")')"; return; fi
+    [ -e "$count" ] || return 0
+    [ -f "$count" ] || { echo "is not a regular file"; return; }
+    local mode
+    mode=$(stat -c %a -- "$count")
+    # -w alone says yes to root, whatever the mode: a file its owner may not write is read-only on purpose
+    if [ ! -w "$count" ] || (( (8#$mode & 8#200) == 0 )); then echo "is read-only (mode $mode)"; return; fi
+    [[ $(cat -- "$count") =~ ^[0-9]{0,3}$ ]] || echo "holds something else, not a count of hints given"
+}
+refuse_count() {
+    local why
+    why=$(count_problem)
+    [ -z "$why" ] && return
+    echo "hint: $count $why: not replaced (move it away, and hints start over)" >&2
+    rm -f "${tmp:-}"
+    exit 2
+}
+tmp=
+refuse_count
+given=$(cat "$count" 2>/dev/null)
+given=$((10#${given:-0})) # a number we wrote (never evaluated as code: decimal digits only), or none yet
 total=$(awk '/^---$/ {n++} END {print n + 1}' "$file")
 if [ "$given" -ge "$total" ]; then
     answer="The model answer is in solutions/${!dvar}/"
@@ -38,4 +64,6 @@ fi
 next=$((given + 1))
 echo "hint $next of $total for $ex:"
 awk -v k="$next" '/^---$/ {n++; next} n + 1 == k' "$file" | sed 's/^/  /'
-echo "$next" > "$state/$ex"
+tmp=$(mktemp "$state/.$ex.XXXXXX") && echo "$next" > "$tmp" || exit 1
+refuse_count # again, just before the rename
+mv -f "$tmp" "$count" || { rm -f "$tmp"; exit 1; }

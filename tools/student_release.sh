@@ -13,7 +13,10 @@
 # files, which may hold answers); the release's commit holds them, so the
 # manifest's ids resolve there and make reset works.
 # The copy is this checkout's tracked files as they are in the working tree.
-# It is made beside DEST and renamed to it when complete.
+# It is made beside DEST and renamed to it when complete. DEST is a new path
+# or an empty folder (not a link to one), outside this checkout, named by its
+# own name (not ending in . or ..): anything else is refused before anything
+# is made (exit 2).
 # Usage: student_release.sh DEST
 set -u
 # --help: the comment above, as the usage text.
@@ -23,6 +26,11 @@ dest=${1:-}
 [ -n "$dest" ] || { echo "usage: make student-release DEST=path   (a folder that does not exist yet, or an empty one)" >&2; exit 2; }
 # DEST=new/ is the folder new: the copy is made beside it (new.tmp.PID), not in it.
 while [ "$dest" != / ] && [ "${dest%/}" != "$dest" ]; do dest=${dest%/}; done
+# DEST=empty/. or DEST=.. names a folder by where it is, not by a name of its
+# own: the copy cannot be made beside it and renamed to it, nor it removed first.
+case /$dest in */. | */..)
+    echo "$me: DEST=$dest ends in '.' or '..': name the folder itself (DEST=path/name)" >&2; exit 2 ;;
+esac
 # A new path, or an empty folder (replaced by the copy); a symbolic link, even
 # to an empty folder or to nothing, is refused: the rename would replace the
 # link, not fill the folder it names.
@@ -33,6 +41,13 @@ fi
 [ "$dest" != / ] && [ -d "$(dirname "$dest")" ] && [ -w "$(dirname "$dest")" ] ||
     { echo "$me: $dest: its folder '$(dirname "$dest")' does not exist or cannot be written: nothing made" >&2; exit 2; }
 git rev-parse --verify -q HEAD > /dev/null || { echo "$me: not a git checkout with a commit: the release is made from the tracked files" >&2; exit 2; }
+# Not inside this checkout (links resolved): the release would be a git
+# repository inside the course's, its files beside the course's own.
+top=$(cd "$(git rev-parse --show-toplevel)" && pwd -P) && parent=$(cd "$(dirname "$dest")" && pwd -P) ||
+    { echo "$me: cannot resolve this checkout's folder or $dest's: nothing made" >&2; exit 2; }
+case $parent/ in "$top"/*)
+    echo "$me: $dest is inside this checkout ($top): give a path outside it" >&2; exit 2 ;;
+esac
 [ -d solutions ] || { echo "$me: no solutions/ here: this is already a student release" >&2; exit 2; }
 tools/stubs_manifest.sh check > /dev/null 2>&1 ||
     echo "$me: note: exercises/ here differ from exercises/STUBS; the release has the manifest's stubs"

@@ -37,12 +37,15 @@
 #define CPU_MAX_N 16384
 
 /* --timeline FILE: each output stage's steps once more, traced (output.h),
- * as CSV; written (temporary file, then renamed) only if every check passed. */
+ * as CSV; written (temporary file, then renamed) only if every check passed,
+ * and only over a file that is such a CSV (or empty): nothing else of yours. */
+#define TIMELINE_HEADER "stage,step,lane,what,start_ms,end_ms"
+static const output_kind timeline_kind = {KIND_CSV, TIMELINE_HEADER, 0};
 static const char *timeline_path;
 static long cpu_n = 0; /* --cpu-n: the CPU stages' n; 0: min(n, CPU_MAX_N) */
 static const char *ceiling = "yes"; /* --ceiling no: no ceilings, no shares of them (runs at many n) */
 static const cli_option options[] = {
-    {"timeline", "FILE", "write each output stage's traced steps as CSV (stage,step,lane,what,start_ms,end_ms)",
+    {"timeline", "FILE", "write each output stage's traced steps as CSV (" TIMELINE_HEADER ")",
      .text = &timeline_path},
     {"cpu-n", "N", "the CPU stages' number of bodies (default min(n, 16384)); make bench runs cpu-simd-threads "
                    "at the GPU's n with it, to compare the two at one size", .min = 1, .max = 1 << 24,
@@ -76,7 +79,7 @@ int main(int argc, char **argv)
         cli_usage_error(&spec, "--n %lld is too large: an all-pairs step grows as n^2 (at most 16777216)", opt.n);
     int n = (int)opt.n, want_gpu = 0, want_cpu = 0, all_ok = 1;
     if (timeline_path)
-        cli_require_writable(&spec, "--timeline", timeline_path);
+        cli_require_output(&spec, "--timeline", timeline_path, &timeline_kind);
     for (size_t i = 0; i < STAGE_COUNT; i++)
         if (cli_stage_selected(&opt, i)) {
             want_gpu |= stages[i].info.where != STAGE_CPU;
@@ -96,8 +99,8 @@ int main(int argc, char **argv)
     }
     char err[IMAGE_ERROR_SIZE];
     if (timeline_path) { /* opened only now: nothing is left behind where no GPU stage runs */
-        plan.timeline = file_write_begin(timeline_path, err, sizeof err);
-        if (!plan.timeline || fputs("stage,step,lane,what,start_ms,end_ms\n", plan.timeline) < 0) {
+        plan.timeline = file_write_begin(timeline_path, &timeline_kind, err, sizeof err);
+        if (!plan.timeline || fputs(TIMELINE_HEADER "\n", plan.timeline) < 0) {
             fprintf(stderr, "ch07: --timeline: %s\n", plan.timeline ? timeline_path : err);
             return EXIT_CHECK_FAIL;
         }

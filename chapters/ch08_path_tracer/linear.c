@@ -17,9 +17,11 @@ double linear_mse(const float *a, const float *ref, size_t values)
     return values ? sum / (double)values : 0;
 }
 
+const output_kind linear_kind = {KIND_PFM, NULL, 0};
+
 int linear_write_pfm(const char *path, const float *rgb, int width, int height, char *err, size_t len)
 {
-    FILE *f = file_write_begin(path, err, len);
+    FILE *f = file_write_begin(path, &linear_kind, err, len);
     if (!f)
         return -1;
     int ok = fprintf(f, "PF\n%d %d\n-1.0\n", width, height) > 0; /* -1: little-endian, as x86 and the GPU hosts are */

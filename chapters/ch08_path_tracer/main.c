@@ -70,7 +70,7 @@ int main(int argc, char **argv)
     const char *out = opt.out ? opt.out : "ch08.ppm";
     cli_require_writable(&spec, "default output", out);
     if (linear_out)
-        cli_require_writable(&spec, "--linear-out", linear_out);
+        cli_require_output(&spec, "--linear-out", linear_out, &linear_kind);
     run r = {.width = (int)opt.width, .height = (int)opt.height, .spp = (int)opt.spp, .threads = (int)opt.threads,
              .quiet = opt.quiet, .seed = (unsigned int)first_seed};
     char err[2 * SCENE_ERROR_SIZE], why[256] = "";

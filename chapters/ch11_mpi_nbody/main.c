@@ -79,9 +79,9 @@ static void check_input(cli_options *opt, int argc, char **argv, long long *inje
     if (opt->n > (1 << 24))
         cli_usage_error(&spec, "--n %lld is too large: an all-pairs step grows as n^2 (at most 16777216)", opt->n);
     if (state_path)
-        cli_require_writable(&spec, "--state-out", state_path);
+        cli_require_output(&spec, "--state-out", state_path, &state_kind);
     if (phases_path)
-        cli_require_writable(&spec, "--phases", phases_path);
+        cli_require_output(&spec, "--phases", phases_path, &phases_kind);
     if (inject) {
         const char *at = strchr(inject, '@');
         *inject_kind = at && at - inject == 4 && !strncmp(inject, "fail", 4) ? 1

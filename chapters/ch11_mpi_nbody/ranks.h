@@ -115,5 +115,8 @@ void report_begin(report *rep, const ranks_problem *p, const cli_options *opt, c
 int measure_row(report *rep, ranks_problem *p, const rank_stage *s, int repeat, const char *device);
 int write_phases(const char *path, int all_ok);
 int write_state(ranks_problem *p, const char *state_path);
+/* What those two files hold, checked before any work (main.c) and again at
+ * the write: each replaces only a file of its own kind, never yours. */
+extern const output_kind phases_kind, state_kind;
 
 #endif

@@ -12,7 +12,9 @@
 #include <stdlib.h>
 
 /* --phases: rank 0's rows, in the order measured, written at the end only if
- * every check passed. */
+ * every check passed; --state-out: six numbers a body. */
+#define PHASES_HEADER "stage,ranks,n,on,ms_per_step,wait_ms,exchange_ms,compute_ms,mb_per_step,device"
+const output_kind phases_kind = {KIND_CSV, PHASES_HEADER, 0}, state_kind = {KIND_NUMBERS, NULL, 6};
 static char phase_rows[8192];
 static size_t phase_used;
 
@@ -66,9 +68,9 @@ int measure_row(report *rep, ranks_problem *p, const rank_stage *s, int repeat, 
 int write_phases(const char *phases_path, int all_ok)
 {
     char err[IMAGE_ERROR_SIZE];
-    FILE *f = file_write_begin(phases_path, err, sizeof err);
+    FILE *f = file_write_begin(phases_path, &phases_kind, err, sizeof err);
     if (f)
-        fputs("stage,ranks,n,on,ms_per_step,wait_ms,exchange_ms,compute_ms,mb_per_step,device\n", f);
+        fputs(PHASES_HEADER "\n", f);
     if (f)
         fputs(phase_rows, f);
     if (!f || file_write_end(f, all_ok && !ferror(f), phases_path, err, sizeof err) != 0) {
@@ -103,7 +105,7 @@ int write_state(ranks_problem *p, const char *state_path)
     deadline_end();
     if (p->rank == 0) {
         char err[IMAGE_ERROR_SIZE];
-        FILE *f = file_write_begin(state_path, err, sizeof err);
+        FILE *f = file_write_begin(state_path, &state_kind, err, sizeof err);
         for (int i = 0; f && i < p->n; i++)
             fprintf(f, "%.9g %.9g %.9g %.9g %.9g %.9g\n", b[i].x, b[i].y, b[i].z, v[i].x, v[i].y, v[i].z);
         if (!f || file_write_end(f, !ferror(f), state_path, err, sizeof err) != 0) {

@@ -414,7 +414,10 @@ __device__ static void warptile_store(const gemm_shape &s, float *c, const float
     }
 }
 
-#define WARPTILE_CHECKS                                                                                           \
+/* The constants both kernels derive from their tile shape, and its checks. */
+#define WARPTILE_CONSTANTS                                                                                        \
+    constexpr int THREADS = BM / WM * (BN / WN) * 32, MI = WM / (LANE_ROWS * 4), NI = WN / (LANE_COLS * 4);      \
+    constexpr int A_VECS = BM * BK / 4 / THREADS, B_VECS = BK * BN / 4 / THREADS;                                 \
     static_assert(BM % WM == 0 && BN % WN == 0 && MI >= 1 && NI >= 1 && WM % (LANE_ROWS * 4) == 0 &&               \
                       WN % (LANE_COLS * 4) == 0,                                                                  \
                   "the warp grid must tile the block tile");                                                      \
@@ -434,9 +437,7 @@ template <int BM, int BN, int BK, int WM, int WN>
 __global__ void __launch_bounds__(BM / WM * (BN / WN) * 32, 2)
     warptile_kernel(gemm_shape s, const float *__restrict__ a, const float *__restrict__ b, float *__restrict__ c)
 {
-    constexpr int THREADS = BM / WM * (BN / WN) * 32, MI = WM / (LANE_ROWS * 4), NI = WN / (LANE_COLS * 4);
-    constexpr int A_VECS = BM * BK / 4 / THREADS, B_VECS = BK * BN / 4 / THREADS;
-    WARPTILE_CHECKS;
+    WARPTILE_CONSTANTS;
     __shared__ __align__(16) float as[BK][BM + 4];
     __shared__ __align__(16) float bs[BK][BN];
     int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
@@ -473,9 +474,7 @@ template <int BM, int BN, int BK, int WM, int WN>
 __global__ void __launch_bounds__(BM / WM * (BN / WN) * 32, 2)
     double_buffer_kernel(gemm_shape s, const float *__restrict__ a, const float *__restrict__ b, float *__restrict__ c)
 {
-    constexpr int THREADS = BM / WM * (BN / WN) * 32, MI = WM / (LANE_ROWS * 4), NI = WN / (LANE_COLS * 4);
-    constexpr int A_VECS = BM * BK / 4 / THREADS, B_VECS = BK * BN / 4 / THREADS;
-    WARPTILE_CHECKS;
+    WARPTILE_CONSTANTS;
     static_assert(BK % 2 == 0, "the fragments alternate between two register sets");
     __shared__ __align__(16) float as[2][BK][BM + 4];
     __shared__ __align__(16) float bs[2][BK][BN];

@@ -785,34 +785,33 @@ static dim3 tile_grid(const gemm_shape *s)
     return dim3((unsigned)((s->n + BN - 1) / BN), (unsigned)((s->m + BM - 1) / BM));
 }
 
+/* A kernel of one tile of C per block, with `stages` stages of shared
+ * memory, launched on g's problem. */
+static void launch_tiles(hopper_kernel *kernel, int threads, int stages, int *ready, const gemm_gpu_args *g)
+{
+    const gemm_shape *s = &g->s;
+    const CUtensorMap *ta = map_a(g), *tb = map_b(g);
+    allow_smem(kernel, SMEM_BYTES(stages), ready);
+    kernel<<<tile_grid(s), threads, SMEM_BYTES(stages)>>>(*ta, *tb, g->c, s->m, s->n, s->k, s->ldc);
+    CUDA_CHECK_LAUNCH();
+}
+
 void gemm_hopper_wgmma_tma(const gemm_gpu_args *g)
 {
     static int ready;
-    const gemm_shape *s = &g->s;
-    const CUtensorMap *ta = map_a(g), *tb = map_b(g);
-    allow_smem(wgmma_tma_kernel, SMEM_BYTES(1), &ready);
-    wgmma_tma_kernel<<<tile_grid(s), 256, SMEM_BYTES(1)>>>(*ta, *tb, g->c, s->m, s->n, s->k, s->ldc);
-    CUDA_CHECK_LAUNCH();
+    launch_tiles(wgmma_tma_kernel, 256, 1, &ready, g);
 }
 
 void gemm_hopper_ring(const gemm_gpu_args *g)
 {
     static int ready;
-    const gemm_shape *s = &g->s;
-    const CUtensorMap *ta = map_a(g), *tb = map_b(g);
-    allow_smem(wgmma_ring_kernel, SMEM_BYTES(RING), &ready);
-    wgmma_ring_kernel<<<tile_grid(s), 256, SMEM_BYTES(RING)>>>(*ta, *tb, g->c, s->m, s->n, s->k, s->ldc);
-    CUDA_CHECK_LAUNCH();
+    launch_tiles(wgmma_ring_kernel, 256, RING, &ready, g);
 }
 
 void gemm_hopper_pipelined(const gemm_gpu_args *g)
 {
     static int ready;
-    const gemm_shape *s = &g->s;
-    const CUtensorMap *ta = map_a(g), *tb = map_b(g);
-    allow_smem(wgmma_pipelined_kernel, SMEM_BYTES(RING), &ready);
-    wgmma_pipelined_kernel<<<tile_grid(s), 384, SMEM_BYTES(RING)>>>(*ta, *tb, g->c, s->m, s->n, s->k, s->ldc);
-    CUDA_CHECK_LAUNCH();
+    launch_tiles(wgmma_pipelined_kernel, 384, RING, &ready, g);
 }
 
 /* The launch of the persistent kernel: `clusters` clusters of CLUSTER blocks. */

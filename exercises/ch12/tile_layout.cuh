@@ -11,9 +11,10 @@
  * two 16-byte accesses of one phase to them are served one after the other.
  *
  * The tile is used two ways (tests/ex_ch12_kernel.cu, a small GEMM):
- *  - stored: 16 bytes a thread, chunks in order; a warp's lanes store the
- *    chunks 32 w .. 32 w + 31 of the tile in row order (rows 8 w .. 8 w + 7,
- *    four chunks each), in four phases of 8 lanes: two rows each;
+ *  - stored: 16 bytes a thread, chunks in row order; a warp's 32 lanes store
+ *    32 consecutive chunks (8 rows, four chunks each) in four phases of 8
+ *    lanes: phase p's lanes store all four chunks of two rows, 2p and 2p + 1
+ *    of those 8;
  *  - read by ldmatrix: each 8-lane phase gives the addresses of one 8 x 8
  *    matrix: 8 consecutive rows 8 q .. 8 q + 7, all at the same chunk c.
  * Stored plainly (the code below: slot 4 r + c), rows r and r + 2 share their
