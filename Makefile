@@ -669,15 +669,13 @@ $(BUILD)/ppm2png $(BUILD)/image_diff $(BUILD)/cpu_scaling $(BUILD)/host_record: 
 # What the host is beside its CPU results: model, vector ISA, triad bandwidth.
 .PHONY: host-record
 host-record: $(BUILD)/host_record
-	@mkdir -p $(BENCH_DATA)/results/$(MACHINE) && $(BUILD)/host_record > $(BENCH_DATA)/results/$(MACHINE)/host.txt.tmp && \
-	  mv $(BENCH_DATA)/results/$(MACHINE)/host.txt.tmp $(BENCH_DATA)/results/$(MACHINE)/host.txt && \
+	@mkdir -p $(BENCH_DATA)/results/$(MACHINE) && tools/write_checked.sh $(BENCH_DATA)/results/$(MACHINE)/host.txt $(BUILD)/host_record && \
 	  cat $(BENCH_DATA)/results/$(MACHINE)/host.txt
 
 # How this machine's cores scale on work that shares nothing (the CPU chapters' yardstick).
 .PHONY: cpu-scaling
 cpu-scaling: $(BUILD)/cpu_scaling
-	@mkdir -p $(BENCH_DATA)/results/$(MACHINE) && $(BUILD)/cpu_scaling > $(BENCH_DATA)/results/$(MACHINE)/cpu-scaling.txt.tmp && \
-	  mv $(BENCH_DATA)/results/$(MACHINE)/cpu-scaling.txt.tmp $(BENCH_DATA)/results/$(MACHINE)/cpu-scaling.txt && \
+	@mkdir -p $(BENCH_DATA)/results/$(MACHINE) && tools/write_checked.sh $(BENCH_DATA)/results/$(MACHINE)/cpu-scaling.txt $(BUILD)/cpu_scaling && \
 	  cat $(BENCH_DATA)/results/$(MACHINE)/cpu-scaling.txt
 
 # make book reads the committed data only; the evidence it includes that a

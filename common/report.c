@@ -384,13 +384,89 @@ const char *host_cpu_name(void)
     return name;
 }
 
-static double *row_times; /* the small render's finish time of each row */
+/* The calling thread's CPU seconds: what a single-threaded render costs,
+ * whoever else shares the CPU with it; -1 where the clock is missing. */
+static double thread_cpu_seconds(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return -1;
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Threads runnable on the whole machine now, this one included (the fourth
+ * field of /proc/loadavg, "3/97": 3 runnable of 97), or 0 if unknown. */
+static int runnable_now(void)
+{
+    FILE *f = fopen("/proc/loadavg", "r");
+    int running = 0;
+    if (f) {
+        if (fscanf(f, "%*f %*f %*f %d/", &running) != 1)
+            running = 0;
+        fclose(f);
+    }
+    return running;
+}
+
+/* The machine's busy and stolen CPU time so far (the first line of
+ * /proc/stat, in ticks: user nice system idle iowait irq softirq steal);
+ * 0 if unreadable. */
+static int cpu_ticks(double *busy, double *stolen)
+{
+    FILE *f = fopen("/proc/stat", "r");
+    unsigned long long user, nice, system, idle, iowait, irq, softirq, steal;
+    int n = f ? fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &user, &nice, &system, &idle, &iowait, &irq,
+                       &softirq, &steal)
+              : 0;
+    if (f)
+        fclose(f);
+    if (n != 8)
+        return 0;
+    *busy = (double)(user + nice + system + irq + softirq + steal);
+    *stolen = (double)steal;
+    return 1;
+}
+
+double progress_expected_seconds(double cpu_seconds, double scale, double cpus, double runnable, double stolen)
+{
+    double share = runnable > cpus && cpus > 0 ? cpus / runnable : 1;
+    if (stolen > 0 && stolen < 1)
+        share *= 1 - stolen;
+    return cpu_seconds * scale / share;
+}
+
+double progress_seconds_left(double expected, double elapsed, double frac)
+{
+    if (frac >= 1)
+        return 0;
+    if (expected <= 0) /* the rate seen so far, alone */
+        return frac > 0 ? elapsed * (1 - frac) / frac : 0;
+    /* Work per second, the expectation counted as if PROGRESS_PRIOR_SHARE of the
+     * work had been seen done in PROGRESS_PRIOR_SHARE * expected seconds. */
+    double rate = (frac + PROGRESS_PRIOR_SHARE) / (elapsed + PROGRESS_PRIOR_SHARE * expected);
+    return (1 - frac) / rate;
+}
+
+/* The small render's state, kept for its rows' callback: the time at each
+ * row's end on row_clock (the thread's CPU time, or the wall clock where
+ * there is none), and the runnable threads seen there. */
+static double *row_times;
+static double (*row_clock)(void);
+static long runnable_sum, runnable_samples;
+
+static void sample_runnable(void)
+{
+    int running = runnable_now();
+    if (running > 0)
+        runnable_sum += running, runnable_samples++;
+}
 
 static void time_row(void *context, int rows_done, int rows_total)
 {
     (void)context;
     if (rows_done >= 1 && rows_done <= rows_total)
-        row_times[rows_done] = now_seconds();
+        row_times[rows_done] = row_clock();
+    sample_runnable();
 }
 
 int progress_row_costs(progress_render_fn *render, int width, int height, int spp, double *cumulative,
@@ -405,15 +481,33 @@ int progress_row_costs(progress_render_fn *render, int width, int height, int sp
         image_free(&small);
         return -1;
     }
-    row_times[0] = now_seconds();
+    runnable_sum = runnable_samples = 0;
+    sample_runnable();
+    double busy0 = 0, stolen0 = 0, busy1 = 0, stolen1 = 0;
+    int have_ticks = cpu_ticks(&busy0, &stolen0);
+    int have_cpu = thread_cpu_seconds() >= 0;
+    row_clock = have_cpu ? thread_cpu_seconds : now_seconds;
+    double wall = now_seconds();
+    row_times[0] = row_clock();
     render(&small, spp, time_row, NULL);
+    double spent = row_clock() - row_times[0];
+    wall = now_seconds() - wall;
+    have_ticks = have_ticks && cpu_ticks(&busy1, &stolen1) && busy1 > busy0;
     cumulative[0] = 0;
     for (int k = 0; k < height; k++) { /* full row k lies in small row k * h / height */
         int r = (int)((long)k * h / height) + 1;
         double cost = row_times[r] - row_times[r - 1];
         cumulative[k + 1] = cumulative[k] + (cost > 0 ? cost : 1e-9);
     }
-    *expected_seconds = (row_times[h] - row_times[0]) * ((double)width * height) / ((double)w * h);
+    double scale = ((double)width * height) / ((double)w * h);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (have_cpu && runnable_samples > 0 && cpus > 0)
+        *expected_seconds =
+            progress_expected_seconds(spent, scale, (double)cpus,
+                                      (double)runnable_sum / (double)runnable_samples,
+                                      have_ticks ? (stolen1 - stolen0) / (busy1 - busy0) : 0);
+    else /* no CPU clock or no run queue to read: the small render's own time, scaled */
+        *expected_seconds = wall * scale;
     free(row_times);
     row_times = NULL;
     image_free(&small);
@@ -459,7 +553,7 @@ void progress_update(progress *p, long done)
         return;
     p->last_draw = t;
     p->last_step = step;
-    double left = frac > 0 ? elapsed * (1 - frac) / frac : 0;
+    double left = progress_seconds_left(p->expected, elapsed, frac);
     if (p->terminal)
         fprintf(stderr, "\r  %-28s %5.1f%%  %6.1f s elapsed, ~%.0f s left   ", p->label, 100 * frac, elapsed, left);
     else if (done < p->total)

@@ -121,7 +121,8 @@ unsigned long long host_available_bytes(void);
  * The time left is extrapolated from the share of the work done: of the steps,
  * or, after progress_set_costs, of their measured relative costs (the card's
  * rows through the letters cost far more than its sky rows, so counting rows
- * would promise the end too early). */
+ * would promise the end too early), steadied by the expected time when there
+ * is one (progress_seconds_left). */
 #define PROGRESS_MIN_SECONDS 2.0
 typedef struct {
     int enabled, terminal;
@@ -144,10 +145,36 @@ typedef void progress_render_fn(image *img, int spp, progress_row_fn *row_done, 
 /* Times every row of a small render of the same scene (width / 8 x height / 8
  * at the same spp: 1/64 of the work) and writes the cumulative relative cost
  * of the first k of `height` full-size rows into cumulative[k], k = 0..height,
- * and into *expected_seconds the full render's time scaled from the small one's.
+ * and into *expected_seconds the full render's time: the small one's CPU time
+ * scaled (progress_expected_seconds, with the runnable threads read from
+ * /proc/loadavg at every small row and the steal from /proc/stat), or where
+ * there is no CPU clock or no /proc/loadavg, its wall time scaled. For a
+ * single-threaded render (ch01, ch02): the calling thread's CPU time is read.
  * Returns 0, or -1 if the small image could not be made. */
 int progress_row_costs(progress_render_fn *render, int width, int height, int spp, double *cumulative,
                        double *expected_seconds);
+
+/* The arithmetic of the estimate, apart so that it can be tested.
+ * Expected wall seconds of a single-threaded render whose small version took
+ * cpu_seconds of CPU and which is `scale` times more work: its CPU time over
+ * the share of a CPU it will get, all of one while the runnable threads
+ * (itself included, `runnable` on average) are no more than the CPUs, else
+ * cpus / runnable, the even share the kernel gives them in the long run. Not
+ * the small render's wall time: over a second or two one thread's share of a
+ * shared CPU swings (beside two busy threads on two CPUs, from 0.6 to 0.8 of
+ * one between one small render and the next), where over minutes it settles
+ * at the even share, 2/3. `stolen`:
+ * the share of the busy CPU time a hypervisor took meanwhile (/proc/stat's
+ * steal, which the thread's CPU time leaves out), taken off the share too.
+ * A CPU quota or pinning is not seen. */
+double progress_expected_seconds(double cpu_seconds, double scale, double cpus, double runnable, double stolen);
+/* Seconds left with the share frac of the work done after `elapsed` seconds:
+ * the rate seen so far, with the expected whole (seconds; 0: none) counted as
+ * if PROGRESS_PRIOR_SHARE of the work had been seen done at its rate, so that
+ * a few seconds' luck does not swing the figure and a lasting change of load
+ * still takes over as the run goes on. 0 once frac reaches 1. */
+#define PROGRESS_PRIOR_SHARE 0.125
+double progress_seconds_left(double expected, double elapsed, double frac);
 void progress_update(progress *p, long done);
 void progress_end(progress *p);
 

@@ -1272,6 +1272,34 @@ START_TEST(team_rows_renders_each_row_once)
 }
 END_TEST
 
+/* The progress estimate's arithmetic (not its accuracy, which is a timing):
+ * the small render's CPU time scaled by the work and divided by the even
+ * share of the CPUs among the runnable threads, less what a hypervisor took;
+ * the time left from the rate seen, steadied by the expected whole. */
+START_TEST(progress_estimate_arithmetic)
+{
+    ck_assert_double_eq_tol(progress_expected_seconds(1.5, 64, 2, 1, 0), 96, 1e-9);   /* alone */
+    ck_assert_double_eq_tol(progress_expected_seconds(1.5, 64, 2, 2, 0), 96, 1e-9);   /* a CPU each */
+    ck_assert_double_eq_tol(progress_expected_seconds(1.5, 64, 2, 3, 0), 144, 1e-9);  /* 2/3 of one */
+    ck_assert_double_eq_tol(progress_expected_seconds(1.5, 64, 2, 4, 0), 192, 1e-9);  /* half of one */
+    ck_assert_double_eq_tol(progress_expected_seconds(1.5, 64, 0, 4, 0), 96, 1e-9);   /* CPUs unknown */
+    ck_assert_double_eq_tol(progress_expected_seconds(1.5, 64, 2, 1, .25), 128, 1e-9); /* a quarter stolen */
+    ck_assert_double_eq_tol(progress_expected_seconds(1.5, 64, 2, 3, .25), 192, 1e-9);
+    ck_assert_double_eq_tol(progress_expected_seconds(1.5, 64, 2, 1, 1), 96, 1e-9); /* nonsense steal ignored */
+
+    ck_assert_double_eq_tol(progress_seconds_left(0, 10, .25), 30, 1e-9); /* no expectation: the rate seen */
+    ck_assert_double_eq_tol(progress_seconds_left(0, 10, 0), 0, 1e-9);
+    ck_assert_double_eq_tol(progress_seconds_left(100, 0, 0), 100, 1e-9); /* nothing seen yet: the expectation */
+    ck_assert_double_eq_tol(progress_seconds_left(100, 25, .25), 75, 1e-9); /* on schedule */
+    ck_assert_double_eq_tol(progress_seconds_left(100, 80, 1), 0, 1e-9);
+    /* Half the expected rate so far: between the two, nearer the rate seen as the run goes on. */
+    double early = progress_seconds_left(100, 20, .1), late = progress_seconds_left(100, 100, .5);
+    ck_assert_msg(early > 90 && early < 180, "10%% after 20 s of an expected 100 s: %g s left", early);
+    ck_assert_msg(late > 50 && late < 100, "50%% after 100 s of an expected 100 s: %g s left", late);
+    ck_assert_msg((late - 50) / 50 > (early - 90) / 90, "the rate seen gains no weight as the run goes on");
+}
+END_TEST
+
 /* The ruler's pass (cpu_read_ceiling_pass) by every kernel this CPU can run,
  * with and without the prefetch: it counts every byte once, folds a buffer of
  * zeros to 0, and a single byte set (every byte of a buffer up to 12 KiB + 5,
@@ -1434,6 +1462,7 @@ int main(void)
     tcase_add_test(tc, team_runs_each_member_once_at_any_size_and_after_fork);
     tcase_add_test(tc, a_team_of_one_is_the_calling_thread);
     tcase_add_test(tc, team_rows_renders_each_row_once);
+    tcase_add_test(tc, progress_estimate_arithmetic);
     tcase_add_test(tc, csv_short_write_is_rolled_back);
     tcase_add_test(tc, scratch_folder_removed_after_a_failed_test);
 #ifndef __SANITIZE_ADDRESS__

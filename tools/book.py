@@ -871,12 +871,18 @@ def write_tables(registry, csvs, works, states):
 
 def convert_images():
     """PPMs from a bench without libpng become PNGs (then the PPM goes), where PPM2PNG names a converter.
-    Only the bench's own files: a folder under data/images that is a symbolic link (to your photos, say), a PPM
+    Only the bench's own files: data/ or data/images as a symbolic link, a folder under data/images that is one
+    (to your photos, say), a PPM
     or a PNG that is one, is left alone, its files neither deleted nor replaced; the converter itself replaces
     only a PNG (tools/ppm2png: image.h's kind check), and a PPM it did not convert is kept."""
     converter = os.environ.get("PPM2PNG", "")
     if not converter:
         return
+    for above in ("data", "data/images"):  # a link above the machines' folders leads elsewhere just the same
+        if os.path.islink(above):
+            print("book: %s is a symbolic link: no PPM under it is converted (a bench writes a folder)" % above,
+                  file=sys.stderr)
+            return
     for folder in sorted_glob("data/images", dirs=True):
         if os.path.islink(folder):
             print("book: %s is a symbolic link: its PPMs are not converted (a bench writes a folder)" % folder,

@@ -72,12 +72,9 @@ check_student() {
         refuse "STUDENT may hold only A-Z a-z 0-9 . _ @ + -, and starts with a letter or a digit (a login, a number, an e-mail address)"
 }
 
-# check_out: refuses a GRADE_OUT that cannot be replaced safely, and makes the
-# temp file beside it (record_tmp), which the end renames over it.
-check_out() {
-    local dir
-    dir=$(dirname -- "$grade_out")
-    [ -d "$dir" ] || refuse "GRADE_OUT=$grade_out: no folder '$dir'"
+# check_existing_out: refuses a GRADE_OUT that is there and may not be
+# replaced; run again just before the rename (it may have changed meanwhile).
+check_existing_out() {
     if [ -L "$grade_out" ]; then
         refuse "GRADE_OUT=$grade_out is a symbolic link: give the file it points to"
     elif [ -e "$grade_out" ]; then
@@ -93,6 +90,15 @@ check_out() {
         [ ! -s "$grade_out" ] || [ "$first" = "$grade_header" ] || [ "$first" = "$grade_header_8" ] ||
             refuse "GRADE_OUT=$grade_out is not a grade file (its first line is not make grade's header): not replaced"
     fi
+}
+
+# check_out: refuses a GRADE_OUT that cannot be replaced safely, and makes the
+# temp file beside it (record_tmp), which the end renames over it.
+check_out() {
+    local dir
+    dir=$(dirname -- "$grade_out")
+    [ -d "$dir" ] || refuse "GRADE_OUT=$grade_out: no folder '$dir'"
+    check_existing_out
     [ -w "$dir" ] || refuse "GRADE_OUT=$grade_out: you may not write in '$dir'"
     record_tmp=$(mktemp -- "$dir/.grade.XXXXXX.tmp" 2>/dev/null) || refuse "GRADE_OUT=$grade_out: cannot make a file in '$dir'"
     trap 'rm -f -- "$record_tmp"; judge_cleanup' EXIT
@@ -206,6 +212,7 @@ if [ -n "$record_tmp" ]; then
     else
         chmod "$(printf '%o' $((0666 & ~0$(umask))))" -- "$record_tmp" || write_failed=1
     fi
+    check_existing_out # again: a file that became read-only or another kind while grading is kept
     if [ "$write_failed" -eq 0 ] && mv -f -- "$record_tmp" "$grade_out"; then
         echo "grade: wrote $grade_out (student $student)"
     else

@@ -35,6 +35,13 @@ grep -q 'data/images/L is a symbolic link' err || fail "the linked folder was no
 [ "$(cat data/images/M/ch01-a.png 2> /dev/null)" = converted ] && [ ! -e data/images/M/ch01-a.ppm ] ||
     fail "the bench's own PPM was not converted and removed: $(ls -l data/images/M)"
 
+# data/images itself a link (round 5): nothing under it is converted
+mkdir -p album/M && ppm album/M/ch01-f.ppm && mv data/images images.real && ln -s ../album data/images || exit 1
+convert "$scratch/careless" "$1"
+[ -f album/M/ch01-f.ppm ] && [ ! -e album/M/ch01-f.png ] || fail "a PPM under a linked data/images was converted"
+grep -q 'data/images is a symbolic link' err || fail "the linked data/images was not named: $(cat err)"
+rm data/images && mv images.real data/images || exit 1
+
 ppm2png=$1/build/ppm2png
 if [ -x "$ppm2png" ] && "$ppm2png" data/images/M/ch01-c.ppm "$scratch/probe.png" 2> /dev/null; then
     rm -f data/images/M/ch01-* && ppm data/images/M/ch01-d.ppm && echo "my notes" > data/images/M/ch01-d.png &&
