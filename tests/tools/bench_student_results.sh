@@ -49,8 +49,8 @@ grep -q 'COURSE_DATA is 1' bench.log || fail "COURSE_DATA=yes said: $(cat bench.
 make -s print-chapters COURSE_DATA=yes > make.log 2>&1 && fail "make with COURSE_DATA=yes did not stop"
 grep -q 'COURSE_DATA is 1' make.log || fail "make with COURSE_DATA=yes said: $(cat make.log)"
 [ "$(snapshot)" = "$before" ] || fail "a refused bench changed data/"
-make -n host-record | grep -q "> mine/results/$MACHINE/host.txt.tmp" || fail "host-record writes: $(make -n host-record | tail -n 2)"
-make -n host-record COURSE_DATA=1 | grep -q "> data/results/$MACHINE/host.txt.tmp" || fail "host-record with COURSE_DATA=1 writes elsewhere"
+make -n host-record | grep -q "write_checked.sh mine/results/$MACHINE/host.txt " || fail "host-record writes: $(make -n host-record | tail -n 2)"
+make -n host-record COURSE_DATA=1 | grep -q "write_checked.sh data/results/$MACHINE/host.txt " || fail "host-record with COURSE_DATA=1 writes elsewhere"
 
 COURSE_DATA=1 CHAPTERS=ch06 bash tools/bench.sh > bench.log 2>&1 || fail "the maintainer's bench failed: $(tail -n 5 bench.log)"
 grep -q '^ch06,loop,mine,' "data/results/$MACHINE.csv" && ! grep -q '^ch06,cub,course' "data/results/$MACHINE.csv" ||
