@@ -101,10 +101,15 @@ def flat(s):
     return re.sub(r"[\t\r\n]", " ", s)
 
 
+RESULT_LIMIT = 64 << 20  # bytes read of a hand-in at most
+
+
 def read_result(path):
     """PATH's rows as dicts, or Malformed / OSError."""
     with open(path, "rb") as f:
-        data = f.read()
+        data = f.read(RESULT_LIMIT + 1)  # a hand-in as large as memory would stop the whole class's table
+    if len(data) > RESULT_LIMIT:
+        raise Malformed(0, f"over {RESULT_LIMIT >> 20} MiB: not a grade result (make grade writes a few KB)")
     if b"\0" in data:
         raise Malformed(data.count(b"\n", 0, data.index(b"\0")) + 1, "a NUL byte: not a grade result")
     try:
@@ -363,6 +368,10 @@ def collect(folder):
             continue
         except OSError as e:
             print(f"{path}: cannot read: {e.strerror}", file=sys.stderr)
+            rejected += 1
+            continue
+        except MemoryError:
+            print(f"{path}: too large to read in this much memory: left out", file=sys.stderr)
             rejected += 1
             continue
         s = rows[0]["student"]

@@ -130,6 +130,15 @@ make --no-print-directory collect-grades DIR=big > said 2>&1
 [ $? = 2 ] || fail "a file with a field never closed, alone: exit $?, not 2: $(tail -n 3 said)"
 grep -qF 'big/z.csv: line 2: a quote is never closed' said || fail "the unclosed 4 MB field: $(head -c 300 said)"
 [ $((SECONDS - start)) -le 20 ] || fail "a 4 MB file took $((SECONDS - start)) s: the reading is not linear"
+# A hand-in past 64 MiB is left out unread, and the others still make their
+# table (it once read the whole file: a MemoryError traceback, no table).
+cp class/*.csv big/ 2> /dev/null; rm -f big/z.csv
+{ echo "$h"; head -c 70000000 /dev/zero | tr '\0' a; } > big/huge.csv
+make --no-print-directory collect-grades DIR=big GRADES_OUT=bigout > said 2>&1
+grep -qF 'big/huge.csv: over 64 MiB: not a grade result' said || fail "a 70 MB hand-in: $(head -c 300 said)"
+grep -q Traceback said && fail "a 70 MB hand-in gave a traceback"
+[ -s bigout/grades.md ] || fail "a 70 MB hand-in stopped the table: $(tail -n 3 said)"
+rm -rf bigout
 
 # The teacher's own files where the outputs go are never replaced: a
 # read-only one, one that is no output of collect-grades, a link.
