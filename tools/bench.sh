@@ -70,6 +70,8 @@ study=${STUDY:-}
 commit=$(tools/commit.sh)
 # shellcheck source=tools/run_provenance.sh
 . "$(dirname "$0")/run_provenance.sh"
+# shellcheck source=tools/file_checks.bash
+. "$(dirname "$0")/file_checks.bash"
 run_id=$(provenance_new_run_id)
 [ -z "$study" ] || run_id=study-$run_id
 # 8 hex of a hash: of /etc/machine-id, or where that is empty (a VM, a
@@ -105,14 +107,10 @@ status=0
 
 # replace_problem FILE: why the bench may not replace FILE (nothing: it may).
 replace_problem() {
-    local f=$1 first mode
-    if [ -L "$f" ]; then echo "is a symbolic link (to '$(readlink -- "$f")'): nothing is written through a link"; return; fi
-    [ -e "$f" ] || return 0
-    [ -f "$f" ] || { echo "is not a regular file"; return; }
-    mode=$(stat -c %a -- "$f")
-    # -w alone says yes to root, whatever the mode: a file its owner may not write is read-only on purpose
-    if [ ! -w "$f" ] || (( (8#$mode & 8#200) == 0 )); then echo "is read-only (mode $mode)"; return; fi
-    [ "$root" = mine ] && [ -s "$f" ] || return 0 # data/ is the course's, in git; an empty file holds nothing
+    local f=$1 first why
+    why=$(replace_problem_common "$f")
+    if [ -n "$why" ]; then echo "$why"; return; fi
+    [ -e "$f" ] && [ "$root" = mine ] && [ -s "$f" ] || return 0 # data/ is the course's, in git; an empty file holds nothing
     IFS= read -r first < "$f"
     case ${f##*/} in
     *.png) [ "$(head -c 8 -- "$f" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] && return ;;

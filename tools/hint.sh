@@ -14,6 +14,8 @@ set -u
 case ${1:-} in -h | --help) sed -n '2,/^set -u$/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
 tool=hint
 . "$(dirname "$0")/exercise_names.sh"
+# shellcheck source=tools/file_checks.bash
+. "$(dirname "$0")/file_checks.bash"
 text=$1
 shift
 read -r -d '' -a words <<< "$text"
@@ -33,13 +35,10 @@ mkdir -p "$state" || exit 1
 count=$state/$ex
 # count_problem: why $count may not be replaced (nothing: it may, or it is not there).
 count_problem() {
-    if [ -L "$count" ]; then echo "is a symbolic link (to '$(readlink -- "$count")')"; return; fi
+    local why
+    why=$(replace_problem_common "$count")
+    if [ -n "$why" ]; then echo "$why"; return; fi
     [ -e "$count" ] || return 0
-    [ -f "$count" ] || { echo "is not a regular file"; return; }
-    local mode
-    mode=$(stat -c %a -- "$count")
-    # -w alone says yes to root, whatever the mode: a file its owner may not write is read-only on purpose
-    if [ ! -w "$count" ] || (( (8#$mode & 8#200) == 0 )); then echo "is read-only (mode $mode)"; return; fi
     [[ $(cat -- "$count") =~ ^[0-9]{0,3}$ ]] || echo "holds something else, not a count of hints given"
 }
 refuse_count() {
