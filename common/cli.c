@@ -271,6 +271,14 @@ void cli_usage_error(const cli_spec *spec, const char *fmt, ...)
     exit(CLI_EXIT_USAGE);
 }
 
+void cli_check_host_memory(const cli_spec *spec, unsigned long long bytes, const char *what)
+{
+    unsigned long long avail = host_available_bytes();
+    if (avail && bytes + CLI_HOST_MARGIN_BYTES > avail)
+        cli_usage_error(spec, "%s needs %.2f GiB of host memory and %.0f GiB to spare; %.2f GiB is available", what,
+                        bytes / 1073741824.0, CLI_HOST_MARGIN_BYTES / 1073741824.0, avail / 1073741824.0);
+}
+
 const char *cli_parse_long(const char *text, long long min, long long max, long long *out)
 {
     if (!text || !*text)

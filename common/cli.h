@@ -181,6 +181,17 @@ long cli_online_cpus(void);
  * After cli_begin_work it is a bug instead: see there. */
 void cli_usage_error(const cli_spec *spec, const char *fmt, ...);
 
+/* Host memory a program leaves to the rest of the machine (the OS, the page
+ * cache, the program itself) beside its workload's buffers. */
+#define CLI_HOST_MARGIN_BYTES (1ULL << 30)
+
+/* Refuses (cli_usage_error) a workload whose host buffers, `bytes`, and
+ * CLI_HOST_MARGIN_BYTES to spare are more than the memory available
+ * (report.h's host_available_bytes; no check where that is unknown): a clear
+ * error at the start instead of the kernel's OOM killer part way. `what`
+ * names the workload in the message ("--n 268435456"). */
+void cli_check_host_memory(const cli_spec *spec, unsigned long long bytes, const char *what);
+
 /* From now on cli_usage_error prints its error line but not the usage line
  * (still exit 2). For ch11's ranks other than 0: each rank says what is wrong
  * (a rank cannot know whether a rank 0 is there to say it), the usage comes

@@ -236,7 +236,10 @@ static const char *text_problem(FILE *f, const output_kind *kind)
     size_t room = 0, header_commas = 0;
     ssize_t len;
     const char *why = NULL;
-    for (long n = 1; !why && (len = getline(&line, &room, f)) > 0; n++) {
+    /* errno is cleared before each line: getline says "out of memory" (a
+     * line longer than memory allows) only through errno, and that is not
+     * the end of the file, whose rest would go unread. */
+    for (long n = 1; !why && (errno = 0, len = getline(&line, &room, f)) > 0; n++) {
         if (line[len - 1] == '\n')
             line[--len] = '\0';
         if (!is_text(line, (size_t)len)) {
@@ -271,8 +274,13 @@ static const char *text_problem(FILE *f, const output_kind *kind)
             }
         }
     }
+    int read_errno = errno;
     free(line);
-    return why ? why : ferror(f) ? "a read failed" : NULL;
+    if (why)
+        return why;
+    if (read_errno == ENOMEM)
+        return "a line is too long to be read whole";
+    return ferror(f) ? "a read failed" : NULL;
 }
 
 /* What a kind is called in a refusal: "a PPM", "a CSV headed 'stage,...'". */

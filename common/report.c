@@ -175,6 +175,41 @@ static int write_whole(int fd, const char *text)
     return 0;
 }
 
+/* NULL if path is not a symbolic link to nothing: O_CREAT would make the
+ * file it names, somewhere the start's check (cli_check_writable) refused. */
+static const char *dangling_problem(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && stat(path, &st) != 0 && errno == ENOENT)
+        return "is a symbolic link to nothing: not created";
+    return NULL;
+}
+
+/* Opens and locks the CSV (*fd, -1 if it was not opened) and checks it
+ * again once it is ours, as at the start (report_check_csv,
+ * cli_check_writable): the work in between can take minutes, in which the
+ * file may have been replaced. NULL, or why the row may not go there. */
+static const char *open_locked_csv(const report *r, int *fd, struct stat *st)
+{
+    const char *why = dangling_problem(r->csv_path);
+    *fd = why ? -1 : open(r->csv_path, O_RDWR | O_APPEND | O_CREAT | O_NONBLOCK, 0644);
+    if (why)
+        return why;
+    if (*fd < 0)
+        return strerror(errno);
+    if (lock_csv(*fd, r, &why) != 0)
+        return why ? why : strerror(errno);
+    if (fstat(*fd, st) != 0) /* the length once the file is ours */
+        return strerror(errno);
+    if (!S_ISREG(st->st_mode))
+        return "not a regular file";
+    if ((why = output_read_only(st)) != NULL || st->st_size == 0)
+        return why;
+    if ((why = header_problem(*fd)) != NULL)
+        return why;
+    return text_problem(*fd);
+}
+
 /* Appends one row under an exclusive lock: the header first if the file is
  * new (two processes creating it at once write one header), a newline first
  * if the last row was cut short. A write that fails part way is rolled back
@@ -182,22 +217,17 @@ static int write_whole(int fd, const char *text)
  * line with the reason, exit 1. */
 static void append_csv(const report *r, const char *line)
 {
-    int fd = open(r->csv_path, O_RDWR | O_APPEND | O_CREAT | O_NONBLOCK, 0644);
-    const char *why = NULL;
+    int fd;
     struct stat st;
-    if (fd < 0 || lock_csv(fd, r, &why) != 0 || fstat(fd, &st) != 0) { /* the length once the file is ours */
-        if (!why)
-            why = strerror(errno);
-    } else if (!S_ISREG(st.st_mode)) {
-        why = "not a regular file";
-    } else {
+    const char *why = open_locked_csv(r, &fd, &st);
+    if (!why) {
         char last = '\n';
         int failed = 0;
         if (st.st_size == 0)
             failed = write_whole(fd, REPORT_CSV_HEADER "\n") != 0;
-        else if ((why = header_problem(fd)) == NULL && pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n')
+        else if (pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n')
             failed = write_whole(fd, "\n") != 0;
-        if (!why && !failed)
+        if (!failed)
             failed = write_whole(fd, line) != 0;
         if (failed) {
             why = strerror(errno);

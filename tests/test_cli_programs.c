@@ -1364,6 +1364,50 @@ START_TEST(owner_write_bit_decides_for_root_too)
 }
 END_TEST
 
+/* The --csv is checked again once it is locked for the append, as at the
+ * start: ch01 renders (past its checks) while its CSV, the course's header
+ * at the start, is given other contents, NUL bytes after the header, a mode
+ * its owner may not write, or becomes a symbolic link to nothing; the row is
+ * not written (exit 1, saying why), the file keeps what it was given and
+ * nothing is made where the link points. */
+START_TEST(csv_checked_again_before_the_append)
+{
+    char script[2400];
+    snprintf(script, sizeof script,
+             "change() { printf '%%s\\n' '%s' > x.csv && \"$P\"/ch01 --width 192 --height 192 --spp 8 --repeat 1 "
+             "--quiet --out x.ppm --csv x.csv > out 2> err & pid=$!; "
+             "while [ \"$(awk '{print $14}' /proc/$pid/stat 2> /dev/null || echo 99)\" -lt 20 ]; do sleep 0.02; done; "
+             "eval \"$1\"; sum=$(cat x.csv 2> /dev/null | cksum); wait $pid; rc=$?; "
+             "[ $rc -eq 1 ] && grep -q \"^ch01: cannot append to x.csv: .*$2\" err || "
+             "{ echo \"$1: exit $rc\"; cat err; exit 1; }; "
+             "[ \"$(cat x.csv 2> /dev/null | cksum)\" = \"$sum\" ] || { echo \"$1: the CSV was changed\"; exit 1; }; "
+             "chmod 644 x.csv 2> /dev/null; rm -f x.csv; }; "
+             "change \"printf 'my notes\\n' > x.csv\" 'does not start with the course'; "
+             "change \"head -c 64 /dev/zero >> x.csv\" 'is not a text file'; "
+             "change 'chmod 444 x.csv' 'read-only'; "
+             "change 'rm x.csv && ln -s gone.csv x.csv' 'symbolic link to nothing'; "
+             "[ ! -e gone.csv ] || { echo 'a CSV was made where a dangling link points'; exit 1; }",
+             REPORT_CSV_HEADER);
+    ck_assert_msg(in_temp_folder(script) == 0, "ch01: a --csv changed during the work (the script says how)");
+}
+END_TEST
+
+/* A text output whose one line is longer than the program may allocate is
+ * not read as ended there: ch07's --timeline, its header then 64 MiB on one
+ * line, under a 60 MB address-space limit, is refused (exit 2, "too long"),
+ * the file as it was. */
+START_TEST(text_output_with_a_line_past_memory_refused)
+{
+    const char *script =
+        "{ echo 'stage,step,lane,what,start_ms,end_ms'; head -c 67108864 /dev/zero | tr '\\0' a; echo; } > t.csv && "
+        "sum=$(cksum < t.csv) || exit 1; (ulimit -v 60000 && exec \"$P\"/ch07 --timeline t.csv --n 64 --cpu-n 64 "
+        "--steps 1 --repeat 1 --quiet) > out 2> err; rc=$?; "
+        "[ $rc -eq 2 ] && head -n 1 err | grep -q \"^ch07: error: --timeline 't.csv' holds something else: .*too long\" "
+        "|| { echo \"exit $rc\"; cat err; exit 1; }; [ \"$(cksum < t.csv)\" = \"$sum\" ] || { echo 'replaced'; exit 1; }";
+    ck_assert_msg(in_temp_folder(script) == 0, "ch07: a --timeline with a line past memory (the script says how)");
+}
+END_TEST
+
 /* How the permission test becomes an ordinary user: as one already, nothing;
  * as root, setpriv, else su, to nobody, who must reach the programs. NULL with
  * the reason in `why` if neither works. */
@@ -1503,6 +1547,8 @@ int main(void)
     tcase_add_test(round4, kind_checked_again_before_the_rename);
     tcase_add_test(round4, image_kind_checked_past_its_first_bytes);
     tcase_add_test(round4, owner_write_bit_decides_for_root_too);
+    tcase_add_test(round4, csv_checked_again_before_the_append);
+    tcase_add_test(round4, text_output_with_a_line_past_memory_refused);
     suite_add_tcase(s, round4);
     tcase_add_test(tc, ch06_cpu_rows_take_turns_with_the_read_ceiling);
     tcase_add_loop_test(tc, ch07_cpu_rows_take_turns_with_the_fma_ceiling, 0,

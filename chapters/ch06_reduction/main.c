@@ -64,10 +64,9 @@ int main(int argc, char **argv)
     cli_options opt = {.n = 1LL << 28, .repeat = 0, .threads = cli_online_cpus()};
     cli_parse(&spec, &opt, argc, argv);
     size_t n = (size_t)opt.n;
-    unsigned long long avail = host_available_bytes();
-    if (avail && n * sizeof(int) + HOST_MARGIN_BYTES > avail)
-        cli_usage_error(&spec, "--n %lld needs %.2f GiB of host memory and 1 GiB to spare; %.2f GiB is available",
-                        opt.n, n * sizeof(int) / 1073741824.0, avail / 1073741824.0);
+    char needs[64];
+    snprintf(needs, sizeof needs, "--n %lld", opt.n);
+    cli_check_host_memory(&spec, n * sizeof(int), needs);
     int want_gpu = cli_selected_where(&spec, &opt, STAGE_GPU) > 0;
     gpu_state g = {.ceilings = strcmp(ceiling, "yes") == 0};
     int found_gpu = want_gpu && gpu_check(&g, &spec, n, opt.device);

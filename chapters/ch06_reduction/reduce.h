@@ -44,10 +44,6 @@ static inline size_t reduce_stage_scratch_bytes(size_t n)
  * from xorshift64* with seed 0x5EED06; returns their exact sum. */
 long long reduce_fill(int *in, size_t n);
 
-/* Host memory main.c keeps free besides the input (the program, the OS, the
- * page cache); what is available is report.h's host_available_bytes(). */
-#define HOST_MARGIN_BYTES (1ULL << 30)
-
 /* The ceilings (common/gpu/ceiling.h) run over buffers of this size where
  * the input is smaller: the copy between two of them, the latency chases
  * through one; the read ceiling and the stream beside the loaded chase read

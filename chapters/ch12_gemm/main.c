@@ -28,7 +28,6 @@
 #include <string.h>
 
 #define SIZE_MAX_SIDE 16384 /* the FP64 reference grows as m n k: 16384^3 takes minutes on 16 cores */
-#define HOST_MARGIN_BYTES (1ULL << 30) /* left to the rest of the machine */
 
 static long m_opt = 4096, k_opt = 4096, cpu_size = 1024;
 static const char *ceiling = "yes";
@@ -74,11 +73,9 @@ int main(int argc, char **argv)
     rows_plan plan = {.spec = &spec, .opt = &opt, .m = (int)m_opt, .n = (int)opt.n, .k = (int)k_opt,
                       .cpu_m = smaller(m_opt, cpu_size), .cpu_n = smaller(opt.n, cpu_size),
                       .cpu_k = smaller(k_opt, cpu_size), .ceilings = strcmp(ceiling, "yes") == 0};
-    unsigned long long avail = host_available_bytes();
-    if (avail && host_bytes(m_opt, opt.n, k_opt) + HOST_MARGIN_BYTES > avail)
-        cli_usage_error(&spec, "%ldx%lldx%ld needs %.2f GiB of host memory and 1 GiB to spare; %.2f GiB is "
-                        "available", m_opt, opt.n, k_opt, host_bytes(m_opt, opt.n, k_opt) / 1073741824.0,
-                        avail / 1073741824.0);
+    char needs[80];
+    snprintf(needs, sizeof needs, "%ldx%lldx%ld", m_opt, opt.n, k_opt);
+    cli_check_host_memory(&spec, (unsigned long long)host_bytes(m_opt, opt.n, k_opt), needs);
     int want_gpu = cli_selected_where(&spec, &opt, STAGE_GPU) > 0;
     int want_cpu = cli_selected_where(&spec, &opt, STAGE_CPU) > 0, all_ok = 1;
     char why[256]; /* --device K is checked before the CPU stages run: an error comes first */
