@@ -39,12 +39,29 @@
 # Nothing of yours is replaced: a file the bench would replace must be a
 # regular file (not a symbolic link: a rename replaces it, nothing is written
 # through a link) that its owner may write (for root too, as the programs
-# ask), and in mine/ (yours, in no git history) of the kind the bench writes
-# under its name (a stamped log, a results CSV, an image, a stage list ...).
+# ask; nor another user's in a sticky folder), in a folder its owner may
+# write (root too), and in mine/ (yours, in no git history) wholly of the
+# kind the bench writes under its name, judged in the whole file, never its
+# first line alone (kind_problem; an empty file holds nothing and may go):
+#   a chapter's log (chNN.txt, .err, -runs.txt, an extra's .txt): its stamp,
+#     which ends with a hash of the text below it ("body" and 16 hex digits
+#     of its SHA-256), and exactly that text: a log with your notes added,
+#     or cut, or edited is refused, and so is a log of an older bench (its
+#     stamp has no hash; the program's own text is anything a program
+#     prints, so nothing short of the hash could tell your notes from it);
+#   the results CSV: the course's header, then rows of ten fields or the
+#     header's count (as make book reads it); an extra's CSV: a header of two
+#     fields or more, every line as many; a stage list (.tsv): --list-stages'
+#     rows, six fields, the second cpu, gpu or all-gpus;
+#   load.txt, bench-run.txt (studies-run.txt), image_diffs.txt: every line of
+#     the form the bench writes there; an image: a whole PNG (signature, IHDR
+#     first, IEND last) or a whole P6 PPM (its size what its header says).
+#   Each is text where it is text (no NUL, no control character).
 # The names known before any chapter runs (the CSV, the run's logs, each
-# chapter's logs and stage images) are checked first (exit 2, nothing run);
-# the others when a chapter is taken in (a chapter with one refused is not
-# taken in), and each file once more just before its rename.
+# chapter's logs and stage images) and the folders they go in are checked
+# first (exit 2, nothing run); the others when a chapter is taken in (a
+# chapter with one refused is not taken in), and each file once more just
+# before its rename.
 set -u
 # --help: the comment above, as the usage text.
 case ${1:-} in -h | --help) sed -n '2,/^set -u$/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
@@ -78,10 +95,13 @@ run_id=$(provenance_new_run_id)
 # container) of the host name, the GPUs' names and UUIDs and the CPU model
 machine_id=$(tools/machine.sh --id)
 export BENCH_COMMIT=$commit BENCH_RUN_ID=$run_id BENCH_MACHINE_ID=$machine_id
-# stamp DIR: the first line of a chapter's logs; code is its code's fingerprint
-# (tools/code_id.sh), which make book compares with the code's now (stale or not)
+# stamp DIR LOG: the first line of a chapter's LOG; code is its code's fingerprint
+# (tools/code_id.sh), which make book compares with the code's now (stale or
+# not); body the first 16 hex digits of the SHA-256 of the LOG's text, which
+# says later that the file holds the bench's text and nothing else (log_problem)
 stamp() {
-    echo "# run $run_id commit $commit machine $machine_id code $(tools/code_id.sh "$1") date $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "# run $run_id commit $commit machine $machine_id code $(tools/code_id.sh "$1") date $(date -u +%Y-%m-%dT%H:%M:%SZ)" \
+        "body $(sha256sum < "$2" | cut -c1-16)"
 }
 # BENCH_SMOKE=1 (make check-gpu): every chapter once at its small test size
 # (chNN_SMALL, --repeat 1), without the further runs and extras, into
@@ -107,23 +127,90 @@ status=0
 
 # replace_problem FILE: why the bench may not replace FILE (nothing: it may).
 replace_problem() {
-    local f=$1 first why
+    local f=$1 why
     why=$(replace_problem_common "$f")
     if [ -n "$why" ]; then echo "$why"; return; fi
     [ -e "$f" ] && [ "$root" = mine ] && [ -s "$f" ] || return 0 # data/ is the course's, in git; an empty file holds nothing
-    IFS= read -r first < "$f"
-    case ${f##*/} in
-    *.png) [ "$(head -c 8 -- "$f" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] && return ;;
-    *.ppm) [[ $first =~ ^P[36]([[:space:]]|$) ]] && return ;;
-    "$machine.csv") [[ $first == chapter,stage,* ]] && return ;;
-    *.csv) [[ $first == *,*,*,* ]] && return ;; # a chapter's extra table: rows or a header of several fields
-    *.tsv) [[ $first == *$'\t'* ]] && return ;;  # a --list-stages
-    load.txt) [[ $first == "load average at start: "* ]] && return ;;
-    *-run.txt) [[ $first == "run_id: "* ]] && return ;;
-    image_diffs.txt) [[ $first == *'|'*'|'*'|'* ]] && return ;;
-    *.txt | *.err) [[ $first == "# run "* ]] && return ;; # a log, stamped with its run
+    [ -r "$f" ] || { echo "cannot be read to check it is the bench's"; return; }
+    why=$(kind_problem "$f") || echo "holds something else (not a file make bench writes under that name: $why)"
+}
+# kind_problem FILE: fails, saying why, unless FILE (in mine/, not empty) is
+# wholly of the kind the bench writes under its name (the top of this file).
+kind_problem() {
+    local f=$1 name=${1##*/} first
+    case $name in
+    *.png) png_problem "$f"; return ;;
+    *.ppm) ppm_problem "$f"; return ;;
+    *.txt | *.err)
+        case $name in load.txt | *-run.txt | image_diffs.txt) ;; *) log_problem "$f"; return ;; esac ;;
+    *.csv | *.tsv) ;;
+    *) echo "no file of the bench's has that name"; return 1 ;;
     esac
-    echo "holds something else (not a file make bench writes under that name)"
+    ! not_text "$f" || { echo "it holds bytes that are not text"; return 1; }
+    IFS= read -r first < "$f"
+    case $name in
+    "$machine.csv") # as make book reads it: the course's header, then rows of ten fields or the header's
+        [[ "$first," == "$ten_columns,"* ]] || { echo "its first line is not the results' header"; return 1; }
+        lines_problem "$f" -F, 'NF != 10 && NF != fields { print "line " NR " has " NF " fields, not 10 or the header'"'"'s " fields; exit 1 }' ;;
+    *.csv) # a chapter's extra table: a header of two fields or more, every line as many
+        lines_problem "$f" -F, 'NR == 1 && NF < 2 { print "its first line is no header"; exit 1 }
+            NF != fields { print "line " NR " has " NF " fields, its header " fields; exit 1 }' ;;
+    *.tsv) # a --list-stages: name, where (cpu, gpu, all-gpus), kernel, runs, tags, description
+        lines_problem "$f" -F'\t' 'NF != 6 || $1 !~ /^[A-Za-z0-9][A-Za-z0-9._+-]*$/ || $2 !~ /^(cpu|gpu|all-gpus)$/ {
+            print "line " NR " is not a stage'"'"'s row (name, where, kernel, runs, tags, description)"; exit 1 }' ;;
+    load.txt)
+        lines_problem "$f" '' 'NR == 1 && !/^load average at start: / || NR > 1 && !/^[A-Za-z0-9_]+: steal / {
+            print "line " NR " is not the load at the start or a chapter'"'"'s steal time"; exit 1 }' ;;
+    *-run.txt)
+        lines_problem "$f" '' '!/^[a-z0-9_]+:( |$)/ { print "line " NR " is not a \"name: value\" line"; exit 1 }' ;;
+    image_diffs.txt)
+        lines_problem "$f" '' '!/^[^|]+\|[^|]+\|[^|]+\|./ { print "line " NR " is not \"name|a|b|numbers\""; exit 1 }' ;;
+    esac
+}
+ten_columns=chapter,stage,workload,threads,median_ms,value,unit,check,device,date
+# lines_problem FILE FS PROGRAM: FILE's lines through awk's PROGRAM (fields
+# is the first line's field count), which prints why and exits 1 at a bad one.
+lines_problem() {
+    LC_ALL=C awk ${2:+"$2"} "NR == 1 { fields = NF } $3" "$1"
+}
+# log_problem LOG: a chapter's log as the bench writes it: its stamp (the run,
+# commit, machine, code, date, and the body's hash: 16 hex digits of the
+# SHA-256 of what follows the stamp), then exactly that text. A log of yours,
+# a log with your notes added or cut, or one stamped by an older bench (no
+# hash: whether it holds only the bench's text cannot be told) is refused.
+log_problem() {
+    local first want
+    IFS= read -r first < "$1"
+    [[ $first == "# run "* ]] || { echo "its first line is not a bench's stamp (# run ...)"; return 1; }
+    [[ $first =~ \ body\ ([0-9a-f]{16})$ ]] ||
+        { echo "its stamp has no hash of its text (an older bench's log: move it away, or delete it)"; return 1; }
+    want=$(tail -n +2 -- "$1" | sha256sum | cut -c1-16)
+    [ "${BASH_REMATCH[1]}" = "$want" ] || { echo "its text is not what the bench wrote (its hash differs): changed since"; return 1; }
+}
+# png_problem FILE: a whole PNG: the signature and an IHDR chunk first, an
+# IEND chunk last (as the programs judge it, image.c's png_problem).
+png_problem() {
+    local size
+    size=$(stat -c %s -- "$1")
+    [ "$(head -c 16 -- "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a0000000d49484452 ] ||
+        { echo "no PNG signature and IHDR chunk at its start"; return 1; }
+    [ "$size" -ge 45 ] && [ "$(tail -c 12 -- "$1" | od -An -tx1 | tr -d ' \n')" = 0000000049454e44ae426082 ] ||
+        { echo "no IEND chunk at its end: something follows the picture, or it is cut short"; return 1; }
+}
+# ppm_problem FILE: a whole binary PPM as the programs write it: P6, width,
+# height, maxval, one blank, then exactly width x height x 3 samples (of two
+# bytes past maxval 255), nothing after. (The bench writes no P3 and no comments.)
+ppm_problem() {
+    local head size w h max LC_ALL=C # (bytes: the header's length is counted in them)
+    size=$(stat -c %s -- "$1")
+    head=$(head -c 64 -- "$1" | tr '\000' '\001') # (bash holds no NUL; the header has none)
+    if [[ $head =~ ^(P6[[:space:]]+([0-9]{1,9})[[:space:]]+([0-9]{1,9})[[:space:]]+([0-9]{1,5})[[:space:]]) ]]; then
+        w=$((10#${BASH_REMATCH[2]})) h=$((10#${BASH_REMATCH[3]})) max=$((10#${BASH_REMATCH[4]}))
+        if [ "$max" -ge 1 ] && [ "$max" -le 65535 ] &&
+            [ "$size" -eq $((${#BASH_REMATCH[1]} + w * h * 3 * (max > 255 ? 2 : 1))) ]; then return 0; fi
+        echo "its size is not what its header's width and height need"; return 1
+    fi
+    echo "it does not start with a P6 header"; return 1
 }
 # refuse_any FILE...: says on stderr why each FILE that may not be replaced
 # may not; fails if any may not.
@@ -279,6 +366,12 @@ for ch in $chapters; do
     done
 done
 refuse_any "${known[@]}" || { rm -rf "$scratch"; exit 2; }
+# and the folders they go in (or, not there yet, the one mkdir -p makes them
+# in): a folder its owner made read-only is not written, by root either
+for d in "${csv%/*}" "$logdir_final" "$imgdir_final"; do
+    why=$(folder_problem "$d")
+    [ -z "$why" ] || { echo "bench: cannot write the results in $d/: $why (make it writable, or move it away)" >&2; rm -rf "$scratch"; exit 2; }
+done
 
 echo "$what: $machine ($cores cores), run $run_id, commit $commit: ${chapters:-no chapter has a study}"
 ok_chapters= csv_header=
@@ -321,7 +414,7 @@ for ch in $ok_chapters; do
     for f in "$scratch/$ch/logs"/*; do
         [ -e "$f" ] || continue
         case $f in # the logs a reader sees (the book includes them) start with the run they come from
-        *.txt | *.err) { stamp "${code_dir[$ch]}"; cat "$f"; } > "$f.stamped" && mv "$f.stamped" "$f" ;;
+        *.txt | *.err) { stamp "${code_dir[$ch]}" "$f"; cat "$f"; } > "$f.stamped" && mv "$f.stamped" "$f" ;;
         esac
         take "$f" "$logdir_final"
     done

@@ -13,15 +13,25 @@ GPU part could not run where it was graded (CPU part, part, not run) counts
 as PARTS says, the teacher's choice: none (0, the default), half (0.5) or full
 (1). The table says which was used.
 
-Written to GRADES_OUT (default mine/grades/), each through a temp file and a
-rename, readable as the umask says:
+Written to GRADES_OUT (default mine/grades/), readable as the umask says:
   grades.md     the table in Markdown (also printed)
   grades.csv    the same with the verdicts spelled as grade writes them
   gradebook.csv student,score,max, then each exercise's points: what a
                 learning-management system's gradebook imports
-  gradescope/ID/results.json   Gradescope's autograder results, per student
+  gradescope/ID/results.json   Gradescope's autograder results, per student:
+                the file a Gradescope autograder leaves as /autograder/
+                results/results.json (score, max_score, a test per exercise)
   grades.svg    a bar per exercise, where gnuplot is installed (colours that
                 read the same to colour-blind eyes)
+A collection replaces the one before it as a whole, never a part of it: every
+output is written into a fresh hidden folder in GRADES_OUT, then renamed into
+place, gradescope/ as one folder; what the last collection wrote and this one
+does not (a student no longer in DIR, a chart not drawn) goes, and a line says
+so. Only the collection's own files are ever replaced or removed: a link, a
+read-only file, a file that does not start as that output does (a teacher's
+own grades.md), or anything in gradescope/ but ID/results.json stops it
+before anything is written (exit 2). results/ and logs/ (make grade-class's)
+are not the collection's: they stay as they are.
 
 A file that is not a grade result is named on stderr with its line and why,
 and left out: a wrong header, a row of the wrong width, an unknown verdict,
@@ -33,6 +43,10 @@ is linear in the file's size whatever it holds.
 Exit status: 0 every file was taken in; 1 some were rejected (the table has
 the rest); 2 no DIR, nothing to read, a bad PARTS, or an output (the chart
 too) cannot be written.
+collect_grades.py --check FILE...: whether each FILE is wholly a grade result
+as read above (a regular file, not a link); names each that is not, with its
+line and why, and exits 1 (tools/grade_class.sh asks before it removes the
+last grading's results).
 Usage: collect_grades.py DIR   (the environment: GRADES_OUT, PARTS)
 """
 import hashlib
@@ -254,20 +268,34 @@ def gradescope(c, s):
     return json.dumps({"score": c.score(s), "max_score": len(c.exercises), "tests": tests}, indent=1) + "\n"
 
 
+GRADESCOPE = "gradescope"
+# The collection's own files in GRADES_OUT, each with how it starts: a file of
+# that name that starts otherwise is not the collection's (a teacher's own).
+TABLES = (("grades.md", "| student |"), ("grades.csv", '"student",'), ("gradebook.csv", '"student","score"'),
+          ("grades.svg", "<?xml"))
+RESULTS_JSON, RESULTS_FIRST = "results.json", "{"
+
+
+def students_files(n):
+    return "1 student's file" if n == 1 else f"{n} students' files"
+
+
 class Writer:
-    """Files put into OUT by a temp file and a rename, with the umask's mode."""
+    """The collection's outputs, written into a fresh hidden folder in OUT
+    (self.work), then put in place by renames (commit): a collection replaces
+    the last one as a whole, and only files the collection wrote."""
 
     def __init__(self, out):
         self.out = out
+        self.work = None
         mask = os.umask(0)
         os.umask(mask)
         self.mode = 0o666 & ~mask
 
-    def refusal(self, name, first):
-        """Why NAME may not be replaced (a link, not a regular file, no write
-        bit for anyone, not a file this tool writes: its text does not start
-        with FIRST), or None."""
-        path = os.path.join(self.out, name)
+    def refusal(self, path, first):
+        """Why PATH may not be replaced or removed (a link, not a regular file,
+        no write bit for anyone, not a file this tool writes: its text does
+        not start with FIRST), or None."""
         if os.path.islink(path):
             return f"{path} is a symbolic link: not replaced"
         if not os.path.lexists(path):
@@ -286,23 +314,123 @@ class Writer:
             return f"{path} is not a file collect-grades wrote (it does not start {first!r}): not replaced"
         return None
 
+    def gradescope_refusals(self, folder):
+        """Why FOLDER (a gradescope/ folder) may not be replaced as a whole, and
+        the students it holds: each entry must be a folder (not a link) named
+        by a student id that holds only results.json (and the hidden temp
+        file an interrupted earlier version of this tool may have left)."""
+        if os.path.islink(folder):
+            return [f"{folder} is a symbolic link: not replaced"], 0
+        if not os.path.lexists(folder):
+            return [], 0
+        if not os.path.isdir(folder):
+            return [f"{folder} is not a folder: not replaced"], 0
+        why, students = [], 0
+        try:
+            for name in sorted(os.listdir(folder)):
+                sub = os.path.join(folder, name)
+                if os.path.islink(sub) or not os.path.isdir(sub) or not STUDENT_ID.match(name):
+                    why.append(f"{sub} is not a student's folder collect-grades wrote: gradescope/ not replaced")
+                    continue
+                students += 1
+                for f in sorted(os.listdir(sub)):
+                    path = os.path.join(sub, f)
+                    if f == RESULTS_JSON:
+                        w = self.refusal(path, RESULTS_FIRST)
+                    elif f.startswith("." + RESULTS_JSON + ".") and f.endswith(".tmp"):
+                        w = self.refusal(path, "")
+                    else:
+                        w = f"{path} is not a file collect-grades wrote: gradescope/ not replaced"
+                    if w:
+                        why.append(w)
+        except OSError as e:
+            why.append(f"{folder} cannot be read ({e.strerror}): not replaced")
+        return why, students
+
+    def refusals(self):
+        """Why the outputs in OUT may not be replaced (nothing: they may), and
+        how many students the last collection's gradescope/ holds."""
+        why = [w for name, first in TABLES for w in [self.refusal(os.path.join(self.out, name), first)] if w]
+        more, students = self.gradescope_refusals(os.path.join(self.out, GRADESCOPE))
+        return why + more, students
+
+    def begin(self):
+        try:
+            os.makedirs(self.out, exist_ok=True)
+            self.work = tempfile.mkdtemp(prefix=".collect-grades.", dir=self.out)
+        except OSError as e:
+            sys.exit(f"collect-grades: cannot make a folder in {self.out}: {e.strerror}")
+
     def put(self, name, text):
-        path = os.path.join(self.out, name)
+        """NAME (a path under OUT) written into the work folder."""
+        path = os.path.join(self.work, name)
         try:
             os.makedirs(os.path.dirname(path), exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(name) + ".", suffix=".tmp",
-                                       dir=os.path.dirname(path))
-        except OSError as e:
-            sys.exit(f"collect-grades: cannot write {path}: {e.strerror}")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
+            with open(path, "x", encoding="utf-8") as f:
                 f.write(text)
-            os.chmod(tmp, self.mode)
-            os.replace(tmp, path)
+            os.chmod(path, self.mode)
         except OSError as e:
-            os.unlink(tmp)
-            sys.exit(f"collect-grades: cannot write {path}: {e.strerror}")
-        return path
+            self.abandon(f"cannot write {path}: {e.strerror}")
+        return os.path.join(self.out, name)
+
+    def abandon(self, why):
+        """Stops with WHY; nothing in OUT was replaced yet, and the work folder,
+        all of it this run's own, goes."""
+        shutil.rmtree(self.work, ignore_errors=True)
+        sys.exit(f"collect-grades: {why}: nothing replaced in {self.out}")
+
+    def remove_ours(self, folder):
+        """The last collection's gradescope/ (moved into the work folder),
+        removed file by file, each checked again to be one this tool wrote;
+        what is not stays there. Returns the paths kept."""
+        kept = []
+        for name in sorted(os.listdir(folder)):
+            sub = os.path.join(folder, name)
+            if os.path.islink(sub) or not os.path.isdir(sub):
+                kept.append(sub)
+                continue
+            for f in sorted(os.listdir(sub)):
+                path = os.path.join(sub, f)
+                first = RESULTS_FIRST if f == RESULTS_JSON else "" if f.startswith(".") and f.endswith(".tmp") else None
+                if first is None or self.refusal(path, first):
+                    kept.append(path)
+                else:
+                    os.unlink(path)
+            if not os.listdir(sub):
+                os.rmdir(sub)
+        if not os.listdir(folder):
+            os.rmdir(folder)
+        return kept
+
+    def commit(self):
+        """The work folder's outputs put in place of the last collection's.
+        Checked again first (a file made or changed while this one ran is
+        kept, and nothing is replaced); then each table by a rename, the chart
+        removed where this collection drew none, gradescope/ renamed whole."""
+        why, _ = self.refusals()
+        if why:
+            self.abandon("\ncollect-grades: ".join(why[:5]))
+        try:
+            for name, first in TABLES:
+                new, old = os.path.join(self.work, name), os.path.join(self.out, name)
+                if os.path.exists(new):
+                    os.replace(new, old)
+                elif os.path.lexists(old):
+                    os.unlink(old)  # the last collection's chart, this one has none: it would be another class's
+            old = os.path.join(self.out, GRADESCOPE)
+            aside = os.path.join(self.work, GRADESCOPE + ".last")
+            if os.path.lexists(old):
+                os.rename(old, aside)
+            os.rename(os.path.join(self.work, GRADESCOPE), old)
+            kept = self.remove_ours(aside) if os.path.lexists(aside) else []
+        except OSError as e:
+            sys.exit(f"collect-grades: putting the new collection in place failed ({e.filename}: {e.strerror}); "
+                     f"what is not yet in {self.out} is in {self.work}")
+        if kept:
+            print(f"collect-grades: kept {', '.join(kept[:3])}{' ...' if len(kept) > 3 else ''}: not the collection's own "
+                  f"(it appeared while collecting); in {self.work}", file=sys.stderr)
+        else:
+            os.rmdir(self.work)
 
 
 # Okabe and Ito's palette: told apart with any of the common colour blindnesses
@@ -325,10 +453,9 @@ plot "{dat}" using 2:xtic(1) title "passed" lc rgb "#0072B2", \\
 
 
 def chart(c, writer):
-    """grades.svg, or why not; False when gnuplot failed."""
+    """grades.svg into the work folder: its final path, "" without gnuplot, None when gnuplot failed."""
     if not shutil.which("gnuplot"):
-        print("collect-grades: no chart: gnuplot is not installed (apt-get install gnuplot-nox)")
-        return True
+        return ""
     with tempfile.TemporaryDirectory() as work:
         dat, svg = os.path.join(work, "counts.dat"), os.path.join(work, "grades.svg")
         with open(dat, "w") as f:
@@ -341,10 +468,9 @@ def chart(c, writer):
         run = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
         if run.returncode != 0 or not os.path.getsize(svg) if os.path.exists(svg) else True:
             print("collect-grades: gnuplot drew no chart: " + " ".join(run.stderr.splitlines()[:3]), file=sys.stderr)
-            return False
+            return None
         with open(svg, encoding="utf-8") as f:
-            print("collect-grades: the chart: " + writer.put("grades.svg", f.read()))
-    return True
+            return writer.put("grades.svg", f.read())
 
 
 def collect(folder):
@@ -384,10 +510,29 @@ def collect(folder):
     return students, rejected
 
 
+def check(paths):
+    """0 if every path is wholly a grade result; else 1, each other named."""
+    bad = 0
+    for path in paths:
+        try:
+            if os.path.islink(path) or not os.path.isfile(path):
+                raise Malformed(0, "not a regular file")
+            read_result(path)
+        except Malformed as e:
+            print(f"{path}: {'line %d: ' % e.line if e.line else ''}{e}")
+            bad = 1
+        except (OSError, MemoryError) as e:
+            print(f"{path}: cannot read: {getattr(e, 'strerror', None) or 'out of memory'}")
+            bad = 1
+    return bad
+
+
 def main(argv):
     if len(argv) > 1 and argv[1] in ("-h", "--help"):
         print(__doc__.strip())
         return 0
+    if len(argv) > 1 and argv[1] == "--check":
+        return check(argv[2:])
     folder = argv[1] if len(argv) > 1 else ""
     if not folder:
         print("collect-grades: say which folder: make collect-grades DIR=folder", file=sys.stderr)
@@ -405,26 +550,42 @@ def main(argv):
         return 2
     c = Class(students, PART_CREDIT[parts])
     writer = Writer(os.environ.get("GRADES_OUT") or "mine/grades")
-    outputs = [("grades.md", "| student |"), ("grades.csv", '"student",'), ("gradebook.csv", '"student","score"'),
-               ("grades.svg", "<?xml")] + [(os.path.join("gradescope", s, "results.json"), "{") for s in c.ids]
-    refused = [why for name, first in outputs for why in [writer.refusal(name, first)] if why]
+    refused, last = writer.refusals()
     if refused:  # before anything is written: the teacher's files stay as they are
         print("collect-grades: " + "\ncollect-grades: ".join(refused[:5]), file=sys.stderr)
         return 2
+    had = [name for name, _ in TABLES if os.path.lexists(os.path.join(writer.out, name))]
+    gone = 0
+    if last:
+        gone = sum(sid not in c.students for sid in os.listdir(os.path.join(writer.out, GRADESCOPE)))
     md = markdown(c, parts)
     rows = c.table()
-    for i in range(1, len(c.ids) + 1):
-        rows[i] = [rows[i][0]] + rows[i][1:]
-    writer.put("grades.md", md)
-    writer.put("grades.csv", csv_text(rows))
-    writer.put("gradebook.csv", gradebook(c))
-    for s in c.ids:
-        writer.put(os.path.join("gradescope", s, "results.json"), gradescope(c, s))
+    writer.begin()
+    try:
+        writer.put("grades.md", md)
+        writer.put("grades.csv", csv_text(rows))
+        writer.put("gradebook.csv", gradebook(c))
+        for s in c.ids:
+            writer.put(os.path.join(GRADESCOPE, s, RESULTS_JSON), gradescope(c, s))
+        svg = chart(c, writer)
+    except KeyboardInterrupt:  # (an error exits through abandon) nothing is in place yet: the work folder goes
+        shutil.rmtree(writer.work, ignore_errors=True)
+        raise
+    writer.commit()
     sys.stdout.write(md + "\n")
     out = writer.out
-    print(f"collect-grades: {len(c.ids)} students' files taken in, {rejected} rejected: {out}/grades.md, "
-          f"{out}/grades.csv, {out}/gradebook.csv, {out}/gradescope/")
-    if not chart(c, writer):
+    print(f"collect-grades: {students_files(len(c.ids))} taken in, {rejected} rejected: {out}/grades.md, "
+          f"{out}/grades.csv, {out}/gradebook.csv, {out}/{GRADESCOPE}/")
+    if svg:
+        print("collect-grades: the chart: " + svg)
+    elif svg == "":
+        print("collect-grades: no chart: gnuplot is not installed (apt-get install gnuplot-nox)")
+    if had or last:
+        print(f"collect-grades: the last collection in {out} replaced as a whole, not mixed with this one"
+              + (f": its gradescope/ held {last} student{'s' if last != 1 else ''}, {gone} not in this one"
+                 if last else "")
+              + ("; its chart removed (none drawn this time)" if "grades.svg" in had and not svg else ""))
+    if svg is None:
         return 2
     return 1 if rejected else 0
 

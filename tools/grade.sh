@@ -35,21 +35,31 @@
 # STUDENT: 1 to 64 of A-Z a-z 0-9 . _ @ + -, starting with a letter or a digit
 # (a login, a number, an e-mail address: shown the same in every table and
 # terminal, and never mistaken for a formula or a summary row). FILE: a new file in a folder you can
-# write (made with the mode your umask gives), or a grade file (its first line
-# the header above) you can write and whose mode lets someone write it (no
-# symbolic link, no second hard link: it is replaced by a rename, its mode
-# kept); anything else (your answer, the README) is refused. Both are checked first.
+# write (its owner's write bit set, for root too; made with the mode your
+# umask gives), or wholly a grade file (the header above, or the earlier
+# eight columns', then only rows as this script writes them: every field
+# quoted, a verdict of the six; grade_file_problem) that you can write and
+# whose owner may write it (no symbolic link, no second hard link, not
+# another user's in a sticky folder such as /tmp: it is replaced by a
+# rename, its mode kept); anything else (your answer, the README, a grade
+# file with your notes added) is refused. Both are checked first, and FILE
+# again just before the rename: a file that changed meanwhile is kept and
+# the result not recorded (exit 1).
 # `make hint EX=chNN` when you are stuck.
 # ANSWERS=FOLDER grades the answers in FOLDER (laid out as exercises/, one
 # chNN folder per exercise) instead of exercises/: tools/grade_class.sh uses it.
 # Usage: grade.sh EX-TEXT EXERCISE...   (the environment: BUILD, GRADE_OUT, STUDENT, ANSWERS)
 set -u
-case ${1:-} in -h | --help)
-    sed -n '2,/^# Usage/s/^# \{0,1\}//p' "$0"; exit 0 ;;
-esac
+# --help alone: the usage (make passes EX's text and then the exercises, so
+# EX=--help is a name that is no exercise, said as such, never this text).
+if [ $# -eq 1 ] && [[ $1 == -h || $1 == --help ]]; then
+    sed -n '2,/^# Usage/s/^# \{0,1\}//p' "$0"; exit 0
+fi
 tool=grade
 . "$(dirname "$0")/exercise_names.sh"
 . "$(dirname "$0")/judge.sh"
+# shellcheck source=tools/file_checks.bash
+. "$(dirname "$0")/file_checks.bash"
 grade_out=${GRADE_OUT:-} student=${STUDENT:-} record_tmp= answers=${ANSWERS:-exercises}
 passed=0 cpu_only=0 in_part=0 not_run=0 failed=0
 grade_header=student,commit,machine,gpu,date,exercise,verdict,messages,answer
@@ -75,30 +85,84 @@ check_student() {
 # check_existing_out: refuses a GRADE_OUT that is there and may not be
 # replaced; run again just before the rename (it may have changed meanwhile).
 check_existing_out() {
-    if [ -L "$grade_out" ]; then
-        refuse "GRADE_OUT=$grade_out is a symbolic link: give the file it points to"
-    elif [ -e "$grade_out" ]; then
-        [ -f "$grade_out" ] || refuse "GRADE_OUT=$grade_out is not a regular file"
-        # -w alone says yes to root, whatever the mode: without its owner's write bit a file stays as it is (as for the programs)
-        [ -w "$grade_out" ] && [[ $(stat -c %A -- "$grade_out") == ??w* ]] ||
-            refuse "GRADE_OUT=$grade_out is read-only (mode $(stat -c %a -- "$grade_out")): not replaced"
-        [ "$(stat -c %h -- "$grade_out")" -eq 1 ] ||
-            refuse "GRADE_OUT=$grade_out has other hard links, which replacing it would break"
-        # only a grade file is replaced: never an answer, a README, a Makefile
-        local first
-        first=$(head -c 200 -- "$grade_out" | head -n 1)
-        [ ! -s "$grade_out" ] || [ "$first" = "$grade_header" ] || [ "$first" = "$grade_header_8" ] ||
-            refuse "GRADE_OUT=$grade_out is not a grade file (its first line is not make grade's header): not replaced"
+    local why
+    why=$(replace_problem_common "$grade_out")
+    [ -z "$why" ] || refuse "GRADE_OUT=$grade_out $why: not replaced"
+    [ -e "$grade_out" ] || return 0
+    [ "$(stat -c %h -- "$grade_out")" -eq 1 ] ||
+        refuse "GRADE_OUT=$grade_out has other hard links, which replacing it would break"
+    [ -r "$grade_out" ] || refuse "GRADE_OUT=$grade_out cannot be read to check it is a grade file: not replaced"
+    # only a grade file is replaced, and only one that is nothing else: never
+    # an answer, a README, a Makefile, nor a grade file with notes of yours in it
+    why=$(grade_file_problem "$grade_out") ||
+        refuse "GRADE_OUT=$grade_out is not a grade file ($why): not replaced"
+}
+
+# grade_file_problem FILE: fails, saying why, unless FILE is wholly of the
+# kind this script writes (an empty file holds nothing, and may go too): the
+# header (this one, or the earlier eight columns'), then rows of as many
+# fields, each field quoted as csv_field quotes it ("" inside, newlines kept,
+# no other control character), the verdict one of the six, the answer (nine
+# columns) 16 hex digits or empty. One pass, a line at a time: time linear in
+# the file, whatever it holds (no field is gathered across lines).
+grade_file_problem() {
+    [ -s "$1" ] || return 0
+    if not_text "$1" || LC_ALL=C grep -q $'\r' -- "$1"; then
+        echo "it holds a control character (a NUL, a tab, a CR...), which make grade never writes"; return 1
     fi
+    LC_ALL=C awk -v h9="$grade_header" -v h8="$grade_header_8" '
+    function bad(why) { printf "line %d %s", NR, why; failed = 1; exit 1 }
+    NR == 1 {
+        if ($0 == h9) want = 9; else if ($0 == h8) want = 8
+        else bad("is not make grade'"'"'s header")
+        verdicts["passed"]; verdicts["cpu-part-only"]; verdicts["checks-partly-run"]
+        verdicts["not-run"]; verdicts["failed"]; verdicts["does-not-compile"]
+        next
+    }
+    {
+        # The line cut at its quotes (split: linear, where a regex over a long
+        # line is not, in mawk): q[1] "q[2]" ... q[n]. In a field, a quote
+        # followed at once by another is one quote of its text (""); any
+        # other ends the field, and then comes the end of the line or ,".
+        n = split($0, q, "\"")
+        i = 1
+        if (!inq) { # a row starts: its first field opens here
+            if (n < 2 || q[1] != "") bad("is not a row of make grade'"'"'s (each of its fields is quoted)")
+            inq = 1; k = 0; row = NR; i = 2; whole = 1
+        } else whole = 0 # a field that began on an earlier line goes on
+        for (;;) { # q[i] is text of field k + 1
+            text = q[i]
+            while (i + 2 <= n && q[i + 1] == "") { i += 2; whole = 0 } # "": a quote in the text
+            if (i >= n) next # no closing quote (an empty line: n is 0): the field goes on, on the next line
+            k++
+            if (k > want) bad("has more than " want " fields")
+            # the verdict and the answer are one line each, as written, and hold no quote
+            if (k == 7 && !(whole && text in verdicts)) bad("has no verdict make grade writes in its 7th field")
+            if (k == 9 && !(whole && (text == "" || text ~ /^[0-9a-f]+$/ && length(text) == 16)))
+                bad("has no answer hash (16 hex digits) in its 9th field")
+            if (i + 1 == n && q[n] == "") { # the closing quote ends the line: the row is whole
+                if (k != want) bad("ends a row of " k " fields, not " want)
+                inq = 0; next
+            }
+            if (q[i + 1] != "," || i + 2 > n) bad("has something other than a comma and a quoted field after field " k)
+            i += 2; whole = 1
+        }
+    }
+    END {
+        if (failed) exit 1
+        if (inq) { printf "line %d opens a quoted field that never closes", row; exit 1 }
+    }' "$1"
 }
 
 # check_out: refuses a GRADE_OUT that cannot be replaced safely, and makes the
 # temp file beside it (record_tmp), which the end renames over it.
 check_out() {
-    local dir
+    local dir why
     dir=$(dirname -- "$grade_out")
     [ -d "$dir" ] || refuse "GRADE_OUT=$grade_out: no folder '$dir'"
     check_existing_out
+    why=$(folder_problem "$dir")
+    [ -z "$why" ] || refuse "GRADE_OUT=$grade_out: $why"
     [ -w "$dir" ] || refuse "GRADE_OUT=$grade_out: you may not write in '$dir'"
     record_tmp=$(mktemp -- "$dir/.grade.XXXXXX.tmp" 2>/dev/null) || refuse "GRADE_OUT=$grade_out: cannot make a file in '$dir'"
     trap 'rm -f -- "$record_tmp"; judge_cleanup' EXIT
@@ -212,7 +276,11 @@ if [ -n "$record_tmp" ]; then
     else
         chmod "$(printf '%o' $((0666 & ~0$(umask))))" -- "$record_tmp" || write_failed=1
     fi
-    check_existing_out # again: a file that became read-only or another kind while grading is kept
+    # again: a file that became read-only or another kind while grading (notes
+    # added to it) is kept, and the result is not recorded (exit 1: graded, not written)
+    if ! why=$( (check_existing_out) 2>&1); then
+        echo "$why; the result above is not recorded"; exit 1
+    fi
     if [ "$write_failed" -eq 0 ] && mv -f -- "$record_tmp" "$grade_out"; then
         echo "grade: wrote $grade_out (student $student)"
     else

@@ -3,7 +3,13 @@
 # grades a class. DIR holds a folder per student, named by the student's id
 # (1 to 64 of A-Z a-z 0-9 . _ @ + -, from a letter or a digit: what make grade
 # allows), laid out as exercises/ is (its chNN folders: a student's
-# exercises/ copied or unpacked as it is). Each student is graded by
+# exercises/ copied or unpacked as it is): DIR/ann/ch01/vec.c. A folder one
+# level deeper, DIR/ann/exercises/ch01/vec.c (the exercises/ folder itself,
+# or a whole checkout, unpacked into ann/), is graded from ann/exercises/ and
+# said so: only the exercises' own files are ever read, as in the first
+# layout. A student folder with neither (no exercise folder at its top nor in
+# its exercises/), or with both, is named with what it holds and left out
+# before anything is graded. Each student is graded by
 # tools/grade.sh with ANSWERS=that folder, exactly as `make grade` grades a
 # student's own checkout: every exercise in private folders of its own, the
 # answer's code in the sandbox, the verdict from the judge. JOBS students at
@@ -11,17 +17,33 @@
 # time). Written to GRADES_OUT (default mine/grades/):
 #   results/ID.csv   the student's grade file (make grade's GRADE_OUT format,
 #                    with each exercise's answer hash)
-#   logs/ID.log      what make grade printed for the student
+#   logs/ID.log      what make grade printed for the student, under a first
+#                    line that says whose it is, where the answers were, and
+#                    the SHA-256 of the text under it
 # then tools/collect_grades.py over results/: the class's table, totals per
 # PARTS (what a GPU part not run here counts: none, half, full), a gradebook
 # CSV, Gradescope's results.json per student and the chart.
+# A grading replaces the last one in GRADES_OUT as a whole, never mixes with
+# it: results/ and logs/ are written into a fresh hidden folder there and
+# renamed into place when every student is graded (an interrupted grading
+# leaves the last one as it was), and collect-grades replaces its own
+# outputs the same way; a line says what was replaced. Only files a grading
+# wrote are removed, each judged whole: a link, a read-only file, a result
+# that is not wholly a grade file, a log whose first line is not its stamp or
+# whose text is not the one the stamp's hash is of (notes added; a log of an
+# older grade-class, which had no stamp: move it away once), or any other
+# file there stops it before anything is graded (exit 2).
 # SHARD=I/N grades only the students I, I+N, I+2N, ... (0-based, in name
 # order) and collects nothing: a Slurm job array's task (tools/slurm/
 # grade_class.sbatch); `make collect-grades DIR=mine/grades/results` after
-# the last task makes the table.
+# the last task makes the table. Tasks share results/ and logs/, so each
+# first removes the last grading's files of its own students and of any
+# student no longer in DIR (checked as above): when the last task ends,
+# results/ holds this grading's files only.
 # Exit status: 0 every student folder was graded (whatever the grades); 1 some
-# folder was left out (a bad name, not a folder) or could not be graded;
-# 2 a bad DIR, EX, JOBS, SHARD or PARTS, said before anything is graded.
+# folder was left out (a bad name, not a folder, no exercise folder) or could
+# not be graded; 2 a bad DIR, EX, JOBS, SHARD or PARTS, or a file in
+# GRADES_OUT that is not a grading's, said before anything is graded.
 # Usage: grade_class.sh DIR EX-TEXT EXERCISE...   (the environment: BUILD, GRADES_OUT, JOBS, PARTS, SHARD)
 set -u
 case ${1:-} in -h | --help)
@@ -31,7 +53,13 @@ tool=grade-class
 here=$(dirname "$0")
 . "$here/exercise_names.sh"
 . "$here/judge.sh"
+# shellcheck source=tools/file_checks.bash
+. "$here/file_checks.bash"
 refuse() { echo "grade-class: $*" >&2; exit 2; }
+# count N THING [THINGS]: "1 student", "3 students"
+count() { if [ "$1" -eq 1 ]; then echo "$1 $2"; else echo "$1 ${3:-${2}s}"; fi; }
+# list NAME...: the first five, then how many more
+list() { local more=$(($# - 5)); echo "${*:1:5}$([ "$more" -le 0 ] || echo " and $more more")"; }
 
 dir=${1:-}
 shift || true
@@ -49,8 +77,33 @@ shard=${SHARD:-0/1}
 shard_i=${BASH_REMATCH[1]} shard_n=${BASH_REMATCH[2]}
 case ${PARTS:-none} in none | half | full) ;; *) refuse "PARTS=$PARTS: say none, half or full (what a GPU part not run counts)" ;; esac
 
-# The students: every folder in DIR with an id's name, in name order.
-students=() left_out=0
+# The folders an answer may hand in: every exercise's of the registry (ch07
+# and ch07gpu share ch07/), whichever EX grades.
+judge_registry
+exercise_dirs=()
+for e in "$@"; do
+    d=$(judge_dir "$e")
+    [[ " ${exercise_dirs[*]} " == *" $d "* ]] || exercise_dirs+=("$d")
+done
+# has_exercise FOLDER: FOLDER holds an exercise folder (a folder, not a link).
+has_exercise() {
+    local d
+    for d in "${exercise_dirs[@]}"; do [ -d "$1/$d" ] && [ ! -L "$1/$d" ] && return 0; done
+    return 1
+}
+# holds FOLDER: what FOLDER holds, its first few names (folders with a /).
+holds() {
+    local names
+    names=$(find "$1" -mindepth 1 -maxdepth 1 -printf '%f%y\n' 2> /dev/null | LC_ALL=C sort | sed 's|d$|/|; t; s|.$||' | head -n 6 |
+        LC_ALL=C tr -c '[:print:]\n' '?' | paste -sd ' ')
+    echo "${names:-nothing}"
+}
+layout="a student's folder is laid out as exercises/ is: $dir/ID/${exercise_dirs[0]}/..., one folder per exercise (${exercise_dirs[*]})"
+
+# The students: every folder in DIR with an id's name, in name order; where
+# each one's answers are (answers[ID]: the folder, or its exercises/).
+students=() left_out=0 deeper=()
+declare -A answers=()
 while IFS= read -r -d '' path; do
     id=$(basename -- "$path")
     case $id in .*) continue ;; esac
@@ -66,32 +119,142 @@ while IFS= read -r -d '' path; do
         echo "grade-class: $(printf '%q' "$id"): not a student id (1 to 64 of A-Z a-z 0-9 . _ @ + -, from a letter or a digit): left out" >&2
         left_out=$((left_out + 1)); continue
     fi
+    # The layout, before anything is graded (a wrong one once showed only in
+    # each exercise's FAIL inside the student's log).
+    answers[$id]=$path
+    if has_exercise "$path" && [ -d "$path/exercises" ]; then
+        echo "grade-class: $path holds exercise folders and an exercises/ folder too: which is the answer? Left out ($layout)" >&2
+        left_out=$((left_out + 1)); continue
+    elif ! has_exercise "$path"; then
+        if [ -d "$path/exercises" ] && has_exercise "$path/exercises"; then
+            if find "$path/exercises" -mindepth 1 -maxdepth 1 -type l | grep -q .; then
+                echo "grade-class: $path/exercises holds a link (an exercise folder must be the student's own): left out" >&2
+                left_out=$((left_out + 1)); continue
+            fi
+            answers[$id]=$path/exercises deeper+=("$id")
+        else
+            echo "grade-class: $path holds no exercise folder, at its top or in an exercises/ folder: left out; $layout (it holds: $(holds "$path"))" >&2
+            left_out=$((left_out + 1)); continue
+        fi
+    fi
     students+=("$id")
 done < <(find "$dir" -mindepth 1 -maxdepth 1 -print0 | LC_ALL=C sort -z)
+[ ${#deeper[@]} -eq 0 ] ||
+    echo "grade-class: $(count ${#deeper[@]} "student's folder holds" "students' folders hold") exercises/ one level down, graded from there: $(list "${deeper[@]}")"
 mine=()
 for k in "${!students[@]}"; do
     [ $((k % shard_n)) -ne "$shard_i" ] || mine+=("${students[$k]}")
 done
 [ ${#mine[@]} -gt 0 ] || refuse "no student folder in $dir${SHARD:+ for shard $shard}"
-mkdir -p -- "$out/results" "$out/logs" || refuse "cannot make $out/results and $out/logs"
+
+# What a grading leaves in GRADES_OUT, and how each file is known, whole, as
+# one a grading wrote: a result is wholly a grade file (collect_grades.py
+# --check reads it as the table does: make grade's header, then only its rows;
+# without python3, by the header alone); a log's first line is this tool's
+# stamp, which ends with the SHA-256 of every line under it, and those lines
+# are exactly that text (a log with a teacher's notes added is not the tool's;
+# nor is one written before logs had a stamp: move such a logs/ away once).
+log_stamp() { # ID ANSWERS LOG-TEXT-FILE: the stamp line
+    echo "grade-class: the log of $1, sha256 $(sha256sum < "$3" | cut -c1-64) of the lines below; its answers in $2/"
+}
+log_problem() { # LOG: why it is not a log this tool wrote, or nothing
+    local first hash
+    first=$(head -c 400 -- "$1" | head -n 1)
+    [[ $first =~ ^grade-class:\ the\ log\ of\ [^\ ]+,\ sha256\ ([0-9a-f]{64})\ of\ the\ lines\ below ]] ||
+        { echo "$1 is not a log grade-class wrote (its first line is not its stamp: a log of an older grade-class, or another file)"; return; }
+    hash=$(tail -n +2 -- "$1" | sha256sum | cut -c1-64)
+    [ "$hash" = "${BASH_REMATCH[1]}" ] || echo "$1 is not as grade-class wrote it (its text is not the one its stamp's hash is of: notes added?)"
+}
+result_headers=$'student,commit,machine,gpu,date,exercise,verdict,messages,answer\nstudent,commit,machine,gpu,date,exercise,verdict,messages'
+# problems FOLDER KIND: why the files of FOLDER (results/ or logs/) are not all
+# files a grading wrote, which may be replaced or removed: one line for each
+# that is not (a link, not a regular file, read-only, another kind, a name
+# grade-class never writes there); nothing when all are.
+problems() {
+    local folder=$1 kind=$2 f why name results=()
+    if [ -L "$folder" ] || { [ -e "$folder" ] && [ ! -d "$folder" ]; }; then echo "$folder is a link or not a folder"; return; fi
+    [ -d "$folder" ] || return 0
+    while IFS= read -r -d '' f; do
+        name=${f##*/}
+        why=$(replace_problem_common "$f")
+        if [ -n "$why" ]; then echo "$f $why"; continue; fi
+        [ -e "$f" ] || continue # gone meanwhile (a job array's task renamed its temp file)
+        case $kind:$name in
+        results:.grade.*.tmp | logs:.*.??????) ;; # the temp file of a grading that was interrupted
+        results:*.csv) results+=("$f") ;;
+        logs:*.log) log_problem "$f" ;;
+        *) echo "$f is not a file grade-class writes there" ;;
+        esac
+    done < <(find "$folder" -mindepth 1 -maxdepth 1 -print0)
+    [ ${#results[@]} -gt 0 ] || return 0
+    if command -v python3 > /dev/null; then
+        python3 "$here/collect_grades.py" --check "${results[@]}" | sed 's/$/: not a grade file grade-class wrote/'
+    else
+        for f in "${results[@]}"; do
+            grep -qxF -- "$(head -c 200 -- "$f" | head -n 1)" <<<"$result_headers" ||
+                echo "$f does not start with make grade's header: not a grade file grade-class wrote"
+        done
+    fi
+}
+# student_of FILE: the student a result or log is of.
+student_of() { local n=${1##*/}; n=${n%.csv}; echo "${n%.log}"; }
+check_out() { # the files of the last grading in GRADES_OUT, all of them the tool's own: or stop
+    local why
+    [ ! -L "$out" ] || refuse "GRADES_OUT=$out is a symbolic link: give the folder it points to"
+    why=$(problems "$out/results" results; problems "$out/logs" logs)
+    [ -z "$why" ] || refuse "$(head -n 5 <<<"$why" | paste -sd ';' | sed 's/;/; /g'): nothing graded (move it, or give another GRADES_OUT)"
+}
+mkdir -p -- "$out" || refuse "cannot make $out"
+check_out
+
+if [ "$shard_n" -gt 1 ]; then
+    # A task of a job array: the other tasks write results/ and logs/ now, so
+    # it cannot be replaced whole. The last grading's files of this task's
+    # students and of students no longer in DIR go first (none of the others'
+    # tasks write those); the tasks together replace the rest.
+    grading=$out
+    mkdir -p -- "$out/results" "$out/logs" || refuse "cannot make $out/results and $out/logs"
+    declare -A in_dir=() in_mine=()
+    for id in "${students[@]}"; do in_dir[$id]=1; done
+    for id in "${mine[@]}"; do in_mine[$id]=1; done
+    removed=() gone=0
+    while IFS= read -r -d '' f; do
+        case ${f##*/} in .*) continue ;; esac # another task's grading in progress
+        id=$(student_of "$f")
+        [ -z "${in_dir[$id]:-}" ] || [ -n "${in_mine[$id]:-}" ] || continue
+        [[ " ${removed[*]} " == *" $id "* ]] || { removed+=("$id"); [ -n "${in_dir[$id]:-}" ] || gone=$((gone + 1)); }
+        rm -f -- "$f" || refuse "cannot remove $f"
+    done < <(find "$out/results" "$out/logs" -mindepth 1 -maxdepth 1 -type f -print0)
+    [ ${#removed[@]} -eq 0 ] ||
+        echo "grade-class: removed the last grading's files of $(count ${#removed[@]} student) ($gone no longer in $dir): this grading replaces them, not mixes with them"
+else
+    # The whole class: graded into a fresh folder, put in place at the end.
+    grading=$(mktemp -d -- "$out/.grade-class.XXXXXX") || refuse "cannot make a folder in $out"
+    trap 'rm -rf -- "$grading"' EXIT
+    trap 'exit 130' INT TERM HUP
+    chmod "$(printf '%o' $((0777 & ~0$(umask))))" -- "$grading" || refuse "cannot set $grading's mode"
+    mkdir -- "$grading/results" "$grading/logs" || refuse "cannot make $grading/results and logs"
+fi
 
 # What every grading shares is built once, here.
 judge_prepare "${names[@]}"
-echo "grade-class: ${#mine[@]} students, ${#names[@]} exercises each, $jobs at once; logs in $out/logs/"
+echo "grade-class: $(count ${#mine[@]} student), $(count ${#names[@]} exercise) each, $jobs at once; logs in $out/logs/"
 
 # grade_student ID EXERCISE...: one student's make grade, its result and log.
 grade_student() {
-    local id=$1 log=$out/logs/$1.log rc tmp
+    local id=$1 log=$grading/logs/$1.log rc tmp text
     shift
     # the log by a temp file of its own and a rename; a log that is a link, or
     # read-only, is someone's: not replaced
     if [ -L "$log" ] || { [ -e "$log" ] && { [ ! -f "$log" ] || [[ $(stat -c %A -- "$log") != ??w* ]]; }; }; then
         echo "grade-class: $id: $log is a link, not a file or read-only: not graded" >&2; return 1
     fi
-    tmp=$(mktemp -- "$out/logs/.$id.XXXXXX") || return 1
-    JUDGE_PREPARED=1 ANSWERS="$dir/$id" GRADE_OUT="$out/results/$id.csv" STUDENT="$id" \
-        "$here/grade.sh" "$ex_text" "$@" > "$tmp" 2>&1 < /dev/null
+    tmp=$(mktemp -- "$grading/logs/.$id.XXXXXX") && text=$(mktemp -- "$grading/logs/.$id.XXXXXX") || return 1
+    JUDGE_PREPARED=1 ANSWERS="${answers[$id]}" GRADE_OUT="$grading/results/$id.csv" STUDENT="$id" \
+        "$here/grade.sh" "$ex_text" "$@" > "$text" 2>&1 < /dev/null
     rc=$?
+    # the stamp first: what the log is, and the hash of the text under it
+    { log_stamp "$id" "${answers[$id]}" "$text" && cat -- "$text"; } > "$tmp" && rm -f -- "$text" || return 1
     chmod "$(printf '%o' $((0666 & ~0$(umask))))" -- "$tmp" && mv -f -- "$tmp" "$log" || return 1
     # grade.sh: 0 all passed, 1 some failed, 3 some part not run: all graded
     if [ $rc -eq 0 ] || [ $rc -eq 1 ] || [ $rc -eq 3 ]; then
@@ -117,9 +280,48 @@ while [ $running -gt 0 ]; do
     wait -n || failed=$((failed + 1))
     running=$((running - 1))
 done
-echo "grade-class: ${#mine[@]} students graded in $((SECONDS - start)) s ($jobs at once, $(nproc) cores)$([ $failed -eq 0 ] || echo ", $failed could not be")"
+echo "grade-class: $(count ${#mine[@]} student) graded in $((SECONDS - start)) s ($jobs at once, $(count "$(nproc)" core))$([ $failed -eq 0 ] || echo ", $failed could not be")"
 status=0
 [ $((failed + left_out)) -eq 0 ] || status=1
+if [ "$shard_n" -eq 1 ]; then
+    # This grading in place of the last, results/ and logs/ each by a rename;
+    # the last one's files checked again (one made meanwhile is kept: then the
+    # new grading stays where it is, and says so).
+    why=$(problems "$out/results" results; problems "$out/logs" logs)
+    if [ -n "$why" ]; then
+        trap - EXIT
+        echo "grade-class: $(head -n 1 <<<"$why") (made while grading): this grading is in $grading/, not put in place" >&2
+        exit 2
+    fi
+    last=$(find "$out/results" -mindepth 1 -maxdepth 1 -name '*.csv' -type f 2> /dev/null | wc -l)
+    gone=0
+    if [ "$last" -gt 0 ]; then
+        while IFS= read -r -d '' f; do
+            [ -e "$grading/results/${f##*/}" ] || [ -e "$grading/logs/$(student_of "$f").log" ] || gone=$((gone + 1))
+        done < <(find "$out/results" -mindepth 1 -maxdepth 1 -name '*.csv' -type f -print0)
+    fi
+    for part in results logs; do
+        if [ -e "$out/$part" ]; then mv -T -- "$out/$part" "$grading/$part.last" || exit 1; fi
+        mv -T -- "$grading/$part" "$out/$part" || { echo "grade-class: could not put $out/$part in place: this grading is in $grading/" >&2; trap - EXIT; exit 1; }
+    done
+    # the last grading's files, checked again: a file named in a problem
+    # (one made meanwhile) stays, the others go
+    kept=()
+    for part in results logs; do
+        [ -d "$grading/$part.last" ] || continue
+        why=$(problems "$grading/$part.last" "$part")
+        while IFS= read -r -d '' f; do
+            if [ -d "$f" ] || grep -qF -- "$f" <<<"$why"; then kept+=("$f"); else rm -f -- "$f"; fi
+        done < <(find "$grading/$part.last" -mindepth 1 -maxdepth 1 -print0)
+        rmdir -- "$grading/$part.last" 2> /dev/null
+    done
+    trap - EXIT
+    if [ ${#kept[@]} -eq 0 ]; then rmdir -- "$grading"; else
+        echo "grade-class: kept $(list "${kept[@]}") in $grading/: not a grading's file (made while grading)" >&2
+    fi
+    [ "$last" -eq 0 ] ||
+        echo "grade-class: the last grading in $out ($(count "$last" "student's result" "students' results"), $gone not in this one) replaced as a whole, not mixed with this one"
+fi
 if [ "$shard_n" -gt 1 ]; then
     echo "grade-class: shard $shard done; after the last: make collect-grades DIR=$out/results"
     exit $status

@@ -6,12 +6,14 @@
 # build/hints/<exercise> (or $HINTS_DIR); `rm -r build/hints` starts over.
 # That file is replaced (a rename: never written through a link) only if it is
 # a count this script wrote: a regular file its owner may write (root too)
-# that holds a number; anything else there is someone's, and is refused
-# (exit 2) before a hint is given.
+# that holds a number (not another user's in a sticky folder such as /tmp),
+# in a folder its owner may write (root too); anything else there is
+# someone's, and is refused (exit 2) before a hint is given.
 # Usage: hint.sh EX-TEXT EXERCISE...
 set -u
-# --help: the comment above, as the usage text.
-case ${1:-} in -h | --help) sed -n '2,/^set -u$/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
+# --help alone: the comment above, as the usage text (make passes EX's text
+# and then the exercises: EX=--help is a name that is no exercise, said so).
+if [ $# -eq 1 ] && [[ $1 == -h || $1 == --help ]]; then sed -n '2,/^set -u$/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0; fi
 tool=hint
 . "$(dirname "$0")/exercise_names.sh"
 # shellcheck source=tools/file_checks.bash
@@ -31,6 +33,9 @@ dvar=ex_${ex}_DIR
 file=tests/hints/$ex.txt
 [ -f "$file" ] || { echo "hint: $file is missing" >&2; exit 1; }
 state=${HINTS_DIR:-build/hints}
+# a folder whose owner made it read-only is left so, by root too
+why=$(folder_problem "$state")
+[ -z "$why" ] || { echo "hint: cannot keep the count of hints given in $state/: $why" >&2; exit 2; }
 mkdir -p "$state" || exit 1
 count=$state/$ex
 # count_problem: why $count may not be replaced (nothing: it may, or it is not there).

@@ -6,14 +6,22 @@
 # holds only the exercises: the graders and the manifest's test look there)
 # and outside build/ (make clean deletes build/); git shows it as untracked:
 # commit it or delete it. Nothing is moved when the folder already is the stub.
+# Moved by a rename, whole; where saved/ is on another file system, copied,
+# the copy compared, and only then your folder removed: a copy cut short (a
+# full disk) leaves your folder as it was and nothing in saved/. A folder
+# written in (exercises/, saved/) whose owner's write bit is clear is
+# refused first, for root too.
 # Two exercises sharing a folder (ch07, ch07gpu) are reset together, and it
 # says so. Usage: reset_exercise.sh EX-TEXT EXERCISE:FOLDER...  (the registry's
 # exercises, each with its folder under exercises/, as the Makefile passes them)
 set -u
-# --help: the comment above, as the usage text.
-case ${1:-} in -h | --help) sed -n '2,/^set -u$/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
+# --help alone: the comment above, as the usage text (make passes EX's text
+# and then the exercises: EX=--help is a name that is no exercise, said so).
+if [ $# -eq 1 ] && [[ $1 == -h || $1 == --help ]]; then sed -n '2,/^set -u$/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0; fi
 tool=reset
 . "$(dirname "$0")/exercise_names.sh"
+# shellcheck source=tools/file_checks.bash
+. "$(dirname "$0")/file_checks.bash"
 text=$1
 shift
 declare -A folder_of
@@ -32,6 +40,40 @@ list_files() { # FOLDER: the files in it, one line
     (cd "$1" && find . -type f | sed 's|^\./||' | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')
 }
 
+# move_aside FROM TO: the folder FROM moved to the empty folder TO. On one
+# file system a rename: whole or not at all. Across two (saved/ a link to, or
+# a mount of, another disk) mv would copy, and a copy cut short (a full disk)
+# would leave part of your files in TO beside the whole in FROM: so FROM is
+# copied, the copy compared with it, and FROM removed only when they are the
+# same. Fails (why says why) with FROM as it was; TO is then the caller's to
+# remove (it holds no file that is not also in FROM).
+move_aside() {
+    local err
+    why=
+    if [ "$(stat -c %d -- "$1")" = "$(stat -c %d -- "$2")" ]; then
+        err=$(mv -T -- "$1" "$2" 2>&1) || why=$(head -n 1 <<< "$err")
+    elif ! err=$(cp -a -- "$1/." "$2/" 2>&1); then # (the error in memory: the disk may be full)
+        why="the copy to $2, on another file system, failed: $(head -n 1 <<< "$err")"
+    elif ! diff -r -q -- "$1" "$2" > /dev/null 2>&1; then
+        why="the copy to $2, on another file system, differs from it"
+    elif ! rm -rf -- "$1"; then # the copy is whole: it stays, and what is left of FROM too
+        echo "reset: your files are copied whole to $2/, but $1 could not be removed after: not reset" >&2
+        exit 1
+    fi
+    [ -z "$why" ]
+}
+
+# only_copies TO FROM: true if each file in TO is in FROM too, the same or cut
+# short (its bytes the first of FROM's): TO holds nothing that FROM has not,
+# and removing it loses nothing.
+only_copies() {
+    local f size
+    while IFS= read -r -d '' f; do
+        [ -f "$2/$f" ] && size=$(stat -c %s -- "$1/$f") && [ "$size" -le "$(stat -c %s -- "$2/$f")" ] &&
+            cmp -s -n "$size" -- "$1/$f" "$2/$f" || return 1
+    done < <(cd "$1" && find . ! -type d -print0)
+}
+
 # reset_folder DIR EXERCISE: DIR (exercises/DIR) laid out from the manifest in
 # a folder beside it, then swapped in: a failure before the swap changes nothing.
 reset_folder() {
@@ -45,6 +87,10 @@ reset_folder() {
     for e in "${all[@]}"; do
         [ "${folder_of[$e]}" != "$dir" ] || [ "$e" = "$ex" ] || sharing+=" $e"
     done
+    # the folders written in (the stubs laid out beside yours, yours moved to
+    # saved/): one its owner made read-only stays so, for root too
+    why=$(folder_problem exercises)
+    [ -z "$why" ] || { echo "reset: $ex left as it was: $why" >&2; exit 1; }
     rm -rf "$new"
     "$(dirname "$0")/stubs_manifest.sh" extract "exercises/$dir" "$new" || { echo "reset: $ex left as it was" >&2; exit 1; }
     if [ -d "exercises/$dir" ] && diff -r -q "exercises/$dir" "$new" > /dev/null 2>&1; then
@@ -57,18 +103,30 @@ reset_folder() {
     if [ -e "exercises/$dir" ]; then
         stamp=$(date +%Y%m%d-%H%M%S)
         saved=saved/$dir-$stamp
+        local made_saved=
+        why=$(folder_problem saved) # (the stubs laid out so far go with the EXIT trap)
+        [ -z "$why" ] || { echo "reset: $ex left as it was: $why" >&2; exit 1; }
+        [ -e saved ] || [ -L saved ] || made_saved=1
         mkdir -p saved || exit 1
         for ((n = 2; ; n++)); do # a second reset within the same second: its own folder
             mkdir "$saved" 2> /dev/null && break
-            [ "$n" -lt 100 ] || { echo "reset: cannot make a folder under saved/ for $dir" >&2; exit 1; }
+            # (not there: mkdir failed for another reason than its name, a full disk)
+            [ "$n" -lt 100 ] && [ -e "$saved" ] || { [ -z "$made_saved" ] || rmdir saved 2> /dev/null
+                echo "reset: cannot make a folder under saved/ for $dir (a full disk?): exercises/$dir left as it was" >&2; exit 1; }
             saved=saved/$dir-$stamp-$n
         done
-        mv -T "exercises/$dir" "$saved" || { # the folder made for it goes: nothing was saved in it
-            rmdir "$saved" 2> /dev/null; rmdir saved 2> /dev/null
-            echo "reset: could not move exercises/$dir aside; left as it was" >&2; exit 1; }
+        if ! move_aside "exercises/$dir" "$saved"; then
+            if only_copies "$saved" "exercises/$dir"; then # the folder made for it goes: nothing is kept there
+                rm -rf -- "$saved"; [ -z "$made_saved" ] || rmdir saved 2> /dev/null
+                echo "reset: could not move exercises/$dir aside${why:+ ($why)}; left as it was, nothing kept in saved/" >&2
+            else # (a move cut short that took files away: never seen, never removed)
+                echo "reset: could not move exercises/$dir aside${why:+ ($why)}: your files are in $saved/ and exercises/$dir/, between them; nothing removed" >&2
+            fi
+            exit 1
+        fi
         echo "reset $ex: your files moved to $saved/: $(list_files "$saved")"
     fi
-    mv "$new" "exercises/$dir" || { echo "reset: the stubs are in $new; move them to exercises/$dir yourself" >&2; new=""; exit 1; }
+    mv -T "$new" "exercises/$dir" || { echo "reset: the stubs are in $new; move them to exercises/$dir yourself" >&2; new=""; exit 1; }
     new=""
     echo "reset $ex: exercises/$dir/ is the stub again: $(list_files "exercises/$dir") (from exercises/STUBS)"
 }

@@ -4,8 +4,13 @@
 # answers: solutions/; tests/wrong/ (a wrong answer is a patch against the
 # solution, and its context lines are the solution's); the last hint of each
 # exercise (tests/hints: "nearly the code"), replaced by a line that says so;
-# and what needs those: tests/odd_path.sh, this script and its test, and CI
-# (.ci/). The Makefile
+# and what needs those: tests/odd_path.sh, this script's tests and CI
+# (.ci/). This script stays: the release's make check runs its --help
+# (tests/tools/tools_answer_help.sh), and run there it says the copy is a
+# release already. Also left out: the teacher's guide, TEACHING.md, which
+# says where the answers stand in the chapters' code and how marks are
+# given; the README's sentences that point to it are made true of the
+# release (readme_for_release). The Makefile
 # sees there is no solutions/ (STUDENT_RELEASE): make check tests no exercise
 # against solutions, and check-exercises, stubs-manifest and student-release
 # say they are not in a student release. exercises/ holds the stubs as handed
@@ -16,7 +21,10 @@
 # It is made beside DEST and renamed to it when complete. DEST is a new path
 # or an empty folder (not a link to one), outside this checkout, named by its
 # own name (not ending in . or ..): anything else is refused before anything
-# is made (exit 2).
+# is made (exit 2). The release's make check (RELEASE_CHECK, below) runs in
+# the copy first; when it fails, no release is made, its log is kept beside
+# DEST (DEST.release-check.PID.log, named on stderr) and the failing tests'
+# lines are printed.
 # Usage: student_release.sh DEST
 set -u
 # --help: the comment above, as the usage text.
@@ -56,7 +64,8 @@ tools/stubs_manifest.sh check > /dev/null 2>&1 ||
 left_out() {
     case $1 in
     solutions/* | tests/wrong/* | .ci/* | exercises/*) return 0 ;; # exercises/: from the manifest, below
-    tests/odd_path.sh | tools/student_release.sh | tests/tools/student_release_*) return 0 ;;
+    tests/odd_path.sh | tests/tools/student_release_* | tests/tools/class_release_*) return 0 ;;
+    TEACHING.md) return 0 ;;
     esac
     return 1
 }
@@ -73,8 +82,9 @@ last_hint_withheld() {
                 done = 1 }' "$1"
 }
 
-# readme_for_release: the README (stdin) with each sentence about solutions/
-# and tests/wrong/, which the release leaves out, made true of the release.
+# readme_for_release: the README (stdin) with each sentence about solutions/,
+# tests/wrong/ and TEACHING.md, which the release leaves out, made true of the
+# release (a link to TEACHING.md there would lead nowhere).
 readme_for_release() {
     perl -0pe '
         s/the exercise tests run against `solutions\/`/the exercise tests are not run here (they need `solutions\/`, which is not in a student release)/;
@@ -83,17 +93,27 @@ readme_for_release() {
         s/answers are in `solutions\/` \(look after you try\)\. The graders are tested too:\n`tests\/wrong\/.*?rejected\./answers are not in this student release (`solutions\/` and `tests\/wrong\/` are left out: ask your teacher)./s;
         s/`make check` tests `solutions\/`, and only `make grade` reads your answers\./`make check` reads none of your answers (the exercise tests need `solutions\/`, not in a student release); only `make grade` reads them./;
         s/solutions\/chNN\/: the answers/(solutions\/: not in a student release)/;
+        s/Teaching a course with it\? \[TEACHING\.md\]\(TEACHING\.md\) is the teacher.s guide:.*?\n\n/Teaching a course with it? The teacher\x27s guide, TEACHING.md, is not in a student release: it is in the\ncourse\x27s own repository. The batch scripts for a cluster are in `tools\/slurm\/` (`tools\/slurm\/README.md`).\n\n/s;
+        s/ TEACHING\.md, "Grading a class" \|/ |/;
+        s/^\| `make mock-class [^|]*\|.*$/| `make mock-class N=60 DIR=<folder>` | not in a student release (it needs `solutions\/`, left out) |/m;
+        s/ \(TEACHING\.md,\n"Grading for marks"\)\./\n(`tests\/harness.h`, "the probe and the judge", says why)./;
+        s/on a cluster \(TEACHING\.md\)/on a cluster (tools\/slurm\/README.md)/;
     '
 }
 
 source_commit=$(git rev-parse --short HEAD)
 work=$dest.tmp.$$
-# made first, then removed on the way out: a folder of that name that was
-# already there is someone's, and is never removed
-[ ! -e "$work" ] && [ ! -L "$work" ] && [ ! -e "$work.check.log" ] && [ ! -L "$work.check.log" ] ||
-    { echo "student-release: $work or $work.check.log is in the way (not made by this run): move it" >&2; exit 2; }
+log=$dest.release-check.$$.log
+# (said as a full path: the teacher reads it from anywhere)
+log_path=$(cd "$(dirname "$log")" && pwd)/$(basename "$log")
+# made first, then removed on the way out (the log is kept when the check
+# fails): a folder or file of that name that was already there is someone's,
+# and is never removed
+[ ! -e "$work" ] && [ ! -L "$work" ] && [ ! -e "$log" ] && [ ! -L "$log" ] ||
+    { echo "student-release: $work or $log is in the way (not made by this run): move it" >&2; exit 2; }
 mkdir "$work" || exit 2
-trap 'rm -rf "$work" "$work.check.log"' EXIT
+keep_log=
+trap 'rm -rf "$work"; [ -n "$keep_log" ] || rm -f "$log"' EXIT
 while IFS= read -r -d '' f; do
     left_out "$f" && continue
     [ -e "$f" ] || [ -L "$f" ] || continue # deleted here, not yet committed
@@ -116,18 +136,21 @@ done
 # The README says so first.
 {
     echo "> **Student release** (made by \`make student-release\` from commit $source_commit):"
-    echo "> the solutions, the wrong answers the graders are tested with (tests/wrong/) and the last hint of"
-    echo "> each exercise are left out; what the README says of them does not apply here. \`make grade\`"
-    echo "> grades your answers, \`make hint EX=chNN\` gives a hint, \`make reset EX=chNN\` puts a stub back."
+    echo "> the solutions, the wrong answers the graders are tested with (tests/wrong/), the last hint of"
+    echo "> each exercise and the teacher's guide (TEACHING.md) are left out; what the README says of them"
+    echo "> does not apply here. \`make grade\` grades your answers, \`make hint EX=chNN\` gives a hint,"
+    echo "> \`make reset EX=chNN\` puts a stub back."
     echo
     readme_for_release < README.md
 } > "$work/README.md" || exit 1
-# Every line the README still has about solutions/ must say it is left out.
-if grep -n 'solutions/' "$work/README.md" | grep -v 'left out\|not in' > "$work/.untrue"; then
-    echo "$me: README.md says of solutions/ what is untrue of a release (rewrite it in readme_for_release):" >&2
+# Every line the README still has about solutions/ or TEACHING.md must say it
+# is left out.
+if grep -n 'solutions/\|TEACHING' "$work/README.md" | grep -v 'left out\|not in' > "$work/.untrue"; then
+    echo "$me: README.md says of solutions/ or TEACHING.md what is untrue of a release (rewrite it in readme_for_release):" >&2
     sed 's/^/README.md:/' "$work/.untrue" >&2
     exit 1
 fi
+rm -f "$work/.untrue"
 
 # One commit, in the object format of this repository, so the manifest's ids are the same.
 format=$(git rev-parse --show-object-format 2> /dev/null || echo sha1)
@@ -149,13 +172,29 @@ format=$(git rev-parse --show-object-format 2> /dev/null || echo sha1)
 # clean: the copy held only its commit's files). A release that fails it is
 # not made.
 check=${RELEASE_CHECK:-make check}
-echo "$me: running '$check' in the release before it is handed over (make check: many minutes)"
-(cd "$work" && unset MAKEFLAGS MAKELEVEL && bash -c "$check") > "$work.check.log" 2>&1 || {
-    tail -n 40 "$work.check.log" >&2
-    echo "$me: '$check' failed in the release (its last lines above): no release made" >&2
+echo "$me: running '$check' in the release before it is handed over (make check: many minutes; its log: $log_path)"
+set -C # (the log is made new: a file of that name made since the check above is not written through)
+(cd "$work" && unset MAKEFLAGS MAKELEVEL && bash -c "$check") > "$log" 2>&1 || {
+    # The failing tests by name: tools/run_tests.sh's FAIL lines, Check's
+    # file:line:F: (or :E:) lines under them, a test that did not run to its
+    # end, the closing count; where there are none (the build failed), the
+    # log's last lines.
+    keep_log=1
+    fails=$(grep -E '^  FAIL  |^[^ :]+:[0-9]+:[EF]:|did not run to .* end|^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log")
+    if [ -n "$fails" ]; then
+        echo "$me: the failing tests (the log's FAIL lines):" >&2
+        head -n 60 <<<"$fails" >&2
+        more=$(($(wc -l <<<"$fails") - 60))
+        [ "$more" -le 0 ] || echo "$me: ... $more more such line$([ "$more" -eq 1 ] || echo s) in the log" >&2
+    else
+        echo "$me: no test's FAIL line in the log: its last lines:" >&2
+        tail -n 40 "$log" >&2
+    fi
+    echo "$me: '$check' failed in the release: no release made; its whole log is kept: $log_path" >&2
     exit 1
 }
-rm -f "$work.check.log"
+set +C
+rm -f "$log"
 git -C "$work" clean -fdxq && [ -z "$(git -C "$work" status --porcelain)" ] ||
     { echo "$me: the release's files changed under '$check': $(git -C "$work" status --porcelain | head -n 3)" >&2; exit 1; }
 
@@ -164,4 +203,6 @@ mv "$work" "$dest" || { echo "$me: could not rename $work to $dest" >&2; exit 1;
 trap - EXIT
 echo "$me: $dest: the course for students, one commit ($(git -C "$dest" rev-parse --short HEAD)), from $source_commit$(git diff --quiet HEAD || echo ' with uncommitted changes')"
 echo "$me: '$check' passed in the release"
-echo "$me: left out: solutions/ ($(git ls-files solutions | wc -l) files), tests/wrong/ ($(git ls-files tests/wrong | wc -l) wrong answers), the last hint of $hints exercises, tests/odd_path.sh, tools/student_release.sh and .ci/"
+# count N THING [THINGS]: "1 file", "3 files"
+count() { if [ "$1" -eq 1 ]; then echo "$1 $2"; else echo "$1 ${3:-${2}s}"; fi; }
+echo "$me: left out: solutions/ ($(count "$(git ls-files solutions | wc -l)" file)), tests/wrong/ ($(count "$(git ls-files tests/wrong | wc -l)" "wrong answer")), the last hint of $(count "$hints" exercise), TEACHING.md, tests/odd_path.sh, the tests of tools/student_release.sh and .ci/"
