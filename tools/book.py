@@ -1,11 +1,17 @@
 #!/usr/bin/env python3
-"""make book: regenerates every generated part of book.md and README.md from data/.
+"""make book: regenerates every generated part of book.md, README.md and the evidence pages
+(evidence/*.md: a chapter's raw evidence, linked from it) from data/.
 
-  <!-- results:chNN --> ... <!-- end results:chNN -->   a table per CSV file, of one machine (refused otherwise)
-  <!-- generated:quality_chNN --> ...                  time to MSE < 52 per stage (rows in unit "MSE")
+  <!-- results:chNN --> ... <!-- end results:chNN -->   the headline machine's table (the results file measured
+                                                         last that holds the chapter's rows; of one machine)
+  <!-- results:chNN-others --> ...                     every other machine's table, for the evidence page
+  <!-- generated:quality_chNN --> ...                  time to MSE < 52 per stage (rows in unit "MSE"; and
+                                                         quality_chNN-others)
   <!-- results:summary --> ... <!-- end results:summary -->  first vs best stage per chapter, a table per machine
   <!-- generated:provenance --> ...                    each CSV file's machines, runs, commits, dates, chapters
   <!-- include:PATH --> ... <!-- end include:PATH -->   the file PATH, verbatim (missing or empty: an error)
+  <!-- code:PATH:NAME --> ... <!-- end code:PATH:NAME -->  the definition of NAME in PATH (a function, kernel,
+                                                         struct or macro), its comment above, fenced
   <!-- generated:NAME --> ... <!-- end generated:NAME -->  build/book/NAME.md (e.g. profile_summary;
                                                          toc: the contents, from book.md's headings)
 and draws the charts into data/plots (gnuplot, SVG) when gnuplot is installed.
@@ -830,36 +836,47 @@ def summary_table(csv, rows, work, states):
     return "".join(out)
 
 
+def write_headline_and_others(name, parts):
+    """build/book/NAME.md, the first machine's table (the headline machine's, csvs newest first; or the
+    first that has the chapter's rows), for the chapter; NAME-others.md, every other machine's, for its
+    evidence page."""
+    write_text("%s/%s.md" % (GEN, name), parts[0] if parts else "")
+    others = "".join(parts[1:]) if len(parts) > 1 else "*No other machine's results file holds these rows.*\n"
+    write_text("%s/%s-others.md" % (GEN, name), others)
+
+
 def write_tables(registry, csvs, works, states):
     """build/book/results_chNN.md, quality_chNN.md and results_summary.md."""
     lines = {csv: all_rows(csv) for csv in csvs}  # the header too: grep "^chNN," saw it
     data = {csv: lines[csv][1:] for csv in csvs}
     everything = [row for csv in csvs for row in data[csv]]
     for ch in sorted({w for row in everything for w in row[1].split()}):
-        out = ""
+        parts = []
         for csv in csvs:
             if not any(r.line.startswith(ch + ",") for r in lines[csv]):
                 continue
             try:
-                out += results_table(csv, data[csv], ch, works[csv], states)
+                part = results_table(csv, data[csv], ch, works[csv], states)
             except BookError as e:
                 raise BookError("%s\nbook: making the %s table from %s failed" % (e, ch, csv))
             # the chart under its machine's table (ch08's under its quality table)
             if registry.get(ch + "_CHART", "") != "lines-quality":
-                out += chart_link(ch, machine_of(csv))
-        write_text("%s/results_%s.md" % (GEN, ch), out)
+                part += chart_link(ch, machine_of(csv))
+            parts.append(part)
+        write_headline_and_others("results_" + ch, parts)
     for ch in sorted({w for row in everything if row[7] == "MSE" for w in row[1].split()}):
-        out = ""
+        parts = []
         for csv in csvs:
             if not any(r.line.startswith(ch + ",") and ",MSE," in r.line[len(ch) + 1:] for r in lines[csv]):
                 continue
             try:
-                out += quality_table(csv, data[csv], ch, states)
+                part = quality_table(csv, data[csv], ch, states)
             except BookError as e:
                 raise BookError("%s\nbook: making the %s quality table from %s failed" % (e, ch, csv))
             if registry.get(ch + "_CHART", "") == "lines-quality":
-                out += chart_link(ch, machine_of(csv))
-        write_text("%s/quality_%s.md" % (GEN, ch), out)
+                part += chart_link(ch, machine_of(csv))
+            parts.append(part)
+        write_headline_and_others("quality_" + ch, parts)
     out = ""
     for csv in csvs:
         for group in machine_groups(csv):
@@ -1029,7 +1046,7 @@ _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrst
 
 # ---------------------------------------------------------------- splicing into book.md and README.md
 
-_MARKER = re.compile(r"<!-- (results|include|generated):[^ ]+ -->")
+_MARKER = re.compile(r"<!-- (results|include|generated|code):[^ ]+ -->")
 
 
 def has_text(path):
@@ -1041,6 +1058,46 @@ def has_text(path):
     return 1 if re.search(r"[^ \t\r\n]", text) else 0
 
 
+def code_excerpt(path, name):
+    """The definition of NAME in the source file PATH (a function, a kernel, a struct or a macro that
+    starts at the line's first column), with the comment and template line just above it, as a fenced
+    block and a link to the file: the book shows the code as it is, so it cannot drift from it."""
+    lines = lines_of(read_text(path))
+    start = re.compile(r"(#define\s+%s\b|[A-Za-z_].*\b%s\s*[(<{]|(struct|union|enum)\s+%s\b)"
+                       % ((re.escape(name),) * 3))
+    found = [i for i, line in enumerate(lines) if start.match(line) and not line.rstrip().endswith(";")]
+    if len(found) != 1:
+        raise ValueError("%d definitions of '%s' start a line in %s (want one)" % (len(found), name, path))
+    first = last = found[0]
+    if lines[first].startswith("#define"):
+        while lines[last].endswith("\\") and last + 1 < len(lines):
+            last += 1
+    else:
+        depth, opened = 0, False
+        while last < len(lines):
+            depth += lines[last].count("{") - lines[last].count("}")
+            opened = opened or "{" in lines[last]
+            if opened and depth <= 0:
+                break
+            last += 1
+        if not opened or last == len(lines):
+            raise ValueError("the body of '%s' in %s does not close" % (name, path))
+    while first > 0 and re.match(r"\s*(template\b|/\*|\*|//)", lines[first - 1]):
+        first -= 1
+    lang = "cpp" if path.endswith((".cu", ".cuh")) else "c"
+    return "```%s\n%s\n```\n\n*`%s` in [`%s`](%s)*\n" % (lang, "\n".join(lines[first:last + 1]), name, path, path)
+
+
+_LINK = re.compile(r'(\]\(|src="|href=")(?![a-z]+:|#|/)')
+
+
+def relative_to(doc, line):
+    """A generated line's links (written from the repository's root: data/plots/...) as seen from DOC's
+    folder."""
+    up = "../" * len(os.path.dirname(doc).split("/"))
+    return _LINK.sub(lambda m: m.group(1) + up, line)
+
+
 def splice(doc):
     """DOC's text with the generated text between its markers. An include of a file that is missing or
     has no text is an error (DOC:LINE): the book would print nothing, or a stale placeholder, where it
@@ -1050,16 +1107,28 @@ def splice(doc):
         m = _MARKER.search(line)
         if m:
             out.append(line)
-            kind, name = (m.group(0)[5:-4].split(":") + [""])[:2]
-            path = {"results": "%s/results_%s.md" % (GEN, name), "generated": "%s/%s.md" % (GEN, name)}.get(kind, name)
+            kind, name = (m.group(0)[5:-4].split(":", 1) + [""])[:2]
+            if kind == "code":  # a definition from the source, written into GEN first
+                path = "%s/code/%s.md" % (GEN, re.sub(r"[^A-Za-z0-9_.-]", "_", name))
+                try:
+                    os.makedirs(os.path.dirname(path), exist_ok=True)
+                    write_text(path, code_excerpt(*name.rsplit(":", 1)) if ":" in name else "")
+                except (OSError, ValueError) as e:
+                    raise BookError("book: %s:%d: <!-- code:%s -->: %s\nbook: %s not written (the error above)"
+                                    % (doc, number, name, e, doc))
+            else:
+                path = {"results": "%s/results_%s.md" % (GEN, name), "generated": "%s/%s.md" % (GEN, name)}.get(kind, name)
             fence = re.search(r"\.(txt|log|err)$", path) is not None  # plain text (a report, a log): a code block
             text = has_text(path)
-            if kind == "include" and text != 1:
+            if kind in ("include", "code") and text != 1:
                 raise BookError("book: %s:%d: <!-- include:%s -->: %s, so the book would show nothing there (remove "
                                 "the include, or make the file)\nbook: %s not written (the error above)"
                                 % (doc, number, path, "no such file" if text < 0 else "the file is empty", doc))
             if text == 1:
-                out += (["```"] if fence else []) + lines_of(read_text(path)) + (["```"] if fence else [])
+                body = lines_of(read_text(path))
+                if not fence and os.path.dirname(doc):  # a page in a folder (evidence/): its links lead up
+                    body = [relative_to(doc, line) for line in body]
+                out += (["```"] if fence else []) + body + (["```"] if fence else [])
             else:
                 out.append(NO_DATA)
             end_mark = "<!-- end %s:%s -->" % (kind, name)
@@ -1071,10 +1140,83 @@ def splice(doc):
     return "".join(line + "\n" for line in out)
 
 
-def write_documents(docs):
-    """Both documents are made before either is replaced: an error leaves both as they were. Each is
+# ---------------------------------------------------------------- numbers in prose
+
+# <!-- n:EXPR -->TEXT<!-- /n -->, inside a line of prose: TEXT is EXPR's value, written by make book.
+# EXPR is arithmetic (+ - * / and brackets, numbers) over references {chNN/STAGE/FIELD}, FIELD one
+# of ms (the median time), value (the rate) or threads, then an optional |FORMAT: a %-format
+# (%.1f, %.0f%%), or "time" (as the tables write a time) or "rate" (as they write a rate; the
+# default). A reference takes the headline machine's row (the first results file holding the
+# stage); {chNN/STAGE/FIELD@NAME} the results file whose name holds NAME (H100); [k=v,...] after
+# STAGE picks among rows by workload, threads or unit ({ch12/ceiling-cpu-fma[threads=16]/value}).
+# A reference that matches no row, or rows of two values, is an error naming the file and line.
+_NUMBER_MARK = re.compile(r"<!-- n:(.*?) -->(.*?)<!-- /n -->")
+_REFERENCE = re.compile(r"\{(ch[0-9]+)/([A-Za-z0-9_.+-]+)(?:\[([^\]]*)\])?/(ms|value|threads)(?:@([A-Za-z0-9_.-]+))?\}")
+_FIELD = {"workload": 3, "threads": 4, "ms": 5, "value": 6, "unit": 7}
+
+
+def reference_value(m, csv_rows):
+    ch, stage, where, field, machine = m.groups()
+    wanted = {}
+    for pair in (where or "").split(","):
+        if pair:
+            key, _, val = pair.partition("=")
+            if key not in ("workload", "threads", "unit"):
+                raise ValueError("%s: [%s] picks by workload, threads or unit" % (m.group(0), key))
+            wanted[_FIELD[key]] = val
+    for csv, rows in csv_rows:
+        if machine and machine.lower() not in machine_of(csv).lower():
+            continue
+        found = [r for r in rows if r[1] == ch and r[2] == stage and all(r[k] == v for k, v in wanted.items())]
+        if found:
+            values = {r[_FIELD[field]] for r in found}
+            if len(values) > 1:
+                raise ValueError("%s: %d rows in %s of %d values (pick one: [workload=...], [threads=...])"
+                                 % (m.group(0), len(found), csv, len(values)))
+            return num(values.pop())
+    raise ValueError("%s: no such row in %s" % (m.group(0), "any results file" if not machine else
+                                                 "a results file named like '%s'" % machine))
+
+
+def number_text(expr, csv_rows):
+    expr, _, form = expr.partition("|")
+    arithmetic = _REFERENCE.sub(lambda m: repr(reference_value(m, csv_rows)), expr)
+    if not re.fullmatch(r"[0-9eE.+\-*/() ]+", arithmetic):
+        raise ValueError("'%s' is not arithmetic over {chNN/STAGE/FIELD} references" % expr.strip())
+    try:
+        x = eval(arithmetic, {"__builtins__": {}}, {})  # digits, + - * / and brackets only (checked above)
+    except (SyntaxError, ZeroDivisionError) as e:
+        raise ValueError("'%s': %s" % (expr.strip(), e))
+    form = form.strip() or "rate"
+    if form == "time":
+        return ftime(x)
+    if form == "rate":
+        return fval(x)
+    try:
+        return form % x
+    except (TypeError, ValueError):
+        raise ValueError("'%s' is not a format for one number" % form)
+
+
+def fill_numbers(doc, text, csv_rows):
+    """TEXT with every <!-- n:... --> marker's number written from the rows (csv_rows: (csv, rows),
+    headline first)."""
+    out = []
+    for number, line in enumerate(lines_of(text), 1):
+        def fill(m):
+            try:
+                return "<!-- n:%s -->%s<!-- /n -->" % (m.group(1), number_text(m.group(1), csv_rows))
+            except ValueError as e:
+                raise BookError("book: %s:%d: %s\nbook: %s not written (the error above)" % (doc, number, e, doc))
+        out.append(_NUMBER_MARK.sub(fill, line) if "<!-- n:" in line else line)
+    return "".join(line + "\n" for line in out)
+
+
+def write_documents(docs, csvs):
+    """Every document is made before any is replaced: an error leaves them all as they were. Each is
     written to a temporary file beside it (its mode kept), then renamed over it."""
-    texts = [(doc, splice(doc)) for doc in docs]
+    csv_rows = [(csv, read_csv(csv)[1]) for csv in csvs]
+    texts = [(doc, fill_numbers(doc, splice(doc), csv_rows)) for doc in docs]
     temps = []
     try:
         for doc, text in texts:
@@ -1135,7 +1277,8 @@ def make_book():
     tool_sections()
     write_text(GEN + "/host_record.md", host_records())
     write_text(GEN + "/toc.md", contents(read_text("book.md")) if os.path.isfile("book.md") else "")
-    write_documents([doc for doc in ("book.md", "README.md") if os.path.isfile(doc)])
+    write_documents([doc for doc in ["book.md", "README.md"] + sorted_glob("evidence", ".md") if os.path.isfile(doc)],
+                    csvs)
     print("book: tables and includes regenerated from %d results file(s); %s" % (len(csvs), charts))
 
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make book is a function of the committed data: on a machine without gnuplot,
-# clang or an MPI (ch11 then unregistered) it writes the same book.md and README.md as the committed
+# clang or an MPI (ch11 then unregistered) it writes the same book.md, README.md and evidence pages as the committed
 # ones (which make book wrote where both were installed), and leaves the charts
 # alone. In a scratch copy, with a PATH that has every program of this one but
 # gnuplot and clang, and the chapter programs as a build without clang would
@@ -16,6 +16,7 @@ fi
 . "$(dirname "$0")/lib.bash"
 scratch_copy "$1"
 cp -R "$1/book.md" "$1/README.md" "$1/data" "$1/common" "$repo/" || exit 1 # (common/: the code fingerprints read it)
+[ ! -d "$1/evidence" ] || cp -R "$1/evidence" "$repo/" || exit 1
 cd "$repo" || exit 1
 
 # The stand-in PATH: a link to the first of each name on PATH, but gnuplot, clang and mpicc.
@@ -45,9 +46,10 @@ ls -l data/plots > "$scratch/plots.before"
 PATH=$bin python3 tools/book.py > "$scratch/book.log" 2>&1 || { cat "$scratch/book.log"; fail "book.py failed (its output above)"; }
 tail -n 3 "$scratch/book.log"
 grep -q 'gnuplot is not installed' "$scratch/book.log" || fail "book.py found a gnuplot on the stand-in PATH"
-for doc in book.md README.md; do
+for doc in book.md README.md evidence/*.md; do
+    [ -f "$doc" ] || continue
     diff -u "$1/$doc" "$doc" > "$scratch/$doc.diff" ||
         { head -n 40 "$scratch/$doc.diff"; fail "$doc changed without gnuplot and clang (diff above, first 40 lines)"; }
 done
 ls -l data/plots | diff "$scratch/plots.before" - || fail "data/plots changed although gnuplot is missing"
-echo "without gnuplot and clang, book.py wrote book.md and README.md byte for byte as committed"
+echo "without gnuplot and clang, book.py wrote book.md, README.md and the evidence pages byte for byte as committed"
