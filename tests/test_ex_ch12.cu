@@ -248,13 +248,41 @@ START_TEST(gpu_gemm_through_the_tile)
 }
 END_TEST
 
+/* The GEMM needs a device of compute capability 8.0 and the kernel built for
+ * it (EX_MMA_CODE); 0 and why where not: its runs count as skipped. */
+static int gpu_can_run_mma(char *why, size_t size)
+{
+    struct cudaDeviceProp p;
+    struct cudaFuncAttributes a;
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&p, device) != cudaSuccess ||
+        cudaFuncGetAttributes(&a, layout_gemm_kernel) != cudaSuccess) {
+        cudaGetLastError();
+        snprintf(why, size, "no code for this device");
+        return 0;
+    }
+    if (p.major < 8 || a.binaryVersion < 80) {
+        snprintf(why, size, "%.80s is compute capability %d.%d, the kernel built for sm_%d: mma.sync on bf16 needs 8.0",
+                 p.name, p.major, p.minor, a.binaryVersion);
+        return 0;
+    }
+    return 1;
+}
+
 int main(void)
 {
     Suite *s = suite_create("exercise ch12");
     TCase *tc = tcase_create("tile layout");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, host_layout_conflict_free);
-    int skipped = harness_add_gpu_test(tc, gpu_gemm_through_the_tile, SHAPES);
+    char why[256];
+    int skipped = 0;
+    if (cuda_device_count(why, sizeof why) > 0 && !gpu_can_run_mma(why, sizeof why)) {
+        printf("%s: %d GPU test runs skipped\n", why, (int)SHAPES);
+        skipped = SHAPES;
+    } else {
+        skipped = harness_add_gpu_test(tc, gpu_gemm_through_the_tile, SHAPES);
+    }
     suite_add_tcase(s, tc);
     return harness_run_gpu(s, "exercise-ch12", skipped);
 }

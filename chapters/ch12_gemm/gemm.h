@@ -81,6 +81,7 @@ gemm_gpu_fn gemm_gpu_naive, gemm_gpu_coalesced, gemm_gpu_shared_tiles, gemm_gpu_
 
 /* gpu_tensor.cu: bf16 in, FP32 accumulate, on the tensor cores: WMMA, mma.sync, cp.async; then cuBLAS bf16 */
 gemm_gpu_fn gemm_tc_wmma, gemm_tc_mma_ldmatrix, gemm_tc_cp_async, gemm_cublas_bf16;
+gemm_supported_fn gemm_tensor_supported; /* compute capability 8.0 and kernels built for it */
 
 /* gpu_hopper.cu: Hopper's wgmma fed by TMA (sm_90a machine code), then what takes it to the library's rate */
 gemm_gpu_fn gemm_hopper_wgmma_tma, gemm_hopper_ring, gemm_hopper_pipelined, gemm_hopper_persistent;

@@ -27,6 +27,20 @@
 
 #include "../../common/cuda_util.h"
 
+#include <stdio.h>
+
+/* The tensor-core instructions these kernels use (bf16 WMMA fragments,
+ * mma.sync m16n8k16 bf16, cp.async) start at compute capability 8.0. Built
+ * for an older target (CUDA_ARCH=sm_75) the kernels are empty and trap, and
+ * gemm_tensor_supported says the stages cannot run: the rest of the chapter
+ * still builds and runs there. (The host pass sees the kernels whole.) */
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+#define TENSOR_CODE 1
+#else
+#define TENSOR_CODE 0
+#pragma nv_diag_suppress 177 /* the helpers that only the emptied kernels call go unused */
+#endif
+
 /* ---- Loading a 16-byte chunk: 8 bf16 of one row, starting at a column that
  * is a multiple of 8. Since the leading dimension is a multiple of 8 too, the
  * chunk lies inside its row's storage, even where part of it is padding. */
@@ -143,6 +157,7 @@ __device__ static __forceinline__ void wmma_store(const gemm_shape &s, float *c,
 __global__ void __launch_bounds__(WMMA_THREADS, 2) tc_wmma_kernel(gemm_shape s, const uint16_t *a, const uint16_t *b,
                                                                float *c)
 {
+#if TENSOR_CODE
     __shared__ __align__(128) uint16_t as[WMMA_BM][WMMA_BK + WMMA_PAD];
     __shared__ __align__(128) uint16_t bs[WMMA_BK][WMMA_BN + WMMA_PAD];
     __shared__ __align__(128) float patch[WMMA_THREADS / 32][16 * 16];
@@ -182,6 +197,9 @@ __global__ void __launch_bounds__(WMMA_THREADS, 2) tc_wmma_kernel(gemm_shape s, 
 #pragma unroll
         for (int j = 0; j < 2; j++)
             wmma_store(s, c, m0 + wm + 16 * i, n0 + wn + 16 * j, acc[i][j], patch[warp]);
+#else
+    __trap(); /* not built for this GPU: gemm_tensor_supported said so before any launch */
+#endif
 }
 
 void gemm_tc_wmma(const gemm_gpu_args *g)
@@ -401,6 +419,7 @@ template <int BM, int BN>
 __global__ void __launch_bounds__(mma_threads<BM, BN>(), 1)
     tc_mma_ldmatrix_kernel(gemm_shape s, const uint16_t *a, const uint16_t *b, float *c)
 {
+#if TENSOR_CODE
     constexpr int THREADS = mma_threads<BM, BN>(), A_BYTES = BM * MMA_BK * 2;
     extern __shared__ __align__(128) unsigned char smem[];
     const unsigned sa = shared_address(smem);
@@ -424,6 +443,9 @@ __global__ void __launch_bounds__(mma_threads<BM, BN>(), 1)
         __syncthreads();
     }
     warp_store(s, c, m0 + wm, n0 + wn, acc);
+#else
+    __trap(); /* not built for this GPU (TENSOR_CODE) */
+#endif
 }
 
 /* Shared memory past 48 KB must be asked for, once per kernel. */
@@ -499,6 +521,7 @@ template <int BM, int BN, int STAGES>
 __global__ void __launch_bounds__(mma_threads<BM, BN>(), 1)
     tc_cp_async_kernel(gemm_shape s, const uint16_t *a, const uint16_t *b, float *c)
 {
+#if TENSOR_CODE
     constexpr int A_BYTES = BM * MMA_BK * 2, STAGE = stage_bytes<BM, BN>();
     extern __shared__ __align__(128) unsigned char smem[];
     const unsigned sa = shared_address(smem);
@@ -523,6 +546,9 @@ __global__ void __launch_bounds__(mma_threads<BM, BN>(), 1)
         warp_mma_slice<BN>(st, st + A_BYTES, wm, wn, acc);
     }
     warp_store(s, c, m0 + wm, n0 + wn, acc);
+#else
+    __trap(); /* not built for this GPU (TENSOR_CODE) */
+#endif
 }
 
 void gemm_tc_cp_async(const gemm_gpu_args *g)
@@ -537,6 +563,33 @@ void gemm_tc_cp_async(const gemm_gpu_args *g)
     tc_cp_async_kernel<MMA_BM, MMA_BN, MMA_STAGES>
         <<<grid, mma_threads<MMA_BM, MMA_BN>(), bytes>>>(g->s, g->a16, g->b16, g->c);
     CUDA_CHECK_LAUNCH();
+}
+
+/* Runs on compute capability 8.0 and later, where the kernels hold the
+ * tensor-core code (TENSOR_CODE): built for sm_75, they are empty. cuBLAS's
+ * bf16 GEMM needs 8.0 as well. */
+int gemm_tensor_supported(char *why, size_t size)
+{
+    int device = 0;
+    struct cudaDeviceProp p;
+    struct cudaFuncAttributes a;
+    if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&p, device) != cudaSuccess ||
+        cudaFuncGetAttributes(&a, tc_wmma_kernel) != cudaSuccess) {
+        cudaGetLastError();
+        snprintf(why, size, "needs compute capability 8.0 (bf16 tensor cores); no CUDA device or no code for it");
+        return 0;
+    }
+    if (p.major < 8) {
+        snprintf(why, size, "needs compute capability 8.0 (bf16 tensor cores); this is %.80s, compute capability %d.%d",
+                 p.name, p.major, p.minor);
+        return 0;
+    }
+    if (a.binaryVersion < 80) {
+        snprintf(why, size, "built for sm_%d, without the tensor-core code (build with CUDA_ARCH=sm_80 or newer)",
+                 a.binaryVersion);
+        return 0;
+    }
+    return 1;
 }
 
 /* ---- cublas-bf16: the library's bf16 GEMM, FP32 accumulate and out, the

@@ -69,13 +69,14 @@ static const stage stages[] = {
      .yardstick = 1},
 
     {{"tc-wmma", "bf16 on the tensor cores through WMMA's 16x16x16 fragments", .where = STAGE_GPU,
-      .kernel = "tc_wmma_kernel", .tags = "work=bf16"}, .gpu = gemm_tc_wmma, .input = INPUT_BF16, .tensor_cores = 1},
+      .kernel = "tc_wmma_kernel", .tags = "work=bf16"}, .gpu = gemm_tc_wmma, .input = INPUT_BF16, .tensor_cores = 1,
+     .supported = gemm_tensor_supported},
     {{"tc-mma-ldmatrix", "+ mma.sync from ldmatrix fragments, shared memory swizzled: no bank conflicts",
       .where = STAGE_GPU, .kernel = "tc_mma_ldmatrix_kernel<(int)128, (int)256>", .tags = "work=bf16"}, .gpu = gemm_tc_mma_ldmatrix,
-     .input = INPUT_BF16, .tensor_cores = 1},
+     .input = INPUT_BF16, .tensor_cores = 1, .supported = gemm_tensor_supported},
     {{"tc-cp-async", "+ a multi-stage cp.async pipeline: the next tiles load while these multiply",
       .where = STAGE_GPU, .kernel = "tc_cp_async_kernel<(int)128, (int)256, (int)3>", .tags = "work=bf16"}, .gpu = gemm_tc_cp_async,
-     .input = INPUT_BF16, .tensor_cores = 1},
+     .input = INPUT_BF16, .tensor_cores = 1, .supported = gemm_tensor_supported},
     {{"wgmma-tma", "Hopper: warpgroup MMA (wgmma) from shared memory, tiles brought by TMA", .where = STAGE_GPU,
       .kernel = "wgmma_tma_kernel", .tags = "work=bf16"}, .gpu = gemm_hopper_wgmma_tma, .input = INPUT_BF16,
      .tensor_cores = 1, .supported = gemm_hopper_supported},
@@ -92,7 +93,7 @@ static const stage stages[] = {
      .input = INPUT_BF16, .tensor_cores = 1, .supported = gemm_hopper_supported, .note = gemm_hopper_persistent_note},
     {{"cublas-bf16", "cuBLAS bf16 on the tensor cores, FP32 sums: the yardstick", .where = STAGE_GPU,
       .kernel = "gemm", .tags = "work=bf16 kernel=library"}, .gpu = gemm_cublas_bf16, .input = INPUT_BF16, .tensor_cores = 1,
-     .yardstick = 1},
+     .yardstick = 1, .supported = gemm_tensor_supported},
 };
 #define STAGE_COUNT (sizeof stages / sizeof stages[0])
 
