@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ch01's part of `make book` (sourced by tools/book.sh, with its variables at
+# ch01's part of `make book` (sourced by tools/book.py, with its variables at
 # hand: csvs, gen, fmt_awk): the source article's steps beside the course's stages.
 # The source article's own steps (data/reference/article_steps.csv: its
 # figures, its machine, its clocks) beside this course's corresponding stage,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ch02's part of `make book` (sourced by tools/book.sh, with its variables at
+# ch02's part of `make book` (sourced by tools/book.py, with its variables at
 # hand: csvs, gen, fmt_awk): each machine's assembly summary of ch02's builds.
 # Machine-specific evidence (the assembly of ch02's builds depends on the
 # compilers and the CPU): one section per machine, named.

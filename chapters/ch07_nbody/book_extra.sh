@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ch07's part of `make book` (sourced by tools/book.sh, with gen at hand): the
+# ch07's part of `make book` (sourced by tools/book.py, with gen at hand): the
 # output stages' timeline (bench_extra.sh's ch07-timeline.csv, per machine)
 # drawn with gnuplot as one bar per operation: the compute stream, the copy
 # stream and the host's reads, for gpu-output-pageable above

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ch08's part of `make book` (sourced by tools/book.sh, with its variables at
+# ch08's part of `make book` (sourced by tools/book.py, with its variables at
 # hand: csvs, gen, fmt_awk): the smallpt report's steps beside ch08's stages.
 # The smallpt report's own steps (data/reference/smallpt_report_steps.csv:
 # its figures at 1024x768, its machine) beside ch08's stages, as rates: its

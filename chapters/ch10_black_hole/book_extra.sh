@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ch10's part of `make book` (sourced by tools/book.sh, with csvs, gen and
+# ch10's part of `make book` (sourced by tools/book.py, with csvs, gen and
 # fmt_awk at hand): the source text's table of math configurations, measured.
 # Rows: the hand-written step, the unsimplified tree, the relaxed tree; columns:
 # the arithmetic NVRTC compiled them with (kernels.h's MATH_*). strict is each

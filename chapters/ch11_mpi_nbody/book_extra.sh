@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ch11's part of `make book` (sourced by tools/book.sh, with gen at hand):
+# ch11's part of `make book` (sourced by tools/book.py, with gen at hand):
 # from each machine's ch11-scaling.csv (bench_extra.sh), the scaling table
 # (each step split into wait, exchange and compute) and the model:
 #   T(P) = n^2 / (P R) + (P - 1) / P * 16 n / B + (P - 1) a
