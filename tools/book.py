@@ -1058,16 +1058,39 @@ def has_text(path):
     return 1 if re.search(r"[^ \t\r\n]", text) else 0
 
 
+def definition_starts(lines, name):
+    """The lines where a definition of NAME starts: a #define, a struct, union or enum, or a function
+    whose declaration (its return type, attributes, template line) begins at the line's first column
+    and whose name is followed by its parameters, on that line or a later one of the same declaration
+    (a kernel's `__global__ void __launch_bounds__(...)` line, then its indented name). A call is
+    inside a body, indented after a line that ends a statement, so it never matches."""
+    macro = re.compile(r"(#define\s+%s\b|(struct|union|enum)\s+%s\b)" % (re.escape(name), re.escape(name)))
+    call = re.compile(r"(^|[^A-Za-z0-9_.>])%s\s*\(" % re.escape(name))
+    comment = ("/*", "*", "//", "#")
+    found = []
+    for i, line in enumerate(lines):
+        if macro.match(line) and not line.rstrip().endswith(";"):
+            found.append(i)
+            continue
+        if not call.search(line) or line.rstrip().endswith(";"):
+            continue
+        j = i  # back to the first line of this declaration
+        while j > 0 and lines[j - 1].strip() and not re.search(r"[;{}]\s*$", lines[j - 1]) and \
+                not lines[j - 1].lstrip().startswith(comment):
+            j -= 1
+        if re.match(r"[A-Za-z_]", lines[j]):
+            found.append(j)
+    return found
+
+
 def code_excerpt(path, name):
-    """The definition of NAME in the source file PATH (a function, a kernel, a struct or a macro that
-    starts at the line's first column), with the comment and template line just above it, as a fenced
-    block and a link to the file: the book shows the code as it is, so it cannot drift from it."""
+    """The definition of NAME in the source file PATH (a function or kernel, a struct or a macro; see
+    definition_starts), with the comment just above it, as a fenced block and a link to the file: the
+    book shows the code as it is, so it cannot drift from it."""
     lines = lines_of(read_text(path))
-    start = re.compile(r"(#define\s+%s\b|[A-Za-z_].*\b%s\s*[(<{]|(struct|union|enum)\s+%s\b)"
-                       % ((re.escape(name),) * 3))
-    found = [i for i, line in enumerate(lines) if start.match(line) and not line.rstrip().endswith(";")]
+    found = definition_starts(lines, name)
     if len(found) != 1:
-        raise ValueError("%d definitions of '%s' start a line in %s (want one)" % (len(found), name, path))
+        raise ValueError("%d definitions of '%s' in %s (want one)" % (len(found), name, path))
     first = last = found[0]
     if lines[first].startswith("#define"):
         while lines[last].endswith("\\") and last + 1 < len(lines):
