@@ -228,8 +228,8 @@ CUDA_CONFIG := $(NVCC_CONFIG) $(if $(filter clang,$(CUDA_COMPILER)),$(CLANG_CONF
 #   chNN_STUDY                 a script make studies runs: a long study (full-size renders, MSE ladders,
 #                              scaling curves), its rows in the same CSV under a run id of its own
 #   chNN_BOOK_EXTRA            a bash script tools/book.py runs: the chapter's own generated sections
-#   chNN_BOOK_OMIT             rows whose workload holds this text stay out of the chapter's table in
-#                              the book (its evidence page shows them: results:chNN-full)
+#   chNN_BOOK_WORKLOADS        the workloads (separated by ";") whose rows the chapter's table in the
+#                              book shows; its evidence page shows every row (results:chNN-full)
 #   chNN_PROFILE_ARGS          what make profile adds to the stage's command line (each stage's
 #                              kernel is its row's: ./chNN --list-stages)
 #   chNN_CHART, chNN_CHART_TITLE, chNN_CHART_YLABEL   bar | bar-log | lines-threads | lines-n
@@ -271,7 +271,7 @@ endif
 export CHAPTERS
 
 REGISTRY_FIELDS := DIR TITLE SUMMARY GPU RAYTRACER SMALL BAD SANITIZE VALGRIND SAN_ARGS TSAN_STAGES DIFFS \
-                   BENCH_ARGS BENCH_EXTRA STUDY BOOK_EXTRA BOOK_OMIT PROFILE_ARGS CHART CHART_TITLE CHART_YLABEL \
+                   BENCH_ARGS BENCH_EXTRA STUDY BOOK_EXTRA BOOK_WORKLOADS PROFILE_ARGS CHART CHART_TITLE CHART_YLABEL \
                    RENAMED EXERCISES
 EXERCISE_FIELDS := WHAT ON DIR INCLUDE CFLAGS
 EXERCISES := $(foreach c,$(CHAPTERS),$($(c)_EXERCISES))

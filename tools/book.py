@@ -5,8 +5,8 @@
   <!-- results:chNN --> ... <!-- end results:chNN -->   the headline machine's table (the results file measured
                                                          last that holds the chapter's rows; of one machine)
   <!-- results:chNN-others --> ...                     every other machine's table, for the evidence page
-  <!-- results:chNN-full --> ...                       the headline table with the rows chNN_BOOK_OMIT leaves
-                                                         out of the chapter's (the registry: a workload's text)
+  <!-- results:chNN-full --> ...                       the headline table whole, where chNN_BOOK_WORKLOADS (the
+                                                         registry) names the workloads the chapter's shows
   <!-- generated:quality_chNN --> ...                  time to MSE < 52 per stage (rows in unit "MSE"; and
                                                          quality_chNN-others)
   <!-- results:summary --> ... <!-- end results:summary -->  first vs best stage per chapter, a table per machine
@@ -853,18 +853,19 @@ def write_tables(registry, csvs, works, states):
     data = {csv: lines[csv][1:] for csv in csvs}
     everything = [row for csv in csvs for row in data[csv]]
     for ch in sorted({w for row in everything for w in row[1].split()}):
-        # chNN_BOOK_OMIT (the registry): rows whose workload holds it (ch10's "math=" variants, which
-        # a table of their own shows) stay out of the chapter's table; its evidence page has them all
-        omit = registry.get(ch + "_BOOK_OMIT", "")
+        # chNN_BOOK_WORKLOADS (the registry; workloads separated by ";"): the chapter's table shows
+        # those workloads' rows only (ch07's standard sizes, not its sweeps; ch10's not its math=
+        # variants, which tables of their own show); its evidence page has them all (results:chNN-full)
+        shown = [w.strip() for w in registry.get(ch + "_BOOK_WORKLOADS", "").split(";") if w.strip()]
         parts, full = [], ""
         for csv in csvs:
             if not any(r.line.startswith(ch + ",") for r in lines[csv]):
                 continue
-            kept = [r for r in data[csv] if not (omit and r[1] == ch and omit in r[3])]
+            kept = [r for r in data[csv] if not (shown and r[1] == ch and r[3] not in shown)]
             try:
                 part = results_table(csv, kept, ch, works[csv], states)
                 if not parts:
-                    full = results_table(csv, data[csv], ch, works[csv], states) if omit else part
+                    full = results_table(csv, data[csv], ch, works[csv], states) if shown else part
             except BookError as e:
                 raise BookError("%s\nbook: making the %s table from %s failed" % (e, ch, csv))
             # the chart under its machine's table (ch08's under its quality table)
