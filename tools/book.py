@@ -1032,22 +1032,24 @@ def host_records():
 
 
 def contents(book):
-    """The book's table of contents: a link to each chapter (##) and section (###), outside code
-    fences, with the anchors Markdown renderers give headings (lower case, punctuation dropped,
-    spaces as dashes, -1, -2 ... on repeats)."""
+    """The book's table of contents: a link to each chapter and part (##; a chapter's sections are
+    many and alike: The floor, The ladder ...), outside code fences, with the anchors Markdown
+    renderers give headings (lower case, punctuation dropped, spaces as dashes, -1, -2 ... on repeats
+    of any heading)."""
     out, fence, seen = [], False, {}
     for line in lines_of(book):
         if line.startswith("```"):
             fence = not fence
             continue
-        if fence or not re.match(r"###? ", line) or line == "## Contents":
+        if fence or not re.match(r"#+ ", line) or line == "## Contents":
             continue
         level = line.index(" ")
         title = line[level + 1:]
         slug = re.sub(r"[^a-z0-9 _-]", "", title.translate(_ASCII_LOWER)).replace(" ", "-")
-        n = seen.get(slug, 0)
+        n = seen.get(slug, 0)  # (every heading counts towards a repeated anchor's number)
         seen[slug] = n + 1
-        out.append("%s- [%s](#%s%s)\n" % ("  " if level == 3 else "", title, slug, "-%d" % n if n else ""))
+        if level == 2:
+            out.append("- [%s](#%s%s)\n" % (title, slug, "-%d" % n if n else ""))
     return "".join(out)
 
 
