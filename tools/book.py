@@ -246,7 +246,10 @@ def check_results(csvs, chapters):
         lines = lines_of(read_text(csv))
         header = lines[0] if lines else ""
         if not (header + ",").startswith(TEN_COLUMNS + ","):
-            problems.append("%s:1: not a results file's header (it starts %s)" % (csv, TEN_COLUMNS))
+            looks = ("it begins with a byte-order mark, which the programs never write" if header.startswith("\ufeff")
+                     else "its lines end in CR LF (a Windows editor?): the programs end them in LF alone"
+                     if header.endswith("\r") else "the header must start %s" % TEN_COLUMNS)
+            problems.append("%s:1: not a results file's header: %s" % (csv, looks))
             continue
         columns = len(header.split(","))
         for number, line in enumerate(lines[1:], start=2):

@@ -47,6 +47,17 @@ refused "a value that is gnuplot code" "a field with a quote" \
 refused "a stage name that is gnuplot code" "a quote" \
     <<< "ch04,x\" . system(\"touch $scratch/ran\") . \",64x64x4spp,0,8,2.048,Msamples/s,ok,GPU F,2026-11-01T09:00:00Z"
 
+# A header the programs never write, said for what it is: a byte-order mark, CR LF line ends.
+header_refused() { # WHY WANT: the fixture rewritten by sed SCRIPT ($3), refused at file:1 saying WANT
+    sed "$3" "$fixture/GPU-F_CPU-F.csv" > "$csv" || exit 1
+    python3 tools/book.py > "$scratch/out" 2>&1 && fail "$1: book.py did not refuse it"
+    grep -q "$csv:1: .*$2" "$scratch/out" || fail "$1: not named as $csv:1 ($2): $(tail -n 3 "$scratch/out")"
+    cmp -s book.md "$scratch/book.good" || fail "$1: book.md changed although book.py refused"
+}
+header_refused "a byte-order mark" "byte-order mark" '1s/^/\xef\xbb\xbf/'
+# (a header of ten columns: with more, its CR sits past "date," and the file reads as it is)
+header_refused "CR LF line ends" "CR LF" '1s/^\(\([^,]*,\)\{9\}[^,]*\).*$/\1\r/'
+
 # 20000 rows, each of its own machine and run: refused (several machines under
 # one heading), but soon.
 cp "$fixture/GPU-F_CPU-F.csv" "$csv" || exit 1
