@@ -230,6 +230,8 @@ CUDA_CONFIG := $(NVCC_CONFIG) $(if $(filter clang,$(CUDA_COMPILER)),$(CLANG_CONF
 #   chNN_BOOK_EXTRA            a bash script tools/book.py runs: the chapter's own generated sections
 #   chNN_BOOK_WORKLOADS        the workloads (separated by ";") whose rows the chapter's table in the
 #                              book shows; its evidence page shows every row (results:chNN-full)
+#   chNN_BOOK_TRIPS            the stages that are side-trips: the chapter's text lists them after the
+#                              ladder, and its table in the book leaves them out (the evidence page has all)
 #   chNN_PROFILE_ARGS          what make profile adds to the stage's command line (each stage's
 #                              kernel is its row's: ./chNN --list-stages)
 #   chNN_CHART, chNN_CHART_TITLE, chNN_CHART_YLABEL   bar | bar-log | lines-threads | lines-n
@@ -271,7 +273,7 @@ endif
 export CHAPTERS
 
 REGISTRY_FIELDS := DIR TITLE SUMMARY GPU RAYTRACER SMALL BAD SANITIZE VALGRIND SAN_ARGS TSAN_STAGES DIFFS \
-                   BENCH_ARGS BENCH_EXTRA STUDY BOOK_EXTRA BOOK_WORKLOADS PROFILE_ARGS CHART CHART_TITLE CHART_YLABEL \
+                   BENCH_ARGS BENCH_EXTRA STUDY BOOK_EXTRA BOOK_WORKLOADS BOOK_TRIPS PROFILE_ARGS CHART CHART_TITLE CHART_YLABEL \
                    RENAMED EXERCISES
 EXERCISE_FIELDS := WHAT ON DIR INCLUDE CFLAGS
 EXERCISES := $(foreach c,$(CHAPTERS),$($(c)_EXERCISES))
@@ -671,7 +673,7 @@ $(BUILD)/ppm2png $(BUILD)/image_diff $(BUILD)/cpu_scaling $(BUILD)/host_record: 
 # What the host is beside its CPU results: model, vector ISA, triad bandwidth.
 .PHONY: host-record
 host-record: $(BUILD)/host_record
-	@mkdir -p $(BENCH_DATA)/results/$(MACHINE) && tools/write_checked.sh $(BENCH_DATA)/results/$(MACHINE)/host.txt $(BUILD)/host_record && \
+	@tools/write_checked.sh $(BENCH_DATA)/results/$(MACHINE)/host.txt $(BUILD)/host_record && \
 	  cat $(BENCH_DATA)/results/$(MACHINE)/host.txt
 
 # How this machine's cores scale on work that shares nothing (the CPU chapters' yardstick).

@@ -6,7 +6,8 @@
                                                          last that holds the chapter's rows; of one machine)
   <!-- results:chNN-others --> ...                     every other machine's table, for the evidence page
   <!-- results:chNN-full --> ...                       the headline table whole, where chNN_BOOK_WORKLOADS (the
-                                                         registry) names the workloads the chapter's shows
+                                                         registry) names the workloads the chapter's shows, or
+                                                         chNN_BOOK_TRIPS the side-trips it leaves out
   <!-- generated:quality_chNN --> ...                  time to MSE < 52 per stage (rows in unit "MSE"; and
                                                          quality_chNN-others)
   <!-- results:summary --> ... <!-- end results:summary -->  first vs best stage per chapter, a table per machine
@@ -859,16 +860,23 @@ def write_tables(registry, csvs, works, states):
         # chNN_BOOK_WORKLOADS (the registry; workloads separated by ";"): the chapter's table shows
         # those workloads' rows only (ch07's standard sizes, not its sweeps; ch10's not its math=
         # variants, which tables of their own show); its evidence page has them all (results:chNN-full)
+        # chNN_BOOK_TRIPS (the registry; stage names): the side-trips, which the chapter's text lists in a
+        # short table of its own after the ladder, stay out of its results table too
         shown = [w.strip() for w in registry.get(ch + "_BOOK_WORKLOADS", "").split(";") if w.strip()]
+        trips = set(registry.get(ch + "_BOOK_TRIPS", "").split())
+        unknown = trips - {r[2] for r in everything if r[1] == ch}
+        if unknown:
+            raise BookError("book: %s_BOOK_TRIPS names %s, which no results row of %s has (a stage renamed?)"
+                            % (ch, ", ".join(sorted(unknown)), ch))
         parts, full = [], ""
         for csv in csvs:
             if not any(r.line.startswith(ch + ",") for r in lines[csv]):
                 continue
-            kept = [r for r in data[csv] if not (shown and r[1] == ch and r[3] not in shown)]
+            kept = [r for r in data[csv] if not (r[1] == ch and ((shown and r[3] not in shown) or r[2] in trips))]
             try:
                 part = results_table(csv, kept, ch, works[csv], states)
                 if not parts:
-                    full = results_table(csv, data[csv], ch, works[csv], states) if shown else part
+                    full = results_table(csv, data[csv], ch, works[csv], states) if shown or trips else part
             except BookError as e:
                 raise BookError("%s\nbook: making the %s table from %s failed" % (e, ch, csv))
             # the chart under its machine's table (ch08's under its quality table)

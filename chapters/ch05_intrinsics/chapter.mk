@@ -53,3 +53,7 @@ ch05-sass: $(CH05_RENDER_OBJ)
 # which only the comparison with ch03's code can see.
 $(BUILD)/tests/ch05_card_planted.h: $(ch05_DIR)/card.h | $(BUILD)/tests/.dir
 	sed 's/vec_dot(normal, dir) \* -2)/vec_dot(normal, dir) * 2)/' $< > $@.tmp && ! cmp -s $< $@.tmp && mv $@.tmp $@
+
+# The side-trips: the book's text lists them after the ladder, one line each;
+# its table leaves them out (the evidence page shows every row).
+ch05_BOOK_TRIPS := pow-squaring sphere-algebra ftz approx-div approx-sqrt block-shape

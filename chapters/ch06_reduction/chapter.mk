@@ -23,3 +23,7 @@ $(BUILD)/ch06/%.o: $(ch06_DIR)/%.cu $(ch06_DIR)/*.h common/*.h common/gpu/*.h $(
 	$(CUDA_CXX) -c $< -o $@
 ch06: $(BUILD)/ch06/main.o $(BUILD)/ch06/run.o $(BUILD)/ch06/reduce_cpu.o $(BUILD)/ch06/reduce_gpu.o $(BUILD)/ch06/reduce_cub.o $(LIBGPU) $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)
+
+# The side-trips: the book's text lists them after the ladder, one line each;
+# its table leaves them out (the evidence page shows every row).
+ch06_BOOK_TRIPS := cpu-threads cpu-threads-simd cpu-pieces cpu-biased-lanes interleaved-strided warp-unrolled-volatile fully-unrolled chunk-per-thread warp-shuffle read-only-path ceiling-shape one-launch

@@ -52,3 +52,7 @@ ch07-sass: $(BUILD)/ch07/gpu.o
 	tools/sass_count.sh --demangle --kernel-title 'kernel (demangled by c++filt where present)' "$(CUOBJDUMP)" \
 	  'SASS instructions=.' 'MUFU=MUFU' 'FSETP=FSETP' -- $< > data/asm/ch07_sass_counts.md.tmp && \
 	  mv data/asm/ch07_sass_counts.md.tmp data/asm/ch07_sass_counts.md && cat data/asm/ch07_sass_counts.md
+
+# The side-trips: the book's text lists them after the ladder, one line each;
+# its table leaves them out (the evidence page shows every row).
+ch07_BOOK_TRIPS := cpu-avx512-threads cpu-avx512-pieces cpu-avx512-folded cpu-avx512-two-vectors cpu-avx512-mass-table cpu-avx512-eight-tiles gpu-tiled-float4 gpu-tiled-unrolled gpu-softening-fma gpu-two-bodies-unsplit gpu-four-bodies gpu-warp-tiles gpu-broadcast-loads gpu-atomic-symmetric gpu-symmetric-staggered gpu-symmetric-balanced gpu-output-pageable gpu-output-pinned gpu-output-overlap gpu-output-graph multi-gpu multi-gpu-pinned multi-gpu-one-thread

@@ -65,3 +65,7 @@ $(CH08_PLANTED)/planted.c: tests/ch08_planted.c $(CH08_PLANTED)/path.h
 	cp $< $@
 $(CH08_PLANTED)/planted.o: $(CH08_PLANTED)/planted.c tests/ch08_planted.h $(ch08_DIR)/*.h common/*.h
 	$(CC) $(ALL_CFLAGS) -Itests -I$(ch08_DIR) -c $< -o $@
+
+# The side-trips: the book's text lists them after the ladder, one line each;
+# its table leaves them out (the evidence page shows every row).
+ch08_BOOK_TRIPS := cpu-threads-loop gpu-block-shape gpu-registers-56 gpu-registers-80

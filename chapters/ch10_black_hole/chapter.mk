@@ -67,3 +67,7 @@ ch10-ptx_HELP := per generated ch10 kernel: operations, rewrites per rule, PTX b
 ch10-ptx: ch10
 	@NVCC="$(NVCC)" CUDA_ARCH=$(CUDA_ARCH) BUILD=$(BUILD) $(ch10_DIR)/ptx_table.sh > data/asm/ch10_ptx.md.tmp && \
 	  mv data/asm/ch10_ptx.md.tmp data/asm/ch10_ptx.md && cat data/asm/ch10_ptx.md
+
+# The side-trips: the book's text lists them after the ladder, one line each;
+# its table leaves them out (the evidence page shows every row).
+ch10_BOOK_TRIPS := cpu-threads-float cpu-threads-simd cpu-threads-simd-float gpu-hand-written-double gpu-generated-fast-math

@@ -39,3 +39,7 @@ ch12: $(BUILD)/ch12/main.o $(BUILD)/ch12/rows.o $(ch12_TEST_OBJ) $(LIBGPU) $(LIB
 ch12_EXERCISES := ch12
 ex_ch12_WHAT := a shared-memory tile of 64-byte rows laid out so ldmatrix and the copy hit no bank conflict, without padding
 ex_ch12_ON := CPU (every slot, every lane's bank in every phase); GPU (the layout on the device, a GEMM through it exact, SKIP without one)
+
+# The side-trips: the book's text lists them after the ladder, one line each;
+# its table leaves them out (the evidence page shows every row).
+ch12_BOOK_TRIPS := cpu-blocked gpu-blocktile-1d cublas-tf32 wgmma-pipelined wgmma-persistent
