@@ -35,7 +35,14 @@
 # images go to a scratch folder of its own first, so an interrupted bench leaves
 # the committed files as they were, and a chapter that failed (its program, a
 # difference image, a further run or its extra script) keeps its committed rows,
-# logs and images: only the chapters that succeeded replace theirs.
+# logs and images: only the chapters that succeeded replace theirs. Each file
+# goes in by a rename within its target's own file system: copied first to a
+# temporary file beside the target (.NAME.bench-XXXXXX), compared with the
+# new file and given its mode, renamed over the target only when every file
+# of its chapter (and the CSV) is so copied. A copy that fails (mine/ a
+# full disk of its own) leaves every old file as it was and fails the
+# chapter, its rows not taken in (mv from $TMPDIR copied into the old file
+# in place, and left it cut).
 # Nothing of yours is replaced: a file the bench would replace must be a
 # regular file (not a symbolic link: a rename replaces it, nothing is written
 # through a link) that its owner may write (for root too, as the programs
@@ -61,10 +68,16 @@
 # chapter's logs and stage images) and the folders they go in are checked
 # first (exit 2, nothing run); the others when a chapter is taken in (a
 # chapter with one refused is not taken in), and each file once more just
-# before its rename.
+# before its rename. bench.sh --check makes only those first checks (exit 2
+# on a refusal, 0 when all pass, nothing written): make bench runs it before
+# make host-record's triad, which takes minutes.
 set -u
-# --help: the comment above, as the usage text.
-case ${1:-} in -h | --help) sed -n '2,/^set -u$/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
+# --help: the comment above, as the usage text; --check: the first checks alone (above).
+check_only=
+case ${1:-} in
+-h | --help) sed -n '2,/^set -u$/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
+--check) check_only=1 ;;
+esac
 requested=${CHAPTERS:-} # from `make bench CHAPTERS=...` (or the environment): a subset
 case ${COURSE_DATA:-} in
 '') root=mine ;;
@@ -116,7 +129,8 @@ fi
 ext=${IMAGE_EXT:-ppm} # what the programs were built to write (--images picks the same)
 imgdir_final=$imgdir
 scratch=$(mktemp -d) || exit 1
-trap 'rm -rf "$scratch"; exit 130' INT TERM HUP
+staged=() # the temporary files beside the results (and their targets), until renamed in: stage_copy
+trap 'unstage 0; rm -rf "$scratch"; exit 130' INT TERM HUP
 # Each chapter writes into its own scratch folder ($new, $logdir, $imgdir, $diffs
 # below); only a chapter that succeeded is taken into the results, at the end.
 accepted=$scratch/accepted.csv
@@ -222,9 +236,50 @@ refuse_any() {
     done
     return $bad
 }
-# take FILE FOLDER: FILE renamed into FOLDER, if what it replaces there may be replaced (checked again now).
+# stage_copy FILE TARGET: FILE's bytes and mode in a temporary file beside
+# TARGET (.NAME.bench-XXXXXX, in TARGET's own folder, so on its file system),
+# copied, compared with FILE, and listed in staged: commit_staged renames it
+# over TARGET later, a rename within one file system (mv from the scratch
+# folder in $TMPDIR, another file system, copied into the old file in place:
+# a full disk left it cut). Fails, saying why, where the copy is not whole (a
+# full disk) or TARGET may not be replaced (checked again now): TARGET is
+# then as it was, and unstage removes the temporary file.
+stage_copy() {
+    local tmp
+    tmp=$(mktemp -- "$(dirname -- "$2")/.${2##*/}.bench-XXXXXX" 2> /dev/null) ||
+        { echo "bench: $2: no file could be made beside it (a full disk?): not replaced" >&2; return 1; }
+    staged+=("$tmp" "$2")
+    if ! { cp -- "$1" "$tmp" && cmp -s -- "$1" "$tmp" && chmod --reference="$1" -- "$tmp"; } 2> /dev/null; then
+        echo "bench: $2: the copy of the new file beside it failed (a full disk?): not replaced, the old one kept" >&2
+        return 1
+    fi
+    refuse_any "$2"
+}
+# unstage FROM: removes the temporary files staged from index FROM of staged on.
+unstage() {
+    local i
+    for ((i = $1; i < ${#staged[@]}; i += 2)); do rm -f -- "${staged[i]}"; done
+    staged=("${staged[@]:0:$1}")
+}
+# commit_staged: each staged file renamed over its target (each target checked
+# once more just before); the list emptied.
+commit_staged() {
+    local i
+    for ((i = 0; i < ${#staged[@]}; i += 2)); do
+        refuse_any "${staged[i + 1]}" && mv -f -T -- "${staged[i]}" "${staged[i + 1]}" ||
+            { rm -f -- "${staged[i]}"; status=1; }
+    done
+    staged=()
+}
+# take FILE FOLDER: FILE into FOLDER at once (stage_copy, which checks the
+# target last, then the rename).
 take() {
-    refuse_any "$2/${1##*/}" && mv -f "$1" "$2/" || status=1
+    local mark=${#staged[@]}
+    if stage_copy "$1" "$2/${1##*/}" && mv -f -T -- "${staged[mark]}" "$2/${1##*/}"; then
+        staged=("${staged[@]:0:mark}")
+    else
+        unstage "$mark"; status=1
+    fi
 }
 # takeable CH: whether every file CH's run made may replace the file of its
 # name in the results (said on stderr where not): CH is taken in whole or not at all.
@@ -238,7 +293,7 @@ takeable() {
 # The machine should be idle: a busy one makes every number slower and noisier.
 load=$(cut -d' ' -f1 /proc/loadavg)
 cores=$(nproc)
-if awk -v l="$load" -v c="$cores" 'BEGIN {exit !(l > c / 2)}'; then
+if [ -z "$check_only" ] && awk -v l="$load" -v c="$cores" 'BEGIN {exit !(l > c / 2)}'; then
     echo "bench: WARNING: load average $load on $cores cores at the start: this machine is busy, and the numbers will show it"
 fi
 echo "load average at start: $load on $cores cores ($(date -u +%Y-%m-%dT%H:%M:%SZ))" > "$scratch/load.txt"
@@ -372,6 +427,7 @@ for d in "${csv%/*}" "$logdir_final" "$imgdir_final"; do
     why=$(folder_problem "$d")
     [ -z "$why" ] || { echo "bench: cannot write the results in $d/: $why (make it writable, or move it away)" >&2; rm -rf "$scratch"; exit 2; }
 done
+[ -z "$check_only" ] || { rm -rf "$scratch"; exit 0; }
 
 echo "$what: $machine ($cores cores), run $run_id, commit $commit: ${chapters:-no chapter has a study}"
 ok_chapters= csv_header=
@@ -394,54 +450,98 @@ for ch in $chapters; do
         status=1
     else
         ok_chapters="$ok_chapters $ch"
-        # the rows, less the header a program wrote (a script may have appended rows to a file without one)
-        [ ! -f "$new" ] || awk '!/^chapter,stage,/' "$new" >> "$accepted"
-        [ -n "$csv_header" ] || [ ! -s "$new" ] || csv_header=$(grep -m 1 '^chapter,stage,' "$new")
     fi
     steal_line "$ch" "$ticks0" "$(cpu_ticks)" >> "$scratch/load.txt"
     timings="$timings${ch}_s: $((SECONDS - t0))"$'\n'
     echo "$what: $ch took $((SECONDS - t0)) s (all so far: $SECONDS s)"
 done
 
-# Take in the chapters that succeeded: images, logs, difference lines, then
-# their rows replace their old rows (the CSV last, renamed over the old one).
+# Take in the chapters that succeeded: each file is first copied beside the
+# file it replaces (stage_copy), then all are renamed in together at the end
+# (commit_staged). A chapter one of whose files cannot be copied whole (a
+# full disk) or may not replace its target is not taken in: its files and
+# rows as they were. Where the run's own files (the CSV, image_diffs.txt)
+# cannot be, nothing is taken in.
 mkdir -p "$imgdir_final" "$logdir_final" || exit 1
 take "$scratch/load.txt" "$logdir_final"
+taken=
+drop=() # an older run's further runs, which a chapter taken in no longer asks for
 for ch in $ok_chapters; do
-    for f in "$scratch/$ch/images"/*; do [ -e "$f" ] && take "$f" "$imgdir_final"; done
-    # an older run's further runs, which this chapter may no longer ask for
-    refuse_any "$logdir_final/$ch-runs.txt" && rm -f "$logdir_final/$ch-runs.txt" || status=1
+    mark=${#staged[@]} ok=1
     for f in "$scratch/$ch/logs"/*; do
         [ -e "$f" ] || continue
         case $f in # the logs a reader sees (the book includes them) start with the run they come from
-        *.txt | *.err) { stamp "${code_dir[$ch]}" "$f"; cat "$f"; } > "$f.stamped" && mv "$f.stamped" "$f" ;;
+        *.txt | *.err)
+            { stamp "${code_dir[$ch]}" "$f" && cat "$f"; } > "$f.stamped" && mv -f "$f.stamped" "$f" ||
+                { echo "bench: $ch: its log ${f##*/} could not be stamped (a full disk in $scratch?)" >&2; ok=; break; } ;;
         esac
-        take "$f" "$logdir_final"
     done
-    old=$logdir_final/image_diffs.txt
-    [ -s "$scratch/$ch/image_diffs.txt" ] || continue
-    refuse_any "$old" || { status=1; continue; }
-    [ -f "$old" ] || old=/dev/null
-    awk -F'|' 'NR == FNR {drop[$1] = 1; next} !($1 in drop)' "$scratch/$ch/image_diffs.txt" "$old" > "$scratch/image_diffs.txt"
-    cat "$scratch/$ch/image_diffs.txt" >> "$scratch/image_diffs.txt"
-    take "$scratch/image_diffs.txt" "$logdir_final"
+    for f in "$scratch/$ch/images"/*; do
+        [ -n "$ok" ] || break
+        [ ! -e "$f" ] || stage_copy "$f" "$imgdir_final/${f##*/}" || ok=
+    done
+    for f in "$scratch/$ch/logs"/*; do
+        [ -n "$ok" ] || break
+        [ ! -e "$f" ] || stage_copy "$f" "$logdir_final/${f##*/}" || ok=
+    done
+    if [ -n "$ok" ] && [ ! -e "$scratch/$ch/logs/$ch-runs.txt" ]; then
+        refuse_any "$logdir_final/$ch-runs.txt" && drop+=("$logdir_final/$ch-runs.txt") || ok=
+    fi
+    # the rows, less the header a program wrote (a script may have appended rows to a file without one)
+    new=$scratch/$ch/rows.csv
+    if [ -n "$ok" ] && [ -f "$new" ]; then
+        awk '!/^chapter,stage,/' "$new" >> "$accepted" || ok=
+    fi
+    if [ -z "$ok" ]; then
+        unstage "$mark"; status=1
+        echo "$what: $ch could not be taken in (said above): its rows, logs and images are kept as they were"
+        continue
+    fi
+    taken="$taken $ch"
+    [ -n "$csv_header" ] || [ ! -s "$new" ] || csv_header=$(grep -m 1 '^chapter,stage,' "$new")
 done
+# their rows replace their old rows (image_diffs.txt's lines likewise)
+# (nothing_taken WHY: none of them is, after all)
+nothing_taken() {
+    echo "bench: $1: no chapter taken in, every file as it was" >&2
+    unstage 0; drop=(); taken=; status=1
+}
+merged=$scratch/image_diffs.txt old=$logdir_final/image_diffs.txt diffs_taken=
+for ch in $taken; do
+    [ -s "$scratch/$ch/image_diffs.txt" ] || continue
+    if [ -z "$diffs_taken" ]; then # the old lines first (a copy that fails is no file of no lines)
+        diffs_taken=1
+        if [ -f "$old" ]; then cp -- "$old" "$merged" || diffs_taken=failed; else : > "$merged" || diffs_taken=failed; fi
+    fi
+    [ "$diffs_taken" = 1 ] || break
+    awk -F'|' 'NR == FNR {drop[$1] = 1; next} !($1 in drop)' "$scratch/$ch/image_diffs.txt" "$merged" > "$merged.new" &&
+        cat "$scratch/$ch/image_diffs.txt" >> "$merged.new" && mv -f "$merged.new" "$merged" || diffs_taken=failed
+done
+case $diffs_taken in
+failed) nothing_taken "the difference lines could not be merged (a full disk in $scratch?)" ;;
+1) stage_copy "$merged" "$old" || nothing_taken "$old could not be replaced" ;;
+esac
 # The header is the programs' own (report.h), as they wrote it this run; an
 # earlier file's rows of other chapters are kept as they are (older rows may
 # lack the provenance columns: make book says so). A study replaces only the
 # earlier studies' rows of its chapters, a bench only the rest.
 [ -n "$csv_header" ] || csv_header=$(head -n 1 "$csv" 2>/dev/null)
 [ -n "$csv_header" ] || csv_header=chapter,stage,workload,threads,median_ms,value,unit,check,device,date
-{
-    echo "$csv_header"
-    if [ -f "$csv" ]; then
-        awk -F, -v ran=" $ok_chapters " -v study="$study" 'NR > 1 {
-            ours = index(ran, " " $1 " ") > 0
-            was_study = $12 ~ /^study-/
-            if (!ours || (study != "") != was_study) print }' "$csv"
-    fi
-    cat "$accepted"
-} > "$scratch/all.csv" && { refuse_any "$csv" && mv "$scratch/all.csv" "$csv" || status=1; }
+if [ -n "$taken" ]; then
+    {
+        echo "$csv_header"
+        if [ -f "$csv" ]; then
+            awk -F, -v ran=" $taken " -v study="$study" 'NR > 1 {
+                ours = index(ran, " " $1 " ") > 0
+                was_study = $12 ~ /^study-/
+                if (!ours || (study != "") != was_study) print }' "$csv"
+        fi
+        cat "$accepted"
+    } > "$scratch/all.csv" && stage_copy "$scratch/all.csv" "$csv" || nothing_taken "$csv could not be replaced"
+fi
+commit_staged
+for f in "${drop[@]}"; do refuse_any "$f" && rm -f -- "$f" || status=1; done
+ok_chapters=$taken
 if [ -z "$smoke" ]; then
     { echo "run_id: $run_id"; echo "what: $what"; echo "commit: $commit"; echo "machine: $machine"
       echo "machine_id: $machine_id"; echo "started: $started"; echo "finished: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -449,7 +549,11 @@ if [ -z "$smoke" ]; then
         take "$scratch/$what-run.txt" "$logdir_final"
 fi
 rm -rf "$scratch"
-echo "$what: wrote $csv (new rows of:${ok_chapters:- no chapter}) in $SECONDS s"
+if [ -n "$ok_chapters" ]; then
+    echo "$what: wrote $csv (new rows of:$ok_chapters) in $SECONDS s"
+else
+    echo "$what: no chapter taken in: $csv as it was ($SECONDS s)"
+fi
 [ "$root" != mine ] || [ -n "$smoke" ] ||
     echo "bench: your results are in $root/ (git-ignored); the course's data/, which make book reads, is untouched"
 exit $status

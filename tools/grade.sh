@@ -34,7 +34,8 @@
 # = + - or @ gets a ' in front (a spreadsheet would run it as a formula).
 # STUDENT: 1 to 64 of A-Z a-z 0-9 . _ @ + -, starting with a letter or a digit
 # (a login, a number, an e-mail address: shown the same in every table and
-# terminal, and never mistaken for a formula or a summary row). FILE: a new file in a folder you can
+# terminal, and never mistaken for a formula or a summary row). FILE, a
+# file's name (not ending in /, . or ..): a new file in a folder you can
 # write (its owner's write bit set, for root too; made with the mode your
 # umask gives), or wholly a grade file (the header above, or the earlier
 # eight columns', then only rows as this script writes them: every field
@@ -158,6 +159,11 @@ grade_file_problem() {
 # temp file beside it (record_tmp), which the end renames over it.
 check_out() {
     local dir why
+    # nodir/ (tab completion's slash), x/. or ..: a folder's name, never a file's:
+    # dirname would take the folder above it, and only the rename would fail
+    case /$grade_out in */ | */. | */..)
+        refuse "GRADE_OUT=$grade_out names a folder (it ends in '/', '.' or '..'): give the grade file's name (GRADE_OUT=folder/grades.csv)" ;;
+    esac
     dir=$(dirname -- "$grade_out")
     [ -d "$dir" ] || refuse "GRADE_OUT=$grade_out: no folder '$dir'"
     check_existing_out

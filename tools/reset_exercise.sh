@@ -7,8 +7,11 @@
 # and outside build/ (make clean deletes build/); git shows it as untracked:
 # commit it or delete it. Nothing is moved when the folder already is the stub.
 # Moved by a rename, whole; where saved/ is on another file system, copied,
-# the copy compared, and only then your folder removed: a copy cut short (a
-# full disk) leaves your folder as it was and nothing in saved/. A folder
+# the copy compared (every entry: its name and type, a file's bytes, a
+# link's target; a FIFO or a socket by its type, never opened), and only
+# then your folder removed: a copy cut short (a full disk) leaves your
+# folder as it was and nothing in saved/. What was moved is listed whole:
+# files, and links, FIFOs, sockets and empty folders said as such. A folder
 # written in (exercises/, saved/) whose owner's write bit is clear is
 # refused first, for root too.
 # Two exercises sharing a folder (ch07, ch07gpu) are reset together, and it
@@ -36,8 +39,40 @@ exercise_names "$text" "${all[@]}"
 new="" # the folder being laid out; removed if we stop before it is swapped in
 trap 'rm -rf "${new:-}"' EXIT
 
-list_files() { # FOLDER: the files in it, one line
-    (cd "$1" && find . -type f | sed 's|^\./||' | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')
+# list_files FOLDER: everything in it, one line: each file, and each link,
+# FIFO, socket, device and empty folder, said as such ("pipe (a FIFO)")
+list_files() {
+    (cd "$1" && find . -mindepth 1 \( ! -type d -o -empty \) -printf '%y %P\0' | LC_ALL=C sort -z -k 2 |
+        while IFS= read -r -d '' e; do
+            case ${e%% *} in
+            f) printf '%s\n' "${e#* }" ;;
+            d) printf '%s\n' "${e#* }/ (an empty folder)" ;;
+            l) printf '%s\n' "${e#* } (a link)" ;;
+            p) printf '%s\n' "${e#* } (a FIFO)" ;;
+            s) printf '%s\n' "${e#* } (a socket)" ;;
+            *) printf '%s\n' "${e#* } (a device file)" ;;
+            esac
+        done | tr '\n' ' ' | sed 's/ $//')
+}
+
+# entries FOLDER: what is in FOLDER, each entry's type (find's %y) and name,
+# NUL-separated and sorted: two folders of the same entries say the same.
+entries() { (cd "$1" && find . -mindepth 1 -printf '%y %P\0' | LC_ALL=C sort -z); }
+# same_tree A B: true if folders A and B hold the same: the same names, each
+# of the same type, a file's bytes the same, a link's target, a device's
+# numbers; a FIFO or a socket is the same by its type (diff -r calls two
+# FIFOs different, and a FIFO is never opened here: it could block).
+same_tree() {
+    local e f
+    cmp -s <(entries "$1") <(entries "$2") || return 1
+    while IFS= read -r -d '' e; do
+        f=${e#* }
+        case ${e%% *} in
+        f) cmp -s -- "$1/$f" "$2/$f" || return 1 ;;
+        l) [ "$(readlink -- "$1/$f")" = "$(readlink -- "$2/$f")" ] || return 1 ;;
+        b | c) [ "$(stat -c %t:%T -- "$1/$f")" = "$(stat -c %t:%T -- "$2/$f")" ] || return 1 ;;
+        esac
+    done < <(entries "$1")
 }
 
 # move_aside FROM TO: the folder FROM moved to the empty folder TO. On one
@@ -54,7 +89,7 @@ move_aside() {
         err=$(mv -T -- "$1" "$2" 2>&1) || why=$(head -n 1 <<< "$err")
     elif ! err=$(cp -a -- "$1/." "$2/" 2>&1); then # (the error in memory: the disk may be full)
         why="the copy to $2, on another file system, failed: $(head -n 1 <<< "$err")"
-    elif ! diff -r -q -- "$1" "$2" > /dev/null 2>&1; then
+    elif ! same_tree "$1" "$2"; then
         why="the copy to $2, on another file system, differs from it"
     elif ! rm -rf -- "$1"; then # the copy is whole: it stays, and what is left of FROM too
         echo "reset: your files are copied whole to $2/, but $1 could not be removed after: not reset" >&2
@@ -64,14 +99,20 @@ move_aside() {
 }
 
 # only_copies TO FROM: true if each file in TO is in FROM too, the same or cut
-# short (its bytes the first of FROM's): TO holds nothing that FROM has not,
-# and removing it loses nothing.
+# short (its bytes the first of FROM's), and each link, FIFO, socket or device
+# file is in FROM too, of the same type (a link to the same target): TO holds
+# nothing that FROM has not, and removing it loses nothing.
 only_copies() {
-    local f size
-    while IFS= read -r -d '' f; do
-        [ -f "$2/$f" ] && size=$(stat -c %s -- "$1/$f") && [ "$size" -le "$(stat -c %s -- "$2/$f")" ] &&
-            cmp -s -n "$size" -- "$1/$f" "$2/$f" || return 1
-    done < <(cd "$1" && find . ! -type d -print0)
+    local e f size
+    while IFS= read -r -d '' e; do
+        f=${e#* }
+        case ${e%% *} in
+        f) [ -f "$2/$f" ] && [ ! -L "$2/$f" ] && size=$(stat -c %s -- "$1/$f") && [ "$size" -le "$(stat -c %s -- "$2/$f")" ] &&
+            cmp -s -n "$size" -- "$1/$f" "$2/$f" || return 1 ;;
+        l) [ -L "$2/$f" ] && [ "$(readlink -- "$1/$f")" = "$(readlink -- "$2/$f")" ] || return 1 ;;
+        *) [ ! -L "$2/$f" ] && [ -e "$2/$f" ] && [ "$(stat -c %F -- "$1/$f")" = "$(stat -c %F -- "$2/$f")" ] || return 1 ;;
+        esac
+    done < <(cd "$1" && find . ! -type d -printf '%y %P\0')
 }
 
 # reset_folder DIR EXERCISE: DIR (exercises/DIR) laid out from the manifest in
@@ -93,7 +134,7 @@ reset_folder() {
     [ -z "$why" ] || { echo "reset: $ex left as it was: $why" >&2; exit 1; }
     rm -rf "$new"
     "$(dirname "$0")/stubs_manifest.sh" extract "exercises/$dir" "$new" || { echo "reset: $ex left as it was" >&2; exit 1; }
-    if [ -d "exercises/$dir" ] && diff -r -q "exercises/$dir" "$new" > /dev/null 2>&1; then
+    if [ -d "exercises/$dir" ] && same_tree "exercises/$dir" "$new"; then
         rm -rf "$new"
         new=""
         echo "reset $ex: exercises/$dir/ already is the stub: nothing moved"

@@ -20,11 +20,12 @@
 # The copy is this checkout's tracked files as they are in the working tree.
 # It is made beside DEST and renamed to it when complete. DEST is a new path
 # or an empty folder (not a link to one), outside this checkout, named by its
-# own name (not ending in . or ..): anything else is refused before anything
-# is made (exit 2). The release's make check (RELEASE_CHECK, below) runs in
-# the copy first; when it fails, no release is made, its log is kept beside
-# DEST (DEST.release-check.PID.log, named on stderr) and the failing tests'
-# lines are printed.
+# own name (not ending in . or ..; one starting with - is a name too), in a
+# folder whose owner may write it (its write bit set: for root too): anything
+# else is refused before anything is made (exit 2). The release's make check
+# (RELEASE_CHECK, below) runs in the copy first; when it fails, no release
+# is made, its log is kept beside DEST (DEST.release-check.PID.log, named on
+# stderr) and the failing tests' lines are printed.
 # Usage: student_release.sh DEST
 set -u
 # --help: the comment above, as the usage text.
@@ -34,6 +35,10 @@ dest=${1:-}
 [ -n "$dest" ] || { echo "usage: make student-release DEST=path   (a folder that does not exist yet, or an empty one)" >&2; exit 2; }
 # DEST=new/ is the folder new: the copy is made beside it (new.tmp.PID), not in it.
 while [ "$dest" != / ] && [ "${dest%/}" != "$dest" ]; do dest=${dest%/}; done
+# DEST=-rel is a name, never an option (of dirname, ls, mkdir, cd...): ./-rel
+case $dest in -*) dest=./$dest ;; esac
+# shellcheck source=tools/file_checks.bash
+. "$(dirname -- "$0")/file_checks.bash"
 # DEST=empty/. or DEST=.. names a folder by where it is, not by a name of its
 # own: the copy cannot be made beside it and renamed to it, nor it removed first.
 case /$dest in */. | */..)
@@ -43,15 +48,20 @@ esac
 # to an empty folder or to nothing, is refused: the rename would replace the
 # link, not fill the folder it names.
 if [ -L "$dest" ] || { [ -e "$dest" ] && { [ ! -d "$dest" ] || [ -n "$(ls -A "$dest")" ]; }; }; then
-    echo "$me: $dest exists and is not an empty folder$([ -L "$dest" ] && echo " (a symbolic link to '$(readlink "$dest")')"): give a new one" >&2
+    echo "$me: $dest exists and is not an empty folder$([ -L "$dest" ] && echo " (a symbolic link to '$(readlink -- "$dest")')"): give a new one" >&2
     exit 2
 fi
-[ "$dest" != / ] && [ -d "$(dirname "$dest")" ] && [ -w "$(dirname "$dest")" ] ||
-    { echo "$me: $dest: its folder '$(dirname "$dest")' does not exist or cannot be written: nothing made" >&2; exit 2; }
+dest_dir=$(dirname -- "$dest")
+[ "$dest" != / ] && [ -d "$dest_dir" ] ||
+    { echo "$me: $dest: its folder '$dest_dir' does not exist: nothing made" >&2; exit 2; }
+# written in (the copy beside DEST, then renamed to it): a folder its owner
+# made read-only (0555) is not, by root either, whom -w would let
+why=$(folder_problem "$dest_dir")
+[ -z "$why" ] || { echo "$me: $dest: its folder cannot be written: $why: nothing made" >&2; exit 2; }
 git rev-parse --verify -q HEAD > /dev/null || { echo "$me: not a git checkout with a commit: the release is made from the tracked files" >&2; exit 2; }
 # Not inside this checkout (links resolved): the release would be a git
 # repository inside the course's, its files beside the course's own.
-top=$(cd "$(git rev-parse --show-toplevel)" && pwd -P) && parent=$(cd "$(dirname "$dest")" && pwd -P) ||
+top=$(cd "$(git rev-parse --show-toplevel)" && pwd -P) && parent=$(cd -- "$dest_dir" && pwd -P) ||
     { echo "$me: cannot resolve this checkout's folder or $dest's: nothing made" >&2; exit 2; }
 case $parent/ in "$top"/*)
     echo "$me: $dest is inside this checkout ($top): give a path outside it" >&2; exit 2 ;;
@@ -105,7 +115,7 @@ source_commit=$(git rev-parse --short HEAD)
 work=$dest.tmp.$$
 log=$dest.release-check.$$.log
 # (said as a full path: the teacher reads it from anywhere)
-log_path=$(cd "$(dirname "$log")" && pwd)/$(basename "$log")
+log_path=$(cd -- "$(dirname -- "$log")" && pwd)/$(basename -- "$log")
 # made first, then removed on the way out (the log is kept when the check
 # fails): a folder or file of that name that was already there is someone's,
 # and is never removed
