@@ -23,41 +23,68 @@ Written to GRADES_OUT (default mine/grades/), readable as the umask says:
                 results/results.json (score, max_score, a test per exercise)
   grades.svg    a bar per exercise, where gnuplot is installed (colours that
                 read the same to colour-blind eyes)
+  grades.sha256 the SHA-256 of each of the others but the chart, as
+                sha256sum writes them (sha256sum -c grades.sha256 checks them):
+                how the next collection knows its own files
+The ids are written as they are, in every file (007 stays 007: a spreadsheet
+must be told to read the student column as text; TEACHING.md says how).
 A collection replaces the one before it as a whole, never a part of it: every
 output is written into a fresh hidden folder in GRADES_OUT, then renamed into
 place, gradescope/ as one folder; what the last collection wrote and this one
 does not (a student no longer in DIR, a chart not drawn) goes, and a line says
-so. Only the collection's own files are ever replaced or removed: a link, a
-read-only file, a file that does not start as that output does (a teacher's
-own grades.md), or anything in gradescope/ but ID/results.json stops it
-before anything is written (exit 2). results/ and logs/ (make grade-class's)
-are not the collection's: they stay as they are.
+so. Only the collection's own files are ever replaced or removed, each judged
+whole: grades.md, the CSVs and each results.json must be exactly as the last
+collection wrote them, their SHA-256 the one grades.sha256 records (notes
+added, a mark changed, a column added: yours; a collection of an older
+collect-grades has no grades.sha256: move it away once); the chart one whole
+SVG picture (words after it: yours); grades.sha256 its own format. And each
+must be one this user may replace: not a link, a regular file, its owner's
+write bit set (for root too, whom the mode does not stop) and writable, not
+another user's in a folder with the sticky bit (a shared GRADES_OUT, like
+/tmp: only its owner may rename over it); gradescope/ and its students'
+folders likewise, holding nothing but ID/results.json. Any of these stops it
+before anything is read or written (exit 2, each named). A rename that fails
+while the collection is put in place puts back the ones made: the last
+collection whole, no work folder left (exit 2); Ctrl-C or SIGTERM meanwhile
+waits for the few renames, before it the work folder goes. results/ and logs/
+(make grade-class's) are not the collection's: they stay as they are.
 
 A file that is not a grade result is named on stderr with its line and why,
-and left out: a wrong header, a row of the wrong width, an unknown verdict,
-an exercise twice, two students in one file, a second file for a student
-already read, a student id outside the set grade allows, a NUL byte, bytes
-that are not UTF-8, a quote in the middle of a field or never closed. Reading
-is linear in the file's size whatever it holds.
+and left out: a wrong header, a row of the wrong width, an exercise that is
+not the course's (the registry's COURSE_EXERCISES, make -s print-registry;
+where make cannot run, chapters/*/chapter.mk, which it is made from), an
+unknown verdict, an exercise twice, two students in one file, a second file
+for a student already read, a student id outside the set grade allows, a NUL
+byte, bytes that are not UTF-8, a quote in the middle of a field or never
+closed. Reading is linear in the file's size whatever it holds, and a file
+has at most one row per exercise of the course.
 
 Exit status: 0 every file was taken in; 1 some were rejected (the table has
-the rest); 2 no DIR, nothing to read, a bad PARTS, or an output (the chart
-too) cannot be written.
+the rest); 2 no DIR, nothing to read, a bad PARTS, the course's exercises
+unknown, or an output (the chart too) cannot be written or may not be
+replaced; 130, 143, 129 stopped by Ctrl-C, SIGTERM, SIGHUP.
 collect_grades.py --check FILE...: whether each FILE is wholly a grade result
 as read above (a regular file, not a link); names each that is not, with its
 line and why, and exits 1 (tools/grade_class.sh asks before it removes the
 last grading's results).
+collect_grades.py --check-out: whether GRADES_OUT's outputs may all be
+replaced, as above; names each that may not and exits 2 (tools/grade_class.sh
+asks before it grades anyone).
 Usage: collect_grades.py DIR   (the environment: GRADES_OUT, PARTS)
 """
+import glob
 import hashlib
 import json
 import os
+import pwd
 import re
 import shutil
+import signal
 import stat
 import subprocess
 import sys
 import tempfile
+import xml.parsers.expat
 
 HEADER = "student,commit,machine,gpu,date,exercise,verdict,messages,answer"
 HEADER_8 = "student,commit,machine,gpu,date,exercise,verdict,messages"
@@ -73,6 +100,42 @@ EXERCISE = re.compile(r"[A-Za-z0-9_]+\Z")
 # one CSV field at a position: quoted ("" inside, newlines kept) or bare
 QUOTED = re.compile(r'"([^"]*(?:""[^"]*)*)"')
 BARE = re.compile(r'[^,"\r\n]*')
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the checkout this tool is of
+_course = None
+
+
+def course_exercises():
+    """The course's exercises, in the registry's order: make -s print-registry's
+    COURSE_EXERCISES, read in this tool's checkout; where make cannot run
+    (not installed), the registry's source: each chapters/*/chapter.mk's
+    chNN_EXERCISES. () when neither names one."""
+    global _course
+    if _course is not None:
+        return _course
+    names = []
+    try:
+        run = subprocess.run(["make", "-s", "--no-print-directory", "-C", ROOT, "print-registry"], stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=300)
+        for line in run.stdout.splitlines() if run.returncode == 0 else []:
+            m = re.fullmatch(r"COURSE_EXERCISES='([A-Za-z0-9_ ]*)'", line)
+            if m:
+                names = m.group(1).split()
+    except (OSError, subprocess.SubprocessError, UnicodeDecodeError):
+        pass
+    if not names:
+        for mk in sorted(glob.glob(os.path.join(ROOT, "chapters", "*", "chapter.mk"))):
+            try:
+                with open(mk, encoding="utf-8") as f:
+                    for line in f:
+                        m = re.match(r"(ch[0-9A-Za-z_]*)_EXERCISES\s*:?=([A-Za-z0-9_ \t]*)$", line.rstrip("\n"))
+                        if m:
+                            names += [e for e in m.group(2).split() if e not in names]
+            except (OSError, UnicodeDecodeError):
+                continue
+    _course = tuple(names)
+    return _course
 
 
 class Malformed(Exception):
@@ -131,6 +194,7 @@ def read_result(path):
     except UnicodeDecodeError as e:
         raise Malformed(data.count(b"\n", 0, e.start) + 1, "bytes that are not UTF-8") from None
     rows, student, seen, width = [], None, set(), None
+    course = course_exercises()
     for line, f in records(text):
         if width is None:
             got = ",".join(f)
@@ -149,6 +213,8 @@ def read_result(path):
             raise Malformed(line, f'a second student ("{row["student"]}" after "{student}")')
         if not EXERCISE.match(row["exercise"]):
             raise Malformed(line, f'exercise "{flat(row["exercise"])[:40]}" is not an exercise name')
+        if row["exercise"] not in course:
+            raise Malformed(line, f'exercise "{row["exercise"][:40]}" is not one of the course\'s ({" ".join(course)})')
         if row["exercise"] in seen:
             raise Malformed(line, f'exercise {row["exercise"]} a second time')
         seen.add(row["exercise"])
@@ -269,15 +335,76 @@ def gradescope(c, s):
 
 
 GRADESCOPE = "gradescope"
-# The collection's own files in GRADES_OUT, each with how it starts: a file of
-# that name that starts otherwise is not the collection's (a teacher's own).
-TABLES = (("grades.md", "| student |"), ("grades.csv", '"student",'), ("gradebook.csv", '"student","score"'),
-          ("grades.svg", "<?xml"))
-RESULTS_JSON, RESULTS_FIRST = "results.json", "{"
+# The collection's own files in GRADES_OUT. The text outputs are known by the
+# SHA-256 the last collection recorded for each in MANIFEST (sha256sum's
+# format: `sha256sum -c grades.sha256` checks them): one not recorded, or not
+# as recorded (notes added, a mark changed, a column added), is not the
+# collection's. The chart, drawn again from the table each time, must be
+# one whole SVG picture.
+TEXTS = ("grades.md", "grades.csv", "gradebook.csv")
+CHART_FILE = "grades.svg"
+MANIFEST = "grades.sha256"
+TOP = TEXTS + (CHART_FILE,)
+RESULTS_JSON = "results.json"
+MANIFEST_STAMP = ("# collect-grades: the SHA-256 of each file it wrote here (sha256sum -c grades.sha256); "
+                  "the next collection replaces only a file still as written")
+MANIFEST_LINE = re.compile(r"([0-9a-f]{64})  (grades\.md|grades\.csv|gradebook\.csv|"
+                           + GRADESCOPE + r"/([^/]+)/" + re.escape(RESULTS_JSON) + r")\Z")
+OUTPUT_LIMIT = 64 << 20  # bytes of an output read to judge it, at most
 
 
 def students_files(n):
     return "1 student's file" if n == 1 else f"{n} students' files"
+
+
+def owner_name(uid):
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except (KeyError, OverflowError):
+        return f"uid {uid}"
+
+
+def sha256_of(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def svg_problem(path):
+    """Why PATH is not one whole SVG picture (XML, its root element svg, no
+    entity declared, nothing after the root), or None. (An older gnuplot
+    writes SVG 1.1's document type, which declares none: it is read, the DTD
+    never fetched.)"""
+    if os.path.getsize(path) > OUTPUT_LIMIT:
+        return f"over {OUTPUT_LIMIT >> 20} MiB"
+    parser = xml.parsers.expat.ParserCreate(namespace_separator=" ")
+    root = []
+
+    def start(name, attrs):
+        if not root:
+            root.append(name.rsplit(" ", 1)[-1])
+
+    def doctype(name, system_id, public_id, has_internal_subset):
+        if has_internal_subset:
+            raise Malformed(parser.CurrentLineNumber, "a document type with declarations of its own")
+
+    def entity(*args):
+        raise Malformed(parser.CurrentLineNumber, "an entity declared")
+    parser.StartElementHandler = start
+    parser.StartDoctypeDeclHandler = doctype
+    parser.EntityDeclHandler = entity
+    try:
+        with open(path, "rb") as f:
+            parser.ParseFile(f)
+    except xml.parsers.expat.ExpatError as e:
+        return f"line {e.lineno}: {xml.parsers.expat.errors.messages.get(e.code, 'not XML')}"
+    except Malformed as e:
+        return f"line {e.line}: {e}"
+    if root != ["svg"]:
+        return "its root element is not svg"
+    return None
 
 
 class Writer:
@@ -288,69 +415,166 @@ class Writer:
     def __init__(self, out):
         self.out = out
         self.work = None
+        self.recorded = {}  # the last collection's MANIFEST: path under OUT -> SHA-256
+        self.written = {}   # this one's
         mask = os.umask(0)
         os.umask(mask)
         self.mode = 0o666 & ~mask
 
-    def refusal(self, path, first):
-        """Why PATH may not be replaced or removed (a link, not a regular file,
-        no write bit for anyone, not a file this tool writes: its text does
-        not start with FIRST), or None."""
-        if os.path.islink(path):
-            return f"{path} is a symbolic link: not replaced"
-        if not os.path.lexists(path):
-            return None
-        st = os.lstat(path)
-        if not stat.S_ISREG(st.st_mode):
-            return f"{path} is not a regular file: not replaced"
-        if not st.st_mode & 0o222:
-            return f"{path} is read-only (mode {st.st_mode & 0o777:o}): not replaced"
+    def entry_problem(self, path, st, folder):
+        """Why the entry PATH (lstat ST) may not be renamed or removed by this
+        user, as the shell tools' replace_problem_common says: its owner's
+        write bit clear (for root too, who may write whatever the mode), or no
+        write permission; another user's in a folder with the sticky bit,
+        where only its owner, the folder's or root may rename it. Or None."""
+        kind = "a read-only folder" if folder else "read-only"
+        if not st.st_mode & stat.S_IWUSR or (os.geteuid() != 0 and not os.access(path, os.W_OK)):
+            return f"{path} is {kind} (mode {st.st_mode & 0o777:o}): not replaced"
+        parent = os.path.dirname(path) or "."
         try:
-            with open(path, "rb") as f:
-                head = f.read(len(first))
+            pst = os.stat(parent)
+        except OSError as e:
+            return f"{parent} cannot be read ({e.strerror}): not replaced"
+        uid = os.geteuid()
+        if pst.st_mode & stat.S_ISVTX and uid != 0 and st.st_uid != uid and pst.st_uid != uid:
+            return (f"{path} belongs to {owner_name(st.st_uid)} in '{parent}', a folder with the sticky bit "
+                    f"(like /tmp): only its owner may replace it: not replaced")
+        return None
+
+    def refusal(self, path, rel):
+        """Why PATH (REL: its name under OUT; None for an earlier version's
+        temp file, known by its name) may not be replaced or removed: a link,
+        not a regular file, the entry's rules above, not a file the last
+        collection wrote. Or None (an empty file holds nothing to keep)."""
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            return None
         except OSError as e:
             return f"{path} cannot be read ({e.strerror}): not replaced"
-        if st.st_size and head != first.encode():
-            return f"{path} is not a file collect-grades wrote (it does not start {first!r}): not replaced"
+        if stat.S_ISLNK(st.st_mode):
+            return f"{path} is a symbolic link: not replaced"
+        if not stat.S_ISREG(st.st_mode):
+            return f"{path} is not a regular file: not replaced"
+        why = self.entry_problem(path, st, False)
+        if why or rel is None or st.st_size == 0:
+            return why
+        try:
+            if rel == CHART_FILE:
+                why = svg_problem(path)
+                return why and f"{path} is not a chart collect-grades drew (not one whole SVG picture: {why}): not replaced"
+            if rel == MANIFEST:
+                return self.manifest_problem(path)
+            if rel not in self.recorded:
+                return (f"{path} is not a file collect-grades wrote ({MANIFEST} does not record it: yours, or a "
+                        f"collection of an older collect-grades: move it away once): not replaced")
+            if sha256_of(path) != self.recorded[rel]:
+                return (f"{path} is not a file collect-grades wrote (it is not as the last collection wrote it, "
+                        f"its SHA-256 in {MANIFEST}: notes added, a value changed?): not replaced")
+        except OSError as e:
+            return f"{path} cannot be read ({e.strerror}): not replaced"
         return None
+
+    def manifest_problem(self, path):
+        """Why MANIFEST at PATH is not one this tool wrote (and self.recorded
+        what it records), or None."""
+        if os.path.getsize(path) > OUTPUT_LIMIT:
+            return f"{path} is not a file collect-grades wrote (over {OUTPUT_LIMIT >> 20} MiB): not replaced"
+        with open(path, "rb") as f:
+            data = f.read()
+        try:
+            lines = data.decode("utf-8").split("\n")
+        except UnicodeDecodeError:
+            lines = [None]
+        recorded, n = {}, 0
+        for n, line in enumerate(lines, 1):
+            if n == len(lines) and line == "":
+                break
+            m = MANIFEST_LINE.match(line) if line is not None and n > 1 else None
+            ok = (line == MANIFEST_STAMP) if n == 1 else bool(m and (not m.group(3) or STUDENT_ID.match(m.group(3))))
+            if not ok or (m and m.group(2) in recorded):
+                return f"{path} is not a file collect-grades wrote (line {n}): not replaced"
+            if m:
+                recorded[m.group(2)] = m.group(1)
+        if not data.endswith(b"\n"):
+            return f"{path} is not a file collect-grades wrote (line {n} has no end): not replaced"
+        self.recorded = recorded
+        return None
+
+    def folder_problem(self, folder):
+        """Why FOLDER (gradescope/ or a student's in it) may not be moved or
+        emptied, or None."""
+        st = os.lstat(folder)
+        if stat.S_ISLNK(st.st_mode):
+            return f"{folder} is a symbolic link: not replaced"
+        if not stat.S_ISDIR(st.st_mode):
+            return f"{folder} is not a folder: not replaced"
+        return self.entry_problem(folder, st, True)
 
     def gradescope_refusals(self, folder):
         """Why FOLDER (a gradescope/ folder) may not be replaced as a whole, and
         the students it holds: each entry must be a folder (not a link) named
-        by a student id that holds only results.json (and the hidden temp
-        file an interrupted earlier version of this tool may have left)."""
-        if os.path.islink(folder):
-            return [f"{folder} is a symbolic link: not replaced"], 0
+        by a student id that holds only results.json as the last collection
+        wrote it (and the hidden temp file an interrupted earlier version of
+        this tool may have left)."""
         if not os.path.lexists(folder):
             return [], 0
-        if not os.path.isdir(folder):
-            return [f"{folder} is not a folder: not replaced"], 0
-        why, students = [], 0
         try:
+            why = self.folder_problem(folder)
+            if why:
+                return [why], 0
+            why, students = [], 0
             for name in sorted(os.listdir(folder)):
                 sub = os.path.join(folder, name)
                 if os.path.islink(sub) or not os.path.isdir(sub) or not STUDENT_ID.match(name):
                     why.append(f"{sub} is not a student's folder collect-grades wrote: gradescope/ not replaced")
                     continue
                 students += 1
+                w = self.folder_problem(sub)
+                if w:
+                    why.append(w)
+                    continue
                 for f in sorted(os.listdir(sub)):
                     path = os.path.join(sub, f)
                     if f == RESULTS_JSON:
-                        w = self.refusal(path, RESULTS_FIRST)
+                        w = self.refusal(path, f"{GRADESCOPE}/{name}/{RESULTS_JSON}")
                     elif f.startswith("." + RESULTS_JSON + ".") and f.endswith(".tmp"):
-                        w = self.refusal(path, "")
+                        w = self.refusal(path, None)
                     else:
                         w = f"{path} is not a file collect-grades wrote: gradescope/ not replaced"
                     if w:
                         why.append(w)
         except OSError as e:
-            why.append(f"{folder} cannot be read ({e.strerror}): not replaced")
+            return [f"{folder} cannot be read ({e.strerror}): not replaced"], 0
         return why, students
+
+    def out_problem(self):
+        """Why nothing may be written in OUT (the nearest folder that is, where
+        it is not yet): not a folder, or its owner's write bit clear (for root
+        too), or not writable. Or None."""
+        d = self.out
+        while not os.path.lexists(d):
+            parent = os.path.dirname(d.rstrip("/")) or "."
+            if parent == d:
+                break
+            d = parent
+        if not os.path.isdir(d):
+            return f"GRADES_OUT: '{d}' is not a folder: nothing written"
+        st = os.stat(d)
+        if not st.st_mode & stat.S_IWUSR or not os.access(d, os.W_OK | os.X_OK):
+            return f"GRADES_OUT: '{d}' is read-only (mode {st.st_mode & 0o777:o}): nothing written in it"
+        return None
 
     def refusals(self):
         """Why the outputs in OUT may not be replaced (nothing: they may), and
-        how many students the last collection's gradescope/ holds."""
-        why = [w for name, first in TABLES for w in [self.refusal(os.path.join(self.out, name), first)] if w]
+        how many students the last collection's gradescope/ holds. The
+        manifest first: what it records judges the rest."""
+        why = self.out_problem()
+        if why:
+            return [why], 0
+        self.recorded = {}
+        why = [w for w in [self.refusal(os.path.join(self.out, MANIFEST), MANIFEST)] if w]
+        why += [w for name in TOP for w in [self.refusal(os.path.join(self.out, name), name)] if w]
         more, students = self.gradescope_refusals(os.path.join(self.out, GRADESCOPE))
         return why + more, students
 
@@ -359,25 +583,36 @@ class Writer:
             os.makedirs(self.out, exist_ok=True)
             self.work = tempfile.mkdtemp(prefix=".collect-grades.", dir=self.out)
         except OSError as e:
-            sys.exit(f"collect-grades: cannot make a folder in {self.out}: {e.strerror}")
+            print(f"collect-grades: cannot make a folder in {self.out}: {e.strerror}: nothing replaced", file=sys.stderr)
+            sys.exit(2)
 
     def put(self, name, text):
-        """NAME (a path under OUT) written into the work folder."""
+        """NAME (a path under OUT) written into the work folder; its SHA-256
+        recorded for the manifest (not the chart's, judged by its kind)."""
         path = os.path.join(self.work, name)
+        data = text.encode("utf-8")
         try:
             os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "x", encoding="utf-8") as f:
-                f.write(text)
+            with open(path, "xb") as f:
+                f.write(data)
             os.chmod(path, self.mode)
         except OSError as e:
             self.abandon(f"cannot write {path}: {e.strerror}")
+        if name not in (CHART_FILE, MANIFEST):
+            self.written[name] = hashlib.sha256(data).hexdigest()
         return os.path.join(self.out, name)
 
+    def put_manifest(self):
+        lines = [MANIFEST_STAMP] + [f"{h}  {name}" for name, h in sorted(self.written.items())]
+        self.put(MANIFEST, "\n".join(lines) + "\n")
+
     def abandon(self, why):
-        """Stops with WHY; nothing in OUT was replaced yet, and the work folder,
-        all of it this run's own, goes."""
-        shutil.rmtree(self.work, ignore_errors=True)
-        sys.exit(f"collect-grades: {why}: nothing replaced in {self.out}")
+        """Stops with WHY (exit 2); nothing in OUT was replaced, and the work
+        folder, all of it this run's own, goes."""
+        if self.work:
+            shutil.rmtree(self.work, ignore_errors=True)
+        print(f"collect-grades: {why}: nothing replaced in {self.out}", file=sys.stderr)
+        sys.exit(2)
 
     def remove_ours(self, folder):
         """The last collection's gradescope/ (moved into the work folder),
@@ -391,8 +626,9 @@ class Writer:
                 continue
             for f in sorted(os.listdir(sub)):
                 path = os.path.join(sub, f)
-                first = RESULTS_FIRST if f == RESULTS_JSON else "" if f.startswith(".") and f.endswith(".tmp") else None
-                if first is None or self.refusal(path, first):
+                rel = f"{GRADESCOPE}/{name}/{f}" if f == RESULTS_JSON else None
+                temp = rel is None and f.startswith(".") and f.endswith(".tmp")
+                if not (rel or temp) or self.refusal(path, rel):
                     kept.append(path)
                 else:
                     os.unlink(path)
@@ -403,34 +639,56 @@ class Writer:
         return kept
 
     def commit(self):
-        """The work folder's outputs put in place of the last collection's.
-        Checked again first (a file made or changed while this one ran is
-        kept, and nothing is replaced); then each table by a rename, the chart
-        removed where this collection drew none, gradescope/ renamed whole."""
+        """The work folder's outputs put in place of the last collection's, as
+        one step: checked again first (a file made or changed while this one
+        ran is kept, and nothing is replaced); then each of the last
+        collection's outputs renamed into the work folder and the new one
+        into its place, the manifest last. A rename that fails puts back
+        every one made (exit 2, nothing replaced); Ctrl-C or SIGTERM waits
+        for the end of this step. Then the last collection's files, checked
+        once more, go. Returns the paths kept (made while this one ran)."""
         why, _ = self.refusals()
         if why:
             self.abandon("\ncollect-grades: ".join(why[:5]))
+        signals = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, signals)
+        done = []
         try:
-            for name, first in TABLES:
-                new, old = os.path.join(self.work, name), os.path.join(self.out, name)
-                if os.path.exists(new):
-                    os.replace(new, old)
-                elif os.path.lexists(old):
-                    os.unlink(old)  # the last collection's chart, this one has none: it would be another class's
-            old = os.path.join(self.out, GRADESCOPE)
+            try:
+                for name in TOP + (GRADESCOPE, MANIFEST):
+                    old, new, last = (os.path.join(d, n) for d, n in
+                                      ((self.out, name), (self.work, name), (self.work, name + ".last")))
+                    for src, dst in ((old, last), (new, old)):
+                        if os.path.lexists(src):
+                            os.rename(src, dst)
+                            done.append((src, dst))
+            except OSError as e:
+                failed = f"{e.filename}: {e.strerror}"
+                try:
+                    for src, dst in reversed(done):
+                        os.rename(dst, src)
+                except OSError as e2:
+                    print(f"collect-grades: putting the new collection in place failed ({failed}), and putting "
+                          f"back the last one too ({e2.filename}: {e2.strerror}): the files not in {self.out} "
+                          f"are in {self.work}", file=sys.stderr)
+                    sys.exit(2)
+                self.abandon(f"putting the new collection in place failed ({failed}); the last one put back")
+            kept = []
+            for name in TOP + (MANIFEST,):
+                last = os.path.join(self.work, name + ".last")
+                if os.path.lexists(last):
+                    if self.refusal(last, name):
+                        kept.append(last)
+                    else:
+                        os.unlink(last)
             aside = os.path.join(self.work, GRADESCOPE + ".last")
-            if os.path.lexists(old):
-                os.rename(old, aside)
-            os.rename(os.path.join(self.work, GRADESCOPE), old)
-            kept = self.remove_ours(aside) if os.path.lexists(aside) else []
-        except OSError as e:
-            sys.exit(f"collect-grades: putting the new collection in place failed ({e.filename}: {e.strerror}); "
-                     f"what is not yet in {self.out} is in {self.work}")
-        if kept:
-            print(f"collect-grades: kept {', '.join(kept[:3])}{' ...' if len(kept) > 3 else ''}: not the collection's own "
-                  f"(it appeared while collecting); in {self.work}", file=sys.stderr)
-        else:
-            os.rmdir(self.work)
+            if os.path.lexists(aside):
+                kept += self.remove_ours(aside)
+            if not kept:
+                os.rmdir(self.work)
+            return kept
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 # Okabe and Ito's palette: told apart with any of the common colour blindnesses
@@ -527,10 +785,42 @@ def check(paths):
     return bad
 
 
+class Stopped(BaseException):
+    """SIGTERM or SIGHUP, raised where the program is (as SIGINT raises KeyboardInterrupt)."""
+
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def stopped(signum, frame):
+    raise Stopped(signum)
+
+
+committed = False  # the new collection is in place (a stop after it replaced it all the same)
+
+
+def check_out():
+    """--check-out: 0 if GRADES_OUT's outputs may all be replaced; else 2, each
+    that may not named (make grade-class asks before it grades anyone)."""
+    refused, _ = Writer(os.environ.get("GRADES_OUT") or "mine/grades").refusals()
+    for why in refused:
+        print(why)
+    return 2 if refused else 0
+
+
 def main(argv):
     if len(argv) > 1 and argv[1] in ("-h", "--help"):
         print(__doc__.strip())
         return 0
+    if len(argv) > 1 and argv[1] == "--check-out":
+        return check_out()
+    if not course_exercises():
+        why = f"the course's exercises cannot be read (make -s print-registry in {ROOT}, or its chapters/*/chapter.mk)"
+        for path in argv[2:] if len(argv) > 1 and argv[1] == "--check" else []:
+            print(f"{path}: cannot be judged: {why}")  # (what grade-class reads, on stdout)
+        print(f"collect-grades: {why}", file=sys.stderr)
+        return 2
     if len(argv) > 1 and argv[1] == "--check":
         return check(argv[2:])
     folder = argv[1] if len(argv) > 1 else ""
@@ -544,17 +834,18 @@ def main(argv):
     if parts not in PART_CREDIT:
         print(f"collect-grades: PARTS={parts}: say none, half or full (what a GPU part not run counts)", file=sys.stderr)
         return 2
+    writer = Writer(os.environ.get("GRADES_OUT") or "mine/grades")
+    refused, last = writer.refusals()
+    if refused:  # before anything is read or written: the teacher's files stay as they are
+        print("collect-grades: " + "\ncollect-grades: ".join(refused[:5])
+              + (f"\ncollect-grades: and {len(refused) - 5} more" if len(refused) > 5 else ""), file=sys.stderr)
+        return 2
     students, rejected = collect(folder)
     if not students:
         print(f"collect-grades: no grade result in {folder} ({rejected} rejected)", file=sys.stderr)
         return 2
     c = Class(students, PART_CREDIT[parts])
-    writer = Writer(os.environ.get("GRADES_OUT") or "mine/grades")
-    refused, last = writer.refusals()
-    if refused:  # before anything is written: the teacher's files stay as they are
-        print("collect-grades: " + "\ncollect-grades: ".join(refused[:5]), file=sys.stderr)
-        return 2
-    had = [name for name, _ in TABLES if os.path.lexists(os.path.join(writer.out, name))]
+    had = [name for name in TOP if os.path.lexists(os.path.join(writer.out, name))]
     gone = 0
     if last:
         gone = sum(sid not in c.students for sid in os.listdir(os.path.join(writer.out, GRADESCOPE)))
@@ -568,14 +859,20 @@ def main(argv):
         for s in c.ids:
             writer.put(os.path.join(GRADESCOPE, s, RESULTS_JSON), gradescope(c, s))
         svg = chart(c, writer)
-    except KeyboardInterrupt:  # (an error exits through abandon) nothing is in place yet: the work folder goes
+        writer.put_manifest()
+    except (KeyboardInterrupt, Stopped):  # (an error exits through abandon) nothing is in place yet: the work folder goes
         shutil.rmtree(writer.work, ignore_errors=True)
         raise
-    writer.commit()
+    kept = writer.commit()
+    global committed
+    committed = True
+    if kept:
+        print(f"collect-grades: kept {', '.join(kept[:3])}{' ...' if len(kept) > 3 else ''}: not the collection's own "
+              f"(it appeared while collecting); in {writer.work}", file=sys.stderr)
     sys.stdout.write(md + "\n")
     out = writer.out
     print(f"collect-grades: {students_files(len(c.ids))} taken in, {rejected} rejected: {out}/grades.md, "
-          f"{out}/grades.csv, {out}/gradebook.csv, {out}/{GRADESCOPE}/")
+          f"{out}/grades.csv, {out}/gradebook.csv, {out}/{GRADESCOPE}/ ({out}/{MANIFEST}: what each is)")
     if svg:
         print("collect-grades: the chart: " + svg)
     elif svg == "":
@@ -584,11 +881,22 @@ def main(argv):
         print(f"collect-grades: the last collection in {out} replaced as a whole, not mixed with this one"
               + (f": its gradescope/ held {last} student{'s' if last != 1 else ''}, {gone} not in this one"
                  if last else "")
-              + ("; its chart removed (none drawn this time)" if "grades.svg" in had and not svg else ""))
+              + ("; its chart removed (none drawn this time)" if CHART_FILE in had and not svg else ""))
     if svg is None:
         return 2
     return 1 if rejected else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    signal.signal(signal.SIGTERM, stopped)
+    signal.signal(signal.SIGHUP, stopped)
+    try:
+        sys.exit(main(sys.argv))
+    except KeyboardInterrupt:
+        print(f"collect-grades: stopped (Ctrl-C): {'the collection was in place' if committed else 'nothing replaced'}",
+              file=sys.stderr)
+        sys.exit(130)
+    except Stopped as e:
+        print(f"collect-grades: stopped ({signal.Signals(e.signum).name}): "
+              f"{'the collection was in place' if committed else 'nothing replaced'}", file=sys.stderr)
+        sys.exit(128 + e.signum)

@@ -31,15 +31,24 @@
 # wrote are removed, each judged whole: a link, a read-only file, a result
 # that is not wholly a grade file, a log whose first line is not its stamp or
 # whose text is not the one the stamp's hash is of (notes added; a log of an
-# older grade-class, which had no stamp: move it away once), or any other
-# file there stops it before anything is graded (exit 2).
+# older grade-class, which had no stamp: move it away once), another user's
+# file in a GRADES_OUT with the sticky bit, or any other file there stops it
+# before anything is graded (exit 2); so does an output collect-grades may not
+# replace (collect_grades.py --check-out: a table not as the last collection
+# wrote it, by grades.sha256), where the table is to be made.
+# Ctrl-C, SIGTERM or SIGHUP, to this script alone too: every student's
+# grading (each in a process group of its own) is ended and waited for, then
+# it exits (130, 143, 129), the last grading in GRADES_OUT as it was and no
+# work folder left.
 # SHARD=I/N grades only the students I, I+N, I+2N, ... (0-based, in name
 # order) and collects nothing: a Slurm job array's task (tools/slurm/
 # grade_class.sbatch); `make collect-grades DIR=mine/grades/results` after
 # the last task makes the table. Tasks share results/ and logs/, so each
 # first removes the last grading's files of its own students and of any
-# student no longer in DIR (checked as above): when the last task ends,
-# results/ holds this grading's files only.
+# student no longer in DIR (checked as above; the student of results/ID.csv
+# and logs/ID.log is ID, whatever it ends with: bob.log's result is
+# results/bob.log.csv): when the last task ends, results/ holds this
+# grading's files only.
 # Exit status: 0 every student folder was graded (whatever the grades); 1 some
 # folder was left out (a bad name, not a folder, no exercise folder) or could
 # not be graded; 2 a bad DIR, EX, JOBS, SHARD or PARTS, or a file in
@@ -196,13 +205,23 @@ problems() {
         done
     fi
 }
-# student_of FILE: the student a result or log is of.
-student_of() { local n=${1##*/}; n=${n%.csv}; echo "${n%.log}"; }
+# student_of FILE: the student a result (results/ID.csv) or a log (logs/ID.log)
+# is of: only its folder's suffix goes (bob.log's result is results/bob.log.csv).
+student_of() {
+    local n=${1##*/} d=${1%/*}
+    case ${d##*/} in results | results.last) echo "${n%.csv}" ;; *) echo "${n%.log}" ;; esac
+}
 check_out() { # the files of the last grading in GRADES_OUT, all of them the tool's own: or stop
     local why
     [ ! -L "$out" ] || refuse "GRADES_OUT=$out is a symbolic link: give the folder it points to"
     why=$(problems "$out/results" results; problems "$out/logs" logs)
     [ -z "$why" ] || refuse "$(head -n 5 <<<"$why" | paste -sd ';' | sed 's/;/; /g'): nothing graded (move it, or give another GRADES_OUT)"
+    # the collection's outputs too (a job array's task collects nothing): a
+    # table of the teacher's there would stop the collection after the grading
+    if [ "$shard_n" -eq 1 ] && command -v python3 > /dev/null; then
+        why=$(GRADES_OUT=$out python3 "$here/collect_grades.py" --check-out) ||
+            refuse "$(head -n 5 <<<"$why" | paste -sd ';' | sed 's/;/; /g'): nothing graded (collect-grades could not put its table there: move it, or give another GRADES_OUT)"
+    fi
 }
 mkdir -p -- "$out" || refuse "cannot make $out"
 check_out
@@ -231,33 +250,78 @@ else
     # The whole class: graded into a fresh folder, put in place at the end.
     grading=$(mktemp -d -- "$out/.grade-class.XXXXXX") || refuse "cannot make a folder in $out"
     trap 'rm -rf -- "$grading"' EXIT
-    trap 'exit 130' INT TERM HUP
     chmod "$(printf '%o' $((0777 & ~0$(umask))))" -- "$grading" || refuse "cannot set $grading's mode"
     mkdir -- "$grading/results" "$grading/logs" || refuse "cannot make $grading/results and logs"
 fi
+
+# Ctrl-C, SIGTERM, SIGHUP, to this script alone too (a job's scheduler, a
+# kill): every grading's process group ended and waited for, then this one
+# ends (and, for the whole class, its work folder goes: the last grading
+# stays as it was). Only the gradings still running are signalled: each is
+# the leader of its group, a child of this script not yet waited for. SIGTERM
+# first (grade.sh and the sandbox end what they started); a group still there
+# 10 s later gets SIGKILL.
+pids=()
+# running_groups PGID...: those whose process group has a process that runs (a
+# zombie, ended and not reaped by whoever inherited it, does not)
+running_groups() {
+    local p
+    if command -v ps > /dev/null; then
+        ps -e -o pgid=,stat= 2> /dev/null | awk -v want=" $* " '$2 !~ /^Z/ && index(want, " " $1 " ") { print $1 }'
+    else
+        for p; do ! kill -0 -- "-$p" 2> /dev/null || echo "$p"; done
+    fi
+}
+stop() { # SIGNAL STATUS
+    trap '' INT TERM HUP
+    local p live=() tries=0
+    for p in $(jobs -p); do [[ " ${pids[*]} " != *" $p "* ]] || live+=("$p"); done
+    for p in ${live[@]+"${live[@]}"}; do kill -TERM -- "-$p" 2> /dev/null; done
+    while [ "$tries" -lt 100 ] && [ ${#live[@]} -gt 0 ] && [ -n "$(running_groups "${live[@]}")" ]; do
+        sleep 0.1; tries=$((tries + 1))
+    done
+    if [ ${#live[@]} -gt 0 ]; then
+        for p in $(running_groups "${live[@]}"); do kill -KILL -- "-$p" 2> /dev/null; done
+        for p in "${live[@]}"; do wait "$p" 2> /dev/null; done
+    fi
+    if [ "$shard_n" -gt 1 ]; then
+        echo "grade-class: stopped (SIG$1): every grading ended; this task's students graded so far are in $out/results/" >&2
+    else
+        echo "grade-class: stopped (SIG$1): every grading ended, nothing put in place: the last grading in $out is as it was" >&2
+    fi
+    exit "$2"
+}
+trap 'stop INT 130' INT
+trap 'stop TERM 143' TERM
+trap 'stop HUP 129' HUP
 
 # What every grading shares is built once, here.
 judge_prepare "${names[@]}"
 echo "grade-class: $(count ${#mine[@]} student), $(count ${#names[@]} exercise) each, $jobs at once; logs in $out/logs/"
 
-# grade_student ID EXERCISE...: one student's make grade, its result and log.
+# grade_student ID ANSWERS EXERCISE...: one student's make grade, its result and
+# log; run by its own bash (start_grading), its temp files removed however it ends.
 grade_student() {
-    local id=$1 log=$grading/logs/$1.log rc tmp text
-    shift
+    local id=$1 from=$2 log=$grading/logs/$1.log rc
+    tmp='' text=''
+    trap 'rm -f -- ${tmp:+"$tmp"} ${text:+"$text"}' EXIT
+    trap 'exit 143' TERM INT HUP
+    shift 2
     # the log by a temp file of its own and a rename; a log that is a link, or
     # read-only, is someone's: not replaced
     if [ -L "$log" ] || { [ -e "$log" ] && { [ ! -f "$log" ] || [[ $(stat -c %A -- "$log") != ??w* ]]; }; }; then
         echo "grade-class: $id: $log is a link, not a file or read-only: not graded" >&2; return 1
     fi
     tmp=$(mktemp -- "$grading/logs/.$id.XXXXXX") && text=$(mktemp -- "$grading/logs/.$id.XXXXXX") || return 1
-    JUDGE_PREPARED=1 ANSWERS="${answers[$id]}" GRADE_OUT="$grading/results/$id.csv" STUDENT="$id" \
+    JUDGE_PREPARED=1 ANSWERS="$from" GRADE_OUT="$grading/results/$id.csv" STUDENT="$id" \
         "$here/grade.sh" "$ex_text" "$@" > "$text" 2>&1 < /dev/null
     rc=$?
     # the stamp first: what the log is, and the hash of the text under it
-    { log_stamp "$id" "${answers[$id]}" "$text" && cat -- "$text"; } > "$tmp" && rm -f -- "$text" || return 1
+    { log_stamp "$id" "$from" "$text" && cat -- "$text"; } > "$tmp" && rm -f -- "$text" || return 1
     chmod "$(printf '%o' $((0666 & ~0$(umask))))" -- "$tmp" && mv -f -- "$tmp" "$log" || return 1
+    tmp='' text=''
     # grade.sh: 0 all passed, 1 some failed, 3 some part not run: all graded
-    if [ $rc -eq 0 ] || [ $rc -eq 1 ] || [ $rc -eq 3 ]; then
+    if [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ] || [ "$rc" -eq 3 ]; then
         echo "grade-class: $id: $(grep -E '^[0-9]+ passed' "$log" | tail -n 1)"
     else
         echo "grade-class: $id could not be graded (make grade exited $rc): $(tail -n 1 "$log")" >&2
@@ -265,11 +329,30 @@ grade_student() {
     fi
 }
 
-start=$SECONDS failed=0 running=0
-pids=()
-for id in "${mine[@]}"; do
-    grade_student "$id" "$@" &
+# start_grading ID EXERCISE...: grade_student in the background, in a process
+# group of its own: a session (setsid), so no terminal stops it for writing
+# (stty tostop) and Ctrl-C reaches it through stop only; without setsid, a
+# job of its own group (set -m). Its pid, its group's id, goes in pids.
+# (The functions reach it by the environment, taken out of it at once, and
+# what they read by arguments: grade.sh inherits none of it.)
+export -f grade_student log_stamp
+# shellcheck disable=SC2016 # the words are the child's to expand
+one_grading='export -nf grade_student log_stamp; grading=$1 here=$2 ex_text=$3; shift 3; grade_student "$@"'
+start_grading() {
+    local id=$1
+    shift
+    if command -v setsid > /dev/null; then
+        setsid bash -c "$one_grading" grade-class "$grading" "$here" "$ex_text" "$id" "${answers[$id]}" "$@" &
+    else
+        set -m
+        bash -c "$one_grading" grade-class "$grading" "$here" "$ex_text" "$id" "${answers[$id]}" "$@" &
+        set +m
+    fi
     pids+=($!)
+}
+start=$SECONDS failed=0 running=0
+for id in "${mine[@]}"; do
+    start_grading "$id" "$@"
     running=$((running + 1))
     if [ $running -ge "$jobs" ]; then
         wait -n || failed=$((failed + 1))
