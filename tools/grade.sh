@@ -26,8 +26,11 @@
 # tools/machine.sh's name; gpu nvidia-smi's first GPU or "none"; date UTC;
 # verdict one of passed, cpu-part-only, checks-partly-run, not-run, failed,
 # does-not-compile (from the same channel as the lines printed, never from
-# what the program printed); messages the lines printed under the verdict,
-# one per line; answer 16 hex digits of SHA-256 over the exercise's files as
+# what the program printed); messages why, as printed: the verdict line's
+# reason (a rule the answer breaks, "your code does not compile:", "the test
+# did not run to its end ...", "CPU part; GPU part not run: no CUDA device"),
+# then the lines printed under it (the compiler's errors, the failing
+# checks' got / want), one per line; answer 16 hex digits of SHA-256 over the exercise's files as
 # graded (which answer the verdict is for; empty where none could be taken).
 # Every field is quoted (RFC 4180: "" inside, newlines kept),
 # control characters but the newline show as '?', and a field that starts with
@@ -206,10 +209,17 @@ describe_run() {
 }
 
 # verdict EXERCISE KIND LINE [MESSAGES]: prints LINE and MESSAGES (indented),
-# counts and records KIND.
+# counts and records KIND. The row's messages are what the console says
+# beyond the verdict: LINE's reason (after "FAIL  EX: ", or in "PASS  EX (...)"),
+# then MESSAGES.
 verdict() {
     echo "$3"
     [ -z "${4:-}" ] || sed 's/^/      /' <<<"$4"
+    local rest=${3#*  "$1"} reason=
+    case $rest in
+    ': '*) reason=${rest#': '} ;;
+    ' ('*')') reason=${rest#' ('} reason=${reason%')'} ;;
+    esac
     case $2 in
     passed) passed=$((passed + 1)) ;;
     cpu-part-only) cpu_only=$((cpu_only + 1)) ;;
@@ -217,7 +227,8 @@ verdict() {
     not-run) not_run=$((not_run + 1)) ;;
     *) failed=$((failed + 1)); echo "      stuck? make hint EX=$1" ;;
     esac
-    record "$1" "$2" "${4:-}"
+    [ -z "$reason" ] || [ -z "${4:-}" ] || reason+=$'\n'
+    record "$1" "$2" "$reason${4:-}"
 }
 
 fail() { # exercise: the test's failure lines, or why the run does not count
@@ -238,10 +249,11 @@ part() { # exercise: passed, but some of its test did not run here
 }
 
 grade_one() { # exercise: graded by tools/judge.sh (a private folder, the rules, the probe and the judge)
+    why='' out='' # (never the last exercise's, whatever step stops)
     judge_run "$1" "$answers/$(judge_dir "$1")"
     case $stage:$verdict in
     compile:*) verdict "$1" does-not-compile "FAIL  $1: ${why:-your code does not compile:}" "$out" ;;
-    lay:* | rules:*) verdict "$1" failed "FAIL  $1: $why" ;;
+    lay:* | rules:*) verdict "$1" failed "FAIL  $1: $why" "$out" ;;
     *:pass) verdict "$1" passed "PASS  $1" "$notes" ;;
     *:part) part "$1" ;;
     *) fail "$1" ;;

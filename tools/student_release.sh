@@ -26,6 +26,13 @@
 # (RELEASE_CHECK, below) runs in the copy first; when it fails, no release
 # is made, its log is kept beside DEST (DEST.release-check.PID.log, named on
 # stderr) and the failing tests' lines are printed.
+# RELEASE_CHECK: the release's check, a shell command run in the copy;
+# default `make check` (many minutes: a 2-core laptop takes about 12).
+# RELEASE_CHECK=quick: `make all`, then `make grade` of the stubs as handed
+# out, each of which must FAIL on its test (none PASS, none SKIP, none not
+# compile or break a rule): that the release builds and grades (about 3
+# minutes on a 2-core machine), not the whole of make check.
+# RELEASE_CHECK=true (or :): no check at all (said so; no log).
 # Usage: student_release.sh DEST
 set -u
 # --help: the comment above, as the usage text.
@@ -182,9 +189,25 @@ format=$(git rev-parse --show-object-format 2> /dev/null || echo sha1)
 # clean: the copy held only its commit's files). A release that fails it is
 # not made.
 check=${RELEASE_CHECK:-make check}
-echo "$me: running '$check' in the release before it is handed over (make check: many minutes; its log: $log_path)"
+# quick: the release builds, and make grade fails each stub on its own test
+# (the lines a failure shows are in run_tests.sh's FAIL form, for the report below)
+# shellcheck disable=SC2016 # (expanded by the bash -c that runs it, in the release)
+quick_check='make -j"$(nproc)" all || { echo "  FAIL  make all: the release does not build"; exit 1; }
+out=$(make --no-print-directory grade 2>&1); printf "%s\n" "$out"
+bad=$(grep -E "^(PASS|SKIP)  |^FAIL  [^ :]+: " <<<"$out")
+[ -z "$bad" ] || { sed "s/^/  FAIL  make grade of a stub: /" <<<"$bad"; exit 1; }
+grep -qE "^0 passed, ([0-9]+) failed, of \1$" <<<"$out" || { echo "  FAIL  make grade: not every stub failed on its test: $(tail -n 1 <<<"$out")"; exit 1; }'
+case $check in
+true | :) checked=skipped ;;
+quick) checked="the quick check (make all; make grade: every stub FAILs)"
+    echo "$me: running the quick check in the release before it is handed over (RELEASE_CHECK=quick: make all, then make grade, where every stub must FAIL; a few minutes; its log: $log_path)" ;;
+*) checked="'$check'"
+    echo "$me: running '$check' in the release before it is handed over ($([ "$check" != "make check" ] || echo "make check: many minutes; ")its log: $log_path)" ;;
+esac
+[ "$checked" != skipped ] || echo "$me: the release's check was skipped (RELEASE_CHECK=$check): nothing proves it builds or grades; RELEASE_CHECK=quick takes a few minutes"
+[ "$check" != quick ] || check=$quick_check
 set -C # (the log is made new: a file of that name made since the check above is not written through)
-(cd "$work" && unset MAKEFLAGS MAKELEVEL && bash -c "$check") > "$log" 2>&1 || {
+[ "$checked" = skipped ] || (cd "$work" && unset MAKEFLAGS MAKELEVEL && bash -c "$check") > "$log" 2>&1 || {
     # The failing tests by name: tools/run_tests.sh's FAIL lines, Check's
     # file:line:F: (or :E:) lines under them, a test that did not run to its
     # end, the closing count; where there are none (the build failed), the
@@ -200,19 +223,23 @@ set -C # (the log is made new: a file of that name made since the check above is
         echo "$me: no test's FAIL line in the log: its last lines:" >&2
         tail -n 40 "$log" >&2
     fi
-    echo "$me: '$check' failed in the release: no release made; its whole log is kept: $log_path" >&2
+    echo "$me: $checked failed in the release: no release made; its whole log is kept: $log_path" >&2
     exit 1
 }
 set +C
 rm -f "$log"
 git -C "$work" clean -fdxq && [ -z "$(git -C "$work" status --porcelain)" ] ||
-    { echo "$me: the release's files changed under '$check': $(git -C "$work" status --porcelain | head -n 3)" >&2; exit 1; }
+    { echo "$me: the release's files changed under $checked: $(git -C "$work" status --porcelain | head -n 3)" >&2; exit 1; }
 
 [ ! -d "$dest" ] || rmdir "$dest" || exit 1
 mv "$work" "$dest" || { echo "$me: could not rename $work to $dest" >&2; exit 1; }
 trap - EXIT
 echo "$me: $dest: the course for students, one commit ($(git -C "$dest" rev-parse --short HEAD)), from $source_commit$(git diff --quiet HEAD || echo ' with uncommitted changes')"
-echo "$me: '$check' passed in the release"
+if [ "$checked" = skipped ]; then
+    echo "$me: the release's check was skipped (RELEASE_CHECK=${RELEASE_CHECK}): run make check in $dest before handing it over"
+else
+    echo "$me: $checked passed in the release"
+fi
 # count N THING [THINGS]: "1 file", "3 files"
 count() { if [ "$1" -eq 1 ]; then echo "$1 $2"; else echo "$1 ${3:-${2}s}"; fi; }
 echo "$me: left out: solutions/ ($(count "$(git ls-files solutions | wc -l)" file)), tests/wrong/ ($(count "$(git ls-files tests/wrong | wc -l)" "wrong answer")), the last hint of $(count "$hints" exercise), TEACHING.md, tests/odd_path.sh, the tests of tools/student_release.sh and .ci/"
