@@ -67,6 +67,11 @@ collect_grades.py --check FILE...: whether each FILE is wholly a grade result
 as read above (a regular file, not a link); names each that is not, with its
 line and why, and exits 1 (tools/grade_class.sh asks before it removes the
 last grading's results).
+collect_grades.py --left-out FILE DIR: as above, and grades.md ends with
+"Left out": each student of FILE (make grade-class's "ID<tab>REASON" lines
+of the folders it left out or could not grade) with no row in the table, as
+"- ID: not graded: REASON"; a folder whose name is not a student id (an
+empty ID) only counted, named on grade-class's console.
 collect_grades.py --check-out: whether GRADES_OUT's outputs may all be
 replaced, as above; names each that may not and exits 2 (tools/grade_class.sh
 asks before it grades anyone).
@@ -293,7 +298,7 @@ def csv_cell(s):
     return '"' + s.replace('"', '""') + '"'
 
 
-def markdown(c, parts):
+def markdown(c, parts, left=()):
     rows = c.table()
     n = len(c.exercises)
     lines = []
@@ -306,7 +311,29 @@ def markdown(c, parts):
     lines.append("")
     lines.append(f"Score: 1 an exercise passed; its GPU part not run (CPU part, part, not run) "
                  f"{number(c.credit)} (PARTS={parts}); of {n}.")
+    named = [(s, why) for s, why in left if s and s not in c.students]
+    unnamed = sum(not s for s, _ in left)
+    if named or unnamed:
+        lines += ["", "Left out (no row above: compare with the class list):", ""]
+        lines += [f"- {md_cell(s)}: not graded: {md_cell(why)}" for s, why in named]
+        if unnamed:
+            lines.append(f"- {unnamed} folder{'s' if unnamed != 1 else ''} whose name is not a student id: "
+                         f"not graded, named on make grade-class's console")
     return "\n".join(lines) + "\n"
+
+
+def read_left_out(path):
+    """make grade-class's notes of the students it left out: "ID<tab>REASON"
+    lines, ID empty where the folder's name is not a student id; any other
+    line, or an ID outside the set grade allows, counts as such a folder."""
+    left = []
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            s, tab, why = line.rstrip("\n").partition("\t")
+            if not tab or not STUDENT_ID.match(s):
+                s = ""
+            left.append((s, flat(why)[:300]))
+    return left
 
 
 def csv_text(rows):
@@ -321,15 +348,22 @@ def gradebook(c):
     return csv_text(rows)
 
 
+NO_GPU_PART = "(GPU part not run: no CUDA device)"
+
+
 def gradescope(c, s):
     """Gradescope's results.json for student S."""
     tests = []
     for e in c.exercises:
         row = c.students[s].get(e)
         v = row["verdict"] if row else ""
+        # the verdict, then why: the row's messages (make grade's reason and
+        # the lines under it); a CPU part with none (a grade file of an older
+        # make grade) says what a CPU part is
+        why = row["messages"] if row and row["messages"] else NO_GPU_PART if v == "cpu-part-only" else ""
         tests.append({"name": e, "score": points(v, c.credit), "max_score": 1,
                       "status": "passed" if v == "passed" else "failed",
-                      "output": (VERDICTS.get(v, "no result") + ("\n" + row["messages"] if row and row["messages"] else "")
+                      "output": (VERDICTS.get(v, "no result") + ("\n" + why if why else "")
                                  + (f"\nanswer {row['answer']}" if row and row["answer"] else ""))})
     return json.dumps({"score": c.score(s), "max_score": len(c.exercises), "tests": tests}, indent=1) + "\n"
 
@@ -823,6 +857,14 @@ def main(argv):
         return 2
     if len(argv) > 1 and argv[1] == "--check":
         return check(argv[2:])
+    left = []
+    if len(argv) > 2 and argv[1] == "--left-out":  # (make grade-class's)
+        try:
+            left = read_left_out(argv[2])
+        except OSError as e:
+            print(f"collect-grades: cannot read {argv[2]}: {e.strerror}", file=sys.stderr)
+            return 2
+        argv = argv[:1] + argv[3:]
     folder = argv[1] if len(argv) > 1 else ""
     if not folder:
         print("collect-grades: say which folder: make collect-grades DIR=folder", file=sys.stderr)
@@ -849,7 +891,7 @@ def main(argv):
     gone = 0
     if last:
         gone = sum(sid not in c.students for sid in os.listdir(os.path.join(writer.out, GRADESCOPE)))
-    md = markdown(c, parts)
+    md = markdown(c, parts, left)
     rows = c.table()
     writer.begin()
     try:

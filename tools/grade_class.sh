@@ -22,7 +22,12 @@
 #                    the SHA-256 of the text under it
 # then tools/collect_grades.py over results/: the class's table, totals per
 # PARTS (what a GPU part not run here counts: none, half, full), a gradebook
-# CSV, Gradescope's results.json per student and the chart.
+# CSV, Gradescope's results.json per student and the chart; grades.md ends
+# with "Left out", each student folder with no row and why (a folder whose
+# name is not an id only counted: it is named on the console).
+# The first line, before anything is built, says where each student's log
+# appears when done and where it is in progress; then a line per student, as
+# each is done, with the score and the log.
 # A grading replaces the last one in GRADES_OUT as a whole, never mixes with
 # it: results/ and logs/ are written into a fresh hidden folder there and
 # renamed into place when every student is graded (an interrupted grading
@@ -42,8 +47,9 @@
 # work folder left.
 # SHARD=I/N grades only the students I, I+N, I+2N, ... (0-based, in name
 # order) and collects nothing: a Slurm job array's task (tools/slurm/
-# grade_class.sbatch); `make collect-grades DIR=mine/grades/results` after
-# the last task makes the table. Tasks share results/ and logs/, so each
+# grade_class.sbatch); `make collect-grades DIR=mine/grades/results
+# GRADES_OUT=mine/grades` after the last task makes the table (each task's
+# last line prints that command with the GRADES_OUT and PARTS it was given). Tasks share results/ and logs/, so each
 # first removes the last grading's files of its own students and of any
 # student no longer in DIR (checked as above; the student of results/ID.csv
 # and logs/ID.log is ID, whatever it ends with: bob.log's result is
@@ -110,40 +116,48 @@ holds() {
 layout="a student's folder is laid out as exercises/ is: $dir/ID/${exercise_dirs[0]}/..., one folder per exercise (${exercise_dirs[*]})"
 
 # The students: every folder in DIR with an id's name, in name order; where
-# each one's answers are (answers[ID]: the folder, or its exercises/).
-students=() left_out=0 deeper=()
+# each one's answers are (answers[ID]: the folder, or its exercises/). Each
+# one left out is a line of notes, "ID<tab>REASON", the ID empty where it is
+# not a student id (named on the console only): the table's "Left out".
+students=() left_out=0 deeper=() notes=()
+note() { # ID REASON: a folder left out
+    local id=$1
+    student_id_ok "$id" || id=''
+    notes+=("$id"$'\t'"$(printf '%s' "$2" | LC_ALL=C tr -c '[:print:]' '?')")
+    left_out=$((left_out + 1))
+}
 declare -A answers=()
 while IFS= read -r -d '' path; do
     id=$(basename -- "$path")
     case $id in .*) continue ;; esac
     if [ -L "$path" ] || [ ! -d "$path" ]; then
         echo "grade-class: $path is not a folder (a student's is their exercises/ folder): left out" >&2
-        left_out=$((left_out + 1)); continue
+        note "$id" "not a folder (a link or a file)"; continue
     fi
     if find "$path" -mindepth 1 -maxdepth 1 -type l | grep -q .; then
         echo "grade-class: $path holds a link (an exercise folder must be the student's own): left out" >&2
-        left_out=$((left_out + 1)); continue
+        note "$id" "its folder holds a link"; continue
     fi
     if ! student_id_ok "$id"; then
         echo "grade-class: $(printf '%q' "$id"): not a student id (1 to 64 of A-Z a-z 0-9 . _ @ + -, from a letter or a digit): left out" >&2
-        left_out=$((left_out + 1)); continue
+        note "$id" "not a student id"; continue
     fi
     # The layout, before anything is graded (a wrong one once showed only in
     # each exercise's FAIL inside the student's log).
     answers[$id]=$path
     if has_exercise "$path" && [ -d "$path/exercises" ]; then
         echo "grade-class: $path holds exercise folders and an exercises/ folder too: which is the answer? Left out ($layout)" >&2
-        left_out=$((left_out + 1)); continue
+        note "$id" "its folder holds exercise folders and an exercises/ folder too"; continue
     elif ! has_exercise "$path"; then
         if [ -d "$path/exercises" ] && has_exercise "$path/exercises"; then
             if find "$path/exercises" -mindepth 1 -maxdepth 1 -type l | grep -q .; then
                 echo "grade-class: $path/exercises holds a link (an exercise folder must be the student's own): left out" >&2
-                left_out=$((left_out + 1)); continue
+                note "$id" "its exercises/ folder holds a link"; continue
             fi
             answers[$id]=$path/exercises deeper+=("$id")
         else
             echo "grade-class: $path holds no exercise folder, at its top or in an exercises/ folder: left out; $layout (it holds: $(holds "$path"))" >&2
-            left_out=$((left_out + 1)); continue
+            note "$id" "no exercise folder at its top or in its exercises/ (it holds: $(holds "$path"))"; continue
         fi
     fi
     students+=("$id")
@@ -295,9 +309,17 @@ trap 'stop INT 130' INT
 trap 'stop TERM 143' TERM
 trap 'stop HUP 129' HUP
 
+# Where the logs are, before anything is built: a grading of the whole class
+# writes them in its work folder, each one's in place when it is done, all put
+# in $out/logs/ at the end; a job array's task writes them in $out/logs/.
+if [ "$shard_n" -gt 1 ]; then
+    echo "grade-class: grading $(count ${#mine[@]} student), $jobs at a time; each one's log appears in $out/logs/ID.log when done (in progress: $out/logs/.ID.XXXXXX)"
+else
+    echo "grade-class: grading $(count ${#mine[@]} student), $jobs at a time; each one's log appears in $grading/logs/ID.log when done (in progress: $grading/logs/.ID.XXXXXX), and all in $out/logs/ when every student is graded"
+fi
 # What every grading shares is built once, here.
 judge_prepare "${names[@]}"
-echo "grade-class: $(count ${#mine[@]} student), $(count ${#names[@]} exercise) each, $jobs at once; logs in $out/logs/"
+echo "grade-class: $(count ${#mine[@]} student), $(count ${#names[@]} exercise) each, $jobs at once: what they share is built; a line per student as each is done"
 
 # grade_student ID ANSWERS EXERCISE...: one student's make grade, its result and
 # log; run by its own bash (start_grading), its temp files removed however it ends.
@@ -322,7 +344,7 @@ grade_student() {
     tmp='' text=''
     # grade.sh: 0 all passed, 1 some failed, 3 some part not run: all graded
     if [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ] || [ "$rc" -eq 3 ]; then
-        echo "grade-class: $id: $(grep -E '^[0-9]+ passed' "$log" | tail -n 1)"
+        echo "grade-class: $id: $(grep -E '^[0-9]+ passed' "$log" | tail -n 1) (log: $log)"
     else
         echo "grade-class: $id could not be graded (make grade exited $rc): $(tail -n 1 "$log")" >&2
         return 1
@@ -406,12 +428,29 @@ if [ "$shard_n" -eq 1 ]; then
         echo "grade-class: the last grading in $out ($(count "$last" "student's result" "students' results"), $gone not in this one) replaced as a whole, not mixed with this one"
 fi
 if [ "$shard_n" -gt 1 ]; then
-    echo "grade-class: shard $shard done; after the last: make collect-grades DIR=$out/results"
+    # the command as it must be run: the GRADES_OUT and PARTS given, each a
+    # shell word (GRADES_OUT reaches collect-grades through make's
+    # environment, which expands a $: doubled; DIR is read as it is)
+    hint="make collect-grades DIR=$(printf '%q' "$out/results") GRADES_OUT=$(printf '%q' "${out//\$/\$\$}")"
+    [ -z "${PARTS:-}" ] || hint+=" PARTS=$PARTS"
+    echo "grade-class: shard $shard done; after the last: $hint"
     exit $status
 fi
 if ! command -v python3 > /dev/null; then
     echo "grade-class: no table: collect-grades needs python3 (apt-get install python3); the grade files are in $out/results/" >&2
     exit 2
 fi
-GRADES_OUT=$out "$here/collect_grades.py" "$out/results" || status=$(( $? == 2 ? 2 : status > 0 ? status : 1 ))
+# the students of DIR with no result (left out, or not graded): the table's
+# "Left out", with why
+for id in "${mine[@]}"; do
+    [ -f "$out/results/$id.csv" ] || notes+=("$id"$'\t'"make grade wrote no result (see $out/logs/$id.log)")
+done
+left=()
+if [ ${#notes[@]} -gt 0 ]; then
+    notes_file=$(mktemp) || exit 1
+    trap 'rm -f -- "$notes_file"' EXIT
+    printf '%s\n' "${notes[@]}" > "$notes_file" || exit 1
+    left=(--left-out "$notes_file")
+fi
+GRADES_OUT=$out "$here/collect_grades.py" ${left[@]+"${left[@]}"} "$out/results" || status=$(( $? == 2 ? 2 : status > 0 ? status : 1 ))
 exit $status
