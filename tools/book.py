@@ -865,9 +865,9 @@ def write_tables(registry, csvs, works, states):
         shown = [w.strip() for w in registry.get(ch + "_BOOK_WORKLOADS", "").split(";") if w.strip()]
         trips = set(registry.get(ch + "_BOOK_TRIPS", "").split())
         unknown = trips - {r[2] for r in everything if r[1] == ch}
-        if unknown:
-            raise BookError("book: %s_BOOK_TRIPS names %s, which no results row of %s has (a stage renamed?)"
-                            % (ch, ", ".join(sorted(unknown)), ch))
+        if unknown and any(r[1] == ch for r in everything):  # (a results file of some stages only: a warning)
+            print("book: warning: %s_BOOK_TRIPS names %s, which no results row of %s has (a stage renamed?)"
+                  % (ch, ", ".join(sorted(unknown)), ch), file=sys.stderr)
         parts, full = [], ""
         for csv in csvs:
             if not any(r.line.startswith(ch + ",") for r in lines[csv]):

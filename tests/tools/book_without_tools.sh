@@ -48,8 +48,8 @@ tail -n 3 "$scratch/book.log"
 grep -q 'gnuplot is not installed' "$scratch/book.log" || fail "book.py found a gnuplot on the stand-in PATH"
 for doc in book.md README.md evidence/*.md; do
     [ -f "$doc" ] || continue
-    diff -u "$1/$doc" "$doc" > "$scratch/$doc.diff" ||
-        { head -n 40 "$scratch/$doc.diff"; fail "$doc changed without gnuplot and clang (diff above, first 40 lines)"; }
+    diff -u "$1/$doc" "$doc" > "$scratch/${doc//\//_}.diff" ||
+        { head -n 40 "$scratch/${doc//\//_}.diff"; fail "$doc changed without gnuplot and clang (diff above, first 40 lines)"; }
 done
 ls -l data/plots | diff "$scratch/plots.before" - || fail "data/plots changed although gnuplot is missing"
 echo "without gnuplot and clang, book.py wrote book.md, README.md and the evidence pages byte for byte as committed"
