@@ -14,24 +14,14 @@
 set -u
 [ "${1:-}" = --can-run ] && exit 0
 . "$(dirname "$0")/lib.bash"
-scratch_copy "$1"
-cd "$repo" || exit 1
-export CLANG_CUDA= # no clang probe: the registry is all this needs
-eval "$(make -s print-registry)" || fail "cannot read the registry"
-header=chapter,stage,workload,threads,median_ms,value,unit,check,device,date
-cat > ch04 <<SCRIPT
-#!/usr/bin/env bash
-[ "\$1" = --list-stages ] && { printf 'loop\tgpu\tk\t-\t-\tthe loop\n'; exit 0; }
+registry_copy "$1"
+stand_in_ch04 <<SCRIPT
 touch "$scratch/ran"
-csv= images=
-while [ \$# -gt 0 ]; do case \$1 in --csv) csv=\$2; shift ;; --images) images=\$2; shift ;; esac; shift; done
-[ -f "\$csv" ] || echo "$header" > "\$csv"
 echo "ch04,loop,\${ROW:-new},1,1,1,ms,ok,d,x" >> "\$csv"
 printf 'P6\n1 1\n255\nabc' > "\$images/ch04-loop.ppm"
 printf 'P6\n1 1\n255\nabc' > "\$images/ch04-extra.ppm"
 echo "a table"
 SCRIPT
-chmod +x ch04
 logs=mine/results/$MACHINE images=mine/images/$MACHINE csv=mine/results/$MACHINE.csv
 bench() { rm -f "$scratch/ran"; CHAPTERS=ch04 bash tools/bench.sh > bench.log 2>&1; }
 

@@ -12,19 +12,11 @@
 # uid 65534 beside files of uid 65533, which only root can set up: the
 # sticky part is skipped otherwise.
 set -u
-if [ "${1:-}" = --can-run ]; then
-    command -v python3 > /dev/null || { echo "no python3: collect-grades is tools/collect_grades.py"; exit 77; }
-    exit 0
-fi
 . "$(dirname "$0")/lib.bash"
-scratch_copy "$1"
-cd "$repo" || exit 1
-export CLANG_CUDA=
-h=student,commit,machine,gpu,date,exercise,verdict,messages,answer
+[ "${1:-}" != --can-run ] || can_run_python3 "collect-grades is tools/collect_grades.py"
+tool_copy "$1"
 mkdir class || exit 1
-for s in ann bob cy; do
-    printf '%s\n"%s","c","m","none","2026-11-20T10:00:00Z","ch01","passed","",""\n' "$h" "$s" > "class/$s.csv" || exit 1
-done
+for s in ann bob cy; do grade_file "class/$s.csv" "$s" ch01 passed; done
 state() { (cd "$1" && find . -printf '%p %m %U %y\n' | LC_ALL=C sort && find . -type f -exec sha256sum {} + | LC_ALL=C sort); }
 
 # 1. A rename that fails while the new collection is put in place.

@@ -16,17 +16,12 @@ if [ "${1:-}" = --can-run ]; then
     exit 0
 fi
 . "$(dirname "$0")/lib.bash"
-scratch_copy "$1"
-cd "$repo" || exit 1
-export CLANG_CUDA=
+tool_copy "$1"
 marks=$scratch/marks
 mkdir "$marks" || exit 1
 # every process a stand-in starts is named in marks/started: ended by this test at its end, whatever happens
 trap 'for p in $(cat "$marks"/started 2> /dev/null); do kill -KILL "$p" 2> /dev/null; done; rm -rf "$scratch"' EXIT
-mv tools/judge.sh tools/judge_real.sh &&
-    printf '%s\n' '. "$(dirname "${BASH_SOURCE[0]}")/judge_real.sh"' 'judge_prepare() { judge_registry; }' > tools/judge.sh &&
-    cat > tools/grade.sh <<'SH' || exit 1
-#!/usr/bin/env bash
+stand_in_grading <<'SH'
 # a grading that takes its time: its pid and its child's in MARKS/started; "late" once it is done
 [ -z "${DEAF:-}" ] || trap '' TERM # (one that will not end for SIGTERM: its child neither)
 sleep 30 &
@@ -35,7 +30,6 @@ wait
 echo "late: $$ wrote after $STUDENT's grading was to end" >> "$MARKS/late"
 echo "$GRADE_OUT" > /dev/null
 SH
-chmod +x tools/grade.sh || exit 1
 sub=$scratch/submissions
 for s in ann bob cy; do mkdir -p "$sub/$s/ch01" || exit 1; done
 

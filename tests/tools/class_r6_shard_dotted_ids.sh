@@ -10,23 +10,12 @@
 # tools/grade.sh of the scratch copy that writes a result at once, and a
 # judge_prepare that builds nothing): this is the class tool's bookkeeping.
 set -u
-if [ "${1:-}" = --can-run ]; then
-    command -v python3 > /dev/null || { echo "no python3: grade-class checks the last results with tools/collect_grades.py"; exit 77; }
-    exit 0
-fi
 . "$(dirname "$0")/lib.bash"
-scratch_copy "$1"
-cd "$repo" || exit 1
-export CLANG_CUDA=
-mv tools/judge.sh tools/judge_real.sh &&
-    printf '%s\n' '. "$(dirname "${BASH_SOURCE[0]}")/judge_real.sh"' 'judge_prepare() { judge_registry; }' > tools/judge.sh &&
-    cat > tools/grade.sh <<'SH' || exit 1
-#!/usr/bin/env bash
+[ "${1:-}" != --can-run ] || can_run_python3 "grade-class checks the last results with tools/collect_grades.py"
+tool_copy "$1"
+passing_grading <<'SH'
 # a grading at once: a passed ch01 for STUDENT in GRADE_OUT
-printf 'student,commit,machine,gpu,date,exercise,verdict,messages,answer\n"%s","c","m","none","2026-11-20T10:00:00Z","ch01","passed","",""\n' "$STUDENT" > "$GRADE_OUT"
-echo "1 passed, 0 failed"
 SH
-chmod +x tools/grade.sh || exit 1
 sub=$scratch/submissions
 ids=(ann bob.log cy.csv dan.log.csv)
 for s in "${ids[@]}"; do mkdir -p "$sub/$s/ch01" || exit 1; done

@@ -8,16 +8,9 @@
 # here on ch01 alone (CHAPTERS, which the release's make reads from the
 # environment), says what it is, and passes on a release's stubs.
 set -u
-if [ "${1:-}" = --can-run ]; then
-    git rev-parse --verify -q HEAD > /dev/null || { echo "not a git checkout with a commit: a release is made from its tracked files"; exit 77; }
-    [ -d solutions ] || { echo "no solutions/ here (a student release): nothing to make a release of"; exit 77; }
-    exit 0
-fi
 . "$(dirname "$0")/lib.bash"
-root=$(cd "$1" && pwd -P) || exit 1
-scratch=$(mktemp -d) || exit 1
-trap 'rm -rf "$scratch"' EXIT
-export MAKEFLAGS= CLANG_CUDA=
+[ "${1:-}" != --can-run ] || can_run_release
+release_scratch "$1"
 
 (cd "$root" && RELEASE_CHECK=true bash tools/student_release.sh "$scratch/rel") > "$scratch/said" 2>&1 ||
     fail "the release with RELEASE_CHECK=true failed: $(tail -n 5 "$scratch/said")"

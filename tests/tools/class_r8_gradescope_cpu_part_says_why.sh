@@ -7,11 +7,8 @@
 # CUDA device)". And TEACHING.md, where grades.csv's columns are described,
 # says the date column is when each student's grading started.
 set -u
-if [ "${1:-}" = --can-run ]; then
-    command -v python3 > /dev/null || { echo "no python3: collect-grades is tools/collect_grades.py"; exit 77; }
-    exit 0
-fi
 . "$(dirname "$0")/lib.bash"
+[ "${1:-}" != --can-run ] || can_run_python3 "collect-grades is tools/collect_grades.py"
 root=$1
 scratch_copy "$root"
 cd "$repo" || exit 1

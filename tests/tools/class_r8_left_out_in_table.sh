@@ -11,23 +11,12 @@
 # tools/grade.sh that writes a result at once, but for eve, whose grading
 # fails; a judge_prepare that builds nothing).
 set -u
-if [ "${1:-}" = --can-run ]; then
-    command -v python3 > /dev/null || { echo "no python3: grade-class collects with tools/collect_grades.py"; exit 77; }
-    exit 0
-fi
 . "$(dirname "$0")/lib.bash"
-scratch_copy "$1"
-cd "$repo" || exit 1
-export CLANG_CUDA=
-mv tools/judge.sh tools/judge_real.sh &&
-    printf '%s\n' '. "$(dirname "${BASH_SOURCE[0]}")/judge_real.sh"' 'judge_prepare() { judge_registry; }' > tools/judge.sh &&
-    cat > tools/grade.sh <<'SH' || exit 1
-#!/usr/bin/env bash
+[ "${1:-}" != --can-run ] || can_run_python3 "grade-class collects with tools/collect_grades.py"
+tool_copy "$1"
+passing_grading <<'SH'
 [ "$STUDENT" != eve ] || { echo "the grader broke"; exit 2; }
-printf 'student,commit,machine,gpu,date,exercise,verdict,messages,answer\n"%s","c","m","none","2026-11-20T10:00:00Z","ch01","passed","",""\n' "$STUDENT" > "$GRADE_OUT"
-echo "1 passed, 0 failed"
 SH
-chmod +x tools/grade.sh || exit 1
 sub=$scratch/submissions
 mkdir -p "$sub/ann/ch01" "$sub/bob" "$sub/bad id/ch01" "$sub/dan" "$sub/eve/ch01" || exit 1
 echo notes > "$sub/bob/readme.txt"

@@ -15,16 +15,9 @@
 # A reduced check stands in for the release's make check (RELEASE_CHECK):
 # the README's claims are read in the release itself.
 set -u
-if [ "${1:-}" = --can-run ]; then
-    git rev-parse --verify -q HEAD > /dev/null || { echo "not a git checkout with a commit: a release is made from its tracked files"; exit 77; }
-    [ -d solutions ] || { echo "no solutions/ here (a student release): nothing to make a release of"; exit 77; }
-    exit 0
-fi
 . "$(dirname "$0")/lib.bash"
-root=$(cd "$1" && pwd -P) || exit 1
-scratch=$(mktemp -d) || exit 1
-trap 'rm -rf "$scratch"' EXIT
-export MAKEFLAGS= CLANG_CUDA= # not the flags of a make this runs under; no clang probe
+[ "${1:-}" != --can-run ] || can_run_release
+release_scratch "$1"
 
 # 1. The check fails: a real FAIL line from tools/run_tests.sh, a Check line
 #    (as run_tests.sh prints them under it), then 80 lines that are not.

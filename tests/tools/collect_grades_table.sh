@@ -13,14 +13,9 @@
 # readable as the umask says, and the chart, where gnuplot is installed, uses
 # colour-blind-safe colours, not red and green.
 set -u
-if [ "${1:-}" = --can-run ]; then
-    command -v python3 > /dev/null || { echo "no python3: collect-grades is tools/collect_grades.py"; exit 77; }
-    exit 0
-fi
 . "$(dirname "$0")/lib.bash"
-scratch_copy "$1"
-cd "$repo" || exit 1
-export CLANG_CUDA=
+[ "${1:-}" != --can-run ] || can_run_python3 "collect-grades is tools/collect_grades.py"
+tool_copy "$1"
 h=student,commit,machine,gpu,date,exercise,verdict,messages,answer
 h8=student,commit,machine,gpu,date,exercise,verdict,messages
 mkdir class

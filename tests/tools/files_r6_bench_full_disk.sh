@@ -15,33 +15,18 @@
 # the program gave it), log and row. Needs root and a tmpfs mount (a
 # container may not allow it): skipped otherwise.
 set -u
-if [ "${1:-}" = --can-run ]; then
-    [ "$(id -u)" = 0 ] || { echo "needs root (to mount a small tmpfs as a full disk)"; exit 77; }
-    t=$(mktemp -d) || exit 77
-    mount -t tmpfs -o size=64k tmpfs "$t" 2> /dev/null || { rmdir "$t"; echo "cannot mount a tmpfs here"; exit 77; }
-    umount "$t"; rmdir "$t"
-    exit 0
-fi
 . "$(dirname "$0")/lib.bash"
-scratch_copy "$1"
+[ "${1:-}" != --can-run ] || can_run_tmpfs "to mount a small tmpfs as a full disk"
+export MAKEFLAGS= # not the flags of a make this runs under
+registry_copy "$1"
 trap 'umount "$repo/mine" 2> /dev/null; rm -rf "$scratch"' EXIT
-cd "$repo" || exit 1
-export CLANG_CUDA= MAKEFLAGS= # no clang probe: the registry is all this needs
-eval "$(make -s print-registry)" || fail "cannot read the registry"
-header=chapter,stage,workload,threads,median_ms,value,unit,check,device,date
 # ch04: its row's workload is $ROW, its image 128 x $H pixels of the byte $FILL
-cat > ch04 <<SCRIPT
-#!/usr/bin/env bash
-[ "\$1" = --list-stages ] && { printf 'loop\tgpu\tk\t-\t-\tthe loop\n'; exit 0; }
-csv= images=
-while [ \$# -gt 0 ]; do case \$1 in --csv) csv=\$2; shift ;; --images) images=\$2; shift ;; esac; shift; done
-[ -f "\$csv" ] || echo "$header" > "\$csv"
+stand_in_ch04 <<SCRIPT
 echo "ch04,loop,\$ROW,1,1,1,ms,ok,d,x" >> "\$csv"
 { printf 'P6\n128 %d\n255\n' "\$H"; head -c \$((128 * H * 3)) /dev/zero | tr '\0' "\$FILL"; } > "\$images/ch04-loop.ppm"
 chmod 0644 "\$images/ch04-loop.ppm"
 echo "a table of \$ROW"
 SCRIPT
-chmod +x ch04
 logs=mine/results/$MACHINE images=mine/images/$MACHINE csv=mine/results/$MACHINE.csv
 bench() { CHAPTERS=ch04 bash tools/bench.sh > bench.log 2>&1; }
 # mine/ less the run's own records (load.txt, bench-run.txt: what this run was, failed or not)

@@ -10,16 +10,10 @@
 # fails (RELEASE_CHECK) stands in for the release's make check, so a DEST
 # that is wrongly taken fails quickly.
 set -u
-if [ "${1:-}" = --can-run ]; then
-    git rev-parse --verify -q HEAD > /dev/null || { echo "not a git checkout with a commit: a release is made from its tracked files"; exit 77; }
-    [ -d solutions ] || { echo "no solutions/ here (a student release): nothing to make a release of"; exit 77; }
-    exit 0
-fi
 . "$(dirname "$0")/lib.bash"
-root=$(cd "$1" && pwd -P) || exit 1
-scratch=$(mktemp -d) || exit 1
+[ "${1:-}" != --can-run ] || can_run_release
+release_scratch "$1"
 trap 'chmod 0755 "$scratch/ro" 2> /dev/null; rm -rf "$scratch"' EXIT
-export MAKEFLAGS= CLANG_CUDA= # not the flags of a make this runs under; no clang probe
 # what a refused release left: in the checkout, or in the 0555 folder (but its empty folder)
 left() { ls -d "$root"/-rel* "$root"/*.tmp.* 2> /dev/null; find "$scratch/ro" -mindepth 1 ! -path "$scratch/ro/empty" 2> /dev/null; }
 [ -z "$(left)" ] || fail "scratch copies of an earlier release are in the way: $(left)"

@@ -46,18 +46,12 @@ refused "a grade file in a 0555 folder" "grade: GRADE_OUT=$ro/g.csv: '$ro' is re
 [ ! -e build/tests ] || fail "grade built the judges before refusing"
 
 # bench: a stand-in ch04 runs once from clean; then each of its folders made 0555
-cat > ch04 <<SCRIPT
-#!/usr/bin/env bash
-[ "\$1" = --list-stages ] && { printf 'loop\tgpu\tk\t-\t-\tthe loop\n'; exit 0; }
+stand_in_ch04 <<SCRIPT
 touch "$scratch/ran"
-csv= images=
-while [ \$# -gt 0 ]; do case \$1 in --csv) csv=\$2; shift ;; --images) images=\$2; shift ;; esac; shift; done
-[ -f "\$csv" ] || echo "chapter,stage,workload,threads,median_ms,value,unit,check,device,date" > "\$csv"
 echo "ch04,loop,w,1,1,1,ms,ok,d,x" >> "\$csv"
 printf 'P6\n1 1\n255\nabc' > "\$images/ch04-loop.ppm"
 echo "a table"
 SCRIPT
-chmod +x ch04
 CHAPTERS=ch04 bash tools/bench.sh > bench.log 2>&1 || fail "a bench from clean failed: $(tail -n 5 bench.log)"
 chmod 0755 "$scratch/ro" || exit 1 # (as it was: the scratch folder is removed at the end)
 for ro in mine/results "mine/results/$MACHINE" "mine/images/$MACHINE"; do

@@ -9,15 +9,8 @@
 # saved/ch01-*/ as it was, exercises/ch01 the stub. Needs root and a tmpfs
 # mount (a container may not allow it): skipped otherwise.
 set -u
-if [ "${1:-}" = --can-run ]; then
-    command -v git > /dev/null || { echo "no git here"; exit 77; }
-    [ "$(id -u)" = 0 ] || { echo "needs root (to mount a small tmpfs as a full disk)"; exit 77; }
-    t=$(mktemp -d) || exit 77
-    mount -t tmpfs -o size=64k tmpfs "$t" 2> /dev/null || { rmdir "$t"; echo "cannot mount a tmpfs here"; exit 77; }
-    umount "$t"; rmdir "$t"
-    exit 0
-fi
 . "$(dirname "$0")/lib.bash"
+[ "${1:-}" != --can-run ] || can_run_tmpfs "to mount a small tmpfs as a full disk" git
 graded_copy "$1"
 trap 'umount "$repo/saved" 2> /dev/null; rm -rf "$scratch"' EXIT
 export MAKEFLAGS= # not the flags of a make this runs under

@@ -9,16 +9,9 @@
 # (RELEASE_CHECK) stands in for the release's make check, so a DEST that is
 # wrongly taken fails quickly.
 set -u
-if [ "${1:-}" = --can-run ]; then
-    git rev-parse --verify -q HEAD > /dev/null || { echo "not a git checkout with a commit: a release is made from its tracked files"; exit 77; }
-    [ -d solutions ] || { echo "no solutions/ here (a student release): nothing to make a release of"; exit 77; }
-    exit 0
-fi
 . "$(dirname "$0")/lib.bash"
-root=$(cd "$1" && pwd -P) || exit 1
-scratch=$(mktemp -d) || exit 1
-trap 'rm -rf "$scratch"' EXIT
-export MAKEFLAGS= CLANG_CUDA= # not the flags of a make this runs under; no clang probe
+[ "${1:-}" != --can-run ] || can_run_release
+release_scratch "$1"
 mkdir "$scratch/empty" && ln -s "$root" "$scratch/course" || fail "cannot make the DEST fixtures"
 inside=$root/release-inside-$$
 left() { ls -d "$root"/*.tmp.* "$root"/.*.tmp.* "$scratch"/*.tmp.* "$scratch"/empty/* "$scratch"/empty/.[!.]* "$inside"* 2> /dev/null; }

@@ -17,12 +17,8 @@
 # refused (exit 2) before anything is made; a release whose check fails
 # leaves nothing behind (neither DEST nor its scratch copy).
 set -u
-if [ "${1:-}" = --can-run ]; then
-    git rev-parse --verify -q HEAD > /dev/null || { echo "not a git checkout with a commit: a release is made from its tracked files"; exit 77; }
-    [ -d solutions ] || { echo "no solutions/ here (a student release): nothing to make a release of"; exit 77; }
-    exit 0
-fi
 . "$(dirname "$0")/lib.bash"
+[ "${1:-}" != --can-run ] || can_run_release
 root=$(cd "$1" && pwd) || exit 1
 scratch=$(mktemp -d) || exit 1
 trap 'rm -rf "$scratch"' EXIT
