@@ -163,6 +163,7 @@ static int harness_mode = HARNESS_DIRECT;
 static int harness_trace_fd = -1;
 static unsigned char *harness_trace;          /* the judge's copy of the trace */
 static size_t harness_trace_size, harness_trace_at;
+static int harness_trace_doubled; /* the test's first record found twice: not the test's own writing */
 static const char *harness_current_test = "";
 static int harness_current_iteration;
 static unsigned harness_call;                 /* this test's next call into the answer */
@@ -228,13 +229,15 @@ __attribute__((constructor(102))) static void harness_mode_open(void)
 }
 
 /* A new test (or iteration) starts: its calls count from 0, and the judge
- * finds its first record. */
+ * finds its first record, and whether the trace holds that record twice
+ * (the probe writes it once: a second is some other writer's). */
 static inline void harness_answer_begin(const char *name, int iteration)
 {
     harness_current_test = name;
     harness_current_iteration = iteration;
     harness_call = 0;
     harness_trace_at = harness_trace_size; /* none yet */
+    harness_trace_doubled = 0;
     for (size_t at = 0; harness_mode == HARNESS_JUDGE && at + sizeof(harness_record_head) <= harness_trace_size;) {
         harness_record_head h;
         memcpy(&h, harness_trace + at, sizeof h);
@@ -243,8 +246,11 @@ static inline void harness_answer_begin(const char *name, int iteration)
             break; /* a record cut short or not one: nothing after it counts */
         if (h.iteration == iteration && h.call == 0 && h.name_size == strlen(name) &&
             memcmp(harness_trace + at + sizeof h, name, h.name_size) == 0) {
+            if (harness_trace_at != harness_trace_size) {
+                harness_trace_doubled = 1;
+                break;
+            }
             harness_trace_at = at;
-            break;
         }
         at += sizeof h + h.name_size + (size_t)h.size;
     }
@@ -297,6 +303,8 @@ static inline void harness_answer(void *p, size_t n)
                  h.name_size == strlen(harness_current_test) &&
                  memcmp(harness_trace + at + sizeof h, harness_current_test, h.name_size) == 0;
         }
+        ck_assert_msg(!harness_trace_doubled, "the trace holds this test's results twice: something besides the test "
+                      "wrote into it (an answer may not)");
         ck_assert_msg(ok, "your code gave no result for call %u of this test: its run ended before it got there "
                       "(it crashed, ran out of time, ended the process, or an earlier check failed there)", call + 1);
         ck_assert_msg(h.size == n, "your code's result for call %u of this test has %llu bytes, not %zu", call + 1,

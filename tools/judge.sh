@@ -25,7 +25,13 @@
 #     solutions/); defines no global symbol the stub does not; has no
 #     constructor, destructor or init-array entry the stub has not; pulls no
 #     file in through the assembler; a CUDA file preprocesses the same for the
-#     host and the device (no #ifdef __CUDA_ARCH__, no NV_IF_TARGET);
+#     host and the device (no #ifdef __CUDA_ARCH__, no NV_IF_TARGET); defines
+#     or undefines no macro the stub does not (a header's macros reach the
+#     test's code), adds no pragma but unroll, no _Pragma, #line, asm or
+#     code-placing attribute; calls no function of the C or C++ library the
+#     stub does not but the maths and memcpy/memset (every static and inline
+#     function kept, so a header's helpers are read too); the text rules hold
+#     for a file that compiles only inside its test;
 #  3. compile: the probe, the test built with the answer (W/ex_E_probe);
 #  4. run: the probe in tools/sandbox.c (it writes the trace, W/trace), then
 #     the judge, the test built against the stub as handed out
@@ -205,54 +211,18 @@ answer_rules() {
             judge_fail rules "your $f includes a file from outside its folder, the system, common/ and chapters/: $(tr '\n' ' ' <<<"$bad")(an answer may not use the tests' or the solutions' files)"
             return 1
         fi
+        # the text the stub holds says which directives and words the file may
+        # use: read before any compile, so a file that compiles only inside
+        # its test (ch11's ring_step.h) is held to them too
+        answer_pass "$kind" "$stub" host "$w/rules/stub-text" "${inc[@]}"
+        answer_text_rules "$f" "$here/$f" "$stub" "$w/rules/host.lines" "$w/rules/stub-text.lines" || return 1
         # the stub compiled the same way says what the file may define (a
-        # file that is not compiled that way, the stub's neither, is skipped)
-        answer_compile "$kind" "$stub" "$w/rules/stub.o" "${inc[@]}" >/dev/null 2>&1 || continue
-        if ! answer_compile "$kind" "$here/$f" "$w/rules/answer.o" "${inc[@]}" > "$w/rules/log" 2>&1; then
-            if grep -q 'Permission denied' "$w/rules/log"; then
-                judge_fail rules "your $f includes a file an answer may not read (the solutions', the wrong answers', git's or a build's):" "$(grep -m 3 'Permission denied' "$w/rules/log")"
-            else
-                judge_fail compile "your $f does not compile on its own:" "$(grep -E 'error' "$w/rules/log" | head -n 10)"
-            fi
-            return 1
+        # file that is not compiled that way, the stub's neither, skips the
+        # checks that read an object: the text's below still hold)
+        if answer_compile "$kind" "$stub" "$w/rules/stub.o" "${inc[@]}" >/dev/null 2>&1; then
+            answer_object_rules "$kind" "$f" "$here/$f" "$stub" "$w" "${inc[@]}" || return 1
         fi
-        bad=$(LC_ALL=C comm -23 <(answer_symbols "$w/rules/answer.o") <(answer_symbols "$w/rules/stub.o") | head -n 5)
-        if [ -n "$bad" ]; then
-            judge_fail rules "your $f defines $(tr '\n' ' ' <<<"$bad")for other files to use: an answer may define only the exercise's own functions (make a helper static)"
-            return 1
-        fi
-        if [ "$(answer_tables "$w/rules/answer.o")" != "$(answer_tables "$w/rules/stub.o")" ]; then
-            judge_fail rules "your $f has code that runs before main() or after it (a constructor, a destructor, a global object): an answer may not"
-            return 1
-        fi
-        if [ "$kind" = cuda ] && ! cmp -s "$w/rules/host.lines" "$w/rules/device.lines"; then
-            judge_fail rules "your $f compiles other code for the GPU than for the CPU (#ifdef __CUDA_ARCH__, NV_IF_TARGET, ...): the exercise grades one function, the same on both"
-            return 1
-        fi
-        # the same text in the test's own context (optimised, the test's
-        # macros and harness defined): the code these rules read is the code
-        # the test runs, not one kept for when it is looked at alone
-        answer_pass "$kind" "$here/$f" host "$w/rules/context" "${inc[@]}" "${judge_context[@]}"
-        if ! cmp -s "$w/rules/host.lines" "$w/rules/context.lines"; then
-            judge_fail rules "your $f compiles other code inside the test than on its own (#ifdef __OPTIMIZE__, on a macro of the test's or the harness's, ...): an answer is one text, whoever compiles it"
-            return 1
-        fi
-        # and under the flags the graders' own builds add (threads, a
-        # sanitizer, fast math, GNU C, a macro of a grader's), each of which
-        # defines a macro of its own
-        if [ "$kind" = c ]; then
-            answer_pass c "$here/$f" host "$w/rules/flags" "${inc[@]}" -O2 -g -pthread -fsanitize=thread -ffast-math \
-                -std=gnu11 -fPIC -DEX_CH11_ANSWER_ONLY
-            if ! cmp -s "$w/rules/host.lines" "$w/rules/flags.lines"; then
-                judge_fail rules "your $f compiles other code under other compiler flags (#ifdef _REENTRANT, __SANITIZE_THREAD__, __FAST_MATH__, ...): an answer is one text, whatever flags build it"
-                return 1
-            fi
-        fi
-        bad=$(LC_ALL=C comm -12 <(answer_macro_names "$here/$f") <(answer_all_names "$w/rules/stub.o") | head -n 3)
-        if [ -n "$bad" ]; then
-            judge_fail rules "your $f defines a macro named like the exercise's own $(tr '\n' ' ' <<<"$bad")(a #define that renames what the test calls): an answer may not"
-            return 1
-        fi
+        answer_context_rules "$kind" "$f" "$here/$f" "$w" "${inc[@]}" || return 1
         # what the probe's build must hold of it: these lines, or, where the
         # exercise forces a header of the test's into every build of it
         # (ch03's atomics), the lines with that header in
@@ -266,6 +236,157 @@ answer_rules() {
         fi
     done < <(judge_files "$dir")
 }
+
+# answer_object_rules KIND NAME FILE STUB W INCLUDES...: the rules that read
+# the file's object beside the stub's (W/rules/stub.o): it compiles alone,
+# defines no global symbol, start-up entry or macro named like the
+# exercise's own that the stub does not, and calls nothing outside the
+# program the stub does not (but the C library's maths and memory copies).
+answer_object_rules() {
+    local kind=$1 f=$2 file=$3 stub=$4 w=$5 bad
+    shift 5
+    if ! answer_compile "$kind" "$file" "$w/rules/answer.o" "$@" > "$w/rules/log" 2>&1; then
+        if grep -q 'Permission denied' "$w/rules/log"; then
+            judge_fail rules "your $f includes a file an answer may not read (the solutions', the wrong answers', git's or a build's):" "$(grep -m 3 'Permission denied' "$w/rules/log")"
+        else
+            judge_fail compile "your $f does not compile on its own:" "$(grep -E 'error' "$w/rules/log" | head -n 10)"
+        fi
+        return 1
+    fi
+    bad=$(LC_ALL=C comm -23 <(answer_symbols "$w/rules/answer.o") <(answer_symbols "$w/rules/stub.o") | head -n 5)
+    if [ -n "$bad" ]; then
+        judge_fail rules "your $f defines $(tr '\n' ' ' <<<"$bad")for other files to use: an answer may define only the exercise's own functions (make a helper static)"
+        return 1
+    fi
+    if [ "$(answer_tables "$w/rules/answer.o")" != "$(answer_tables "$w/rules/stub.o")" ] ||
+        nm -- "$w/rules/answer.o" | awk '$(NF-1) == "i"' | grep -q .; then
+        judge_fail rules "your $f has code that runs before main() or after it (a constructor, a destructor, a global object, an ifunc resolver): an answer may not"
+        return 1
+    fi
+    bad=$(LC_ALL=C comm -12 <(answer_macro_names "$file") <(answer_all_names "$w/rules/stub.o") | head -n 3)
+    if [ -n "$bad" ]; then
+        judge_fail rules "your $f defines a macro named like the exercise's own $(tr '\n' ' ' <<<"$bad")(a #define that renames what the test calls): an answer may not"
+        return 1
+    fi
+    # every function kept, the unused static and inline ones too: a header's
+    # helpers are compiled only where the test calls them, and what they
+    # call must be seen here
+    local keep
+    read -r -a keep <<< "$(answer_keep_flags "$kind")"
+    answer_compile "$kind" "$file" "$w/rules/answer-all.o" "$@" "${keep[@]}" > /dev/null 2>&1 &&
+        answer_compile "$kind" "$stub" "$w/rules/stub-all.o" "$@" "${keep[@]}" > /dev/null 2>&1 ||
+        { judge_fail compile "your $f does not compile with every function kept (-fkeep-static-functions)"; return 1; }
+    answer_system_functions > "$w/rules/system-functions" ||
+        { judge_fail rules "the grader cannot read the C library's functions (nm -D libc.so.6)"; return 1; }
+    bad=$(LC_ALL=C comm -23 <(answer_calls "$w/rules/answer-all.o") <(answer_calls "$w/rules/stub-all.o") |
+        LC_ALL=C comm -12 - "$w/rules/system-functions" | grep -Ev "$answer_calls_allowed" | head -n 5)
+    if [ -n "$bad" ]; then
+        judge_fail rules "your $f calls $(tr '\n' ' ' <<<"$bad")which the stub does not: an answer computes; it may call the C library's maths and memcpy/memset, no input, output or system call"
+        return 1
+    fi
+}
+
+# answer_context_rules KIND NAME FILE W INCLUDES...: the file's text the same
+# for the host and the device, inside the test and under other flags.
+answer_context_rules() {
+    local kind=$1 f=$2 file=$3 w=$4
+    shift 4
+    if [ "$kind" = cuda ] && ! cmp -s "$w/rules/host.lines" "$w/rules/device.lines"; then
+        judge_fail rules "your $f compiles other code for the GPU than for the CPU (#ifdef __CUDA_ARCH__, NV_IF_TARGET, ...): the exercise grades one function, the same on both"
+        return 1
+    fi
+    # the same text in the test's own context (optimised, the test's
+    # macros and harness defined): the code these rules read is the code
+    # the test runs, not one kept for when it is looked at alone
+    answer_pass "$kind" "$file" host "$w/rules/context" "$@" "${judge_context[@]}"
+    if ! cmp -s "$w/rules/host.lines" "$w/rules/context.lines"; then
+        judge_fail rules "your $f compiles other code inside the test than on its own (#ifdef __OPTIMIZE__, on a macro of the test's or the harness's, ...): an answer is one text, whoever compiles it"
+        return 1
+    fi
+    # and under the flags the graders' own builds add (threads, a
+    # sanitizer, fast math, GNU C, a macro of a grader's), each of which
+    # defines a macro of its own
+    if [ "$kind" = c ]; then
+        answer_pass c "$file" host "$w/rules/flags" "$@" -O2 -g -pthread -fsanitize=thread -ffast-math \
+            -std=gnu11 -fPIC -DEX_CH11_ANSWER_ONLY
+        if ! cmp -s "$w/rules/host.lines" "$w/rules/flags.lines"; then
+            judge_fail rules "your $f compiles other code under other compiler flags (#ifdef _REENTRANT, __SANITIZE_THREAD__, __FAST_MATH__, ...): an answer is one text, whatever flags build it"
+            return 1
+        fi
+    fi
+}
+
+# answer_text_rules NAME FILE STUB LINES STUB_LINES: what the file's text may
+# hold that the stub's does not. No #define or #undef of a name the stub
+# does not define: a header's macros reach the test's own code after it is
+# included (a test function renamed, its message builder silenced). No
+# #pragma but a loop's unrolling, no _Pragma, no #line (it would move the
+# answer's lines out of the file the rules read). And in the code it
+# compiles to (LINES, the preprocessor's output: macros expanded), no asm
+# (a system call needs no library function) and no attribute that places
+# or renames code (section, alias, ifunc, constructor...).
+answer_text_rules() {
+    local f=$1 file=$2 stub=$3 lines=$4 stub_lines=$5 bad
+    bad=$(LC_ALL=C comm -23 <(answer_directive_names "$file") <(answer_directive_names "$stub") | head -n 3)
+    if [ -n "$bad" ]; then
+        judge_fail rules "your $f defines or undefines a macro the stub does not: $(tr '\n' ' ' <<<"$bad")(a macro reaches the test's code after your file: write a function, or a static const)"
+        return 1
+    fi
+    bad=$(answer_directives "$file" | grep -Ev '^pragma( (GCC|clang))? (unroll|nounroll)([ (]|$)|^pragma once$' |
+        LC_ALL=C sort -u | LC_ALL=C comm -23 - <(answer_directives "$stub" | LC_ALL=C sort -u) |
+        grep -E '^(pragma|line|[0-9])' | head -n 2)
+    if [ -n "$bad" ] || { grep -q '_Pragma' -- "$file" && ! grep -q '_Pragma' -- "$stub"; }; then
+        judge_fail rules "your $f has a directive an answer may not use: $(tr '\n' ' ' <<<"${bad:-_Pragma}")(#pragma unroll is the one pragma an answer may add; no #line)"
+        return 1
+    fi
+    for bad in asm __asm __asm__; do
+        if answer_has_word "$lines" "$bad" && ! answer_has_word "$stub_lines" "$bad"; then
+            judge_fail rules "your $f has inline assembly ($bad): an answer is C or CUDA the compiler reads"
+            return 1
+        fi
+    done
+    bad=$(tr '\n' ' ' < "$lines" | grep -oE '__attribute__ *\( *\([^;{]*\b(section|alias|weakref|ifunc|symver|constructor|destructor|init_priority|visibility)\b' | head -n 1)
+    if [ -n "$bad" ] && ! tr '\n' ' ' < "$stub_lines" | grep -qF -- "$bad"; then
+        judge_fail rules "your $f has an attribute that places or renames code (${bad##* }): an answer may not"
+        return 1
+    fi
+}
+
+# answer_directives FILE: each preprocessing directive FILE itself holds
+# (comments gone, lines spliced, the # and spaces around it dropped), one
+# a line: "define X 1", "pragma unroll", "line 7", "1 \"x.c\"" ...
+answer_directives() {
+    local spliced
+    spliced=$(sed -e ':a' -e '/\\$/N; s/\\\n//; ta' -- "$1")
+    # a GNU line marker ("# 3 \"x.c\"") is taken as one by the reading below: seen first, as "line"
+    grep -qE '^[ \t]*#[ \t]*[0-9]' <<<"$spliced" && echo "line (a line marker)"
+    "$judge_cc" -fpreprocessed -dD -E -P -x c - <<<"$spliced" 2>/dev/null |
+        sed -n 's/^[ \t]*#[ \t]*\(.*[^ \t]\)[ \t]*$/\1/p' | sed 's/[ \t][ \t]*/ /g'
+}
+# answer_directive_names FILE: the names FILE #defines or #undefs, sorted.
+answer_directive_names() {
+    answer_directives "$1" | sed -n 's/^\(define\|undef\) \([A-Za-z_][A-Za-z0-9_]*\).*/\2/p' | LC_ALL=C sort -u
+}
+# answer_has_word LINES WORD: WORD as a token in the preprocessed LINES.
+answer_has_word() { grep -qE "(^|[^A-Za-z0-9_])$2([^A-Za-z0-9_]|$)" -- "$1"; }
+# answer_calls OBJECT: the functions OBJECT calls that it does not define.
+answer_calls() { nm -u -- "$1" | awk '{print $NF}' | sed 's/@.*//' | LC_ALL=C sort -u; }
+# answer_system_functions: every function the C and C++ libraries export
+# (what an answer's new call may not be, but for the maths below; a call
+# of the course's own, a chapter's function, is the exercise's business).
+answer_system_functions() {
+    local lib
+    for lib in libc.so.6 libstdc++.so.6 libgcc_s.so.1; do
+        lib=$("$judge_cc" -print-file-name="$lib")
+        [ ! -f "$lib" ] || nm -D --defined-only -- "$lib" | awk '{print $NF}' | sed 's/@.*//'
+    done | LC_ALL=C sort -u | grep .
+}
+# The calls an answer may add: the C library's maths (float and double),
+# memory copies, the stack protector's and the compiler's own helpers.
+answer_calls_allowed='^(_?_?(sqrt|cbrt|hypot|pow|exp|exp2|expm1|log|log2|log10|log1p|sin|cos|tan|asin|acos|atan|atan2|sinh|cosh|tanh|fabs|floor|ceil|trunc|round|lround|rint|lrint|nearbyint|fmod|remainder|fma|fmin|fmax|copysign|frexp|ldexp|modf|erf|erfc|sincos)[fl]?(_finite)?|mem(cpy|set|move|cmp)|__stack_chk_fail|__muldc3|__mulsc3|__divdc3|__divsc3|__popcount[sd]i2|__clz[sd]i2|__ctz[sd]i2)$'
+# The flags that keep every function of a file in its object (nvcc hands
+# them to the host compiler).
+answer_keep_flags() { if [ "$1" = cuda ]; then echo -Xcompiler -fkeep-static-functions,-fkeep-inline-functions; else echo -fkeep-static-functions -fkeep-inline-functions; fi; }
 
 # answer_macro_names FILE: the names FILE itself #defines (its lines
 # spliced, its comments gone: the compiler's own reading, with -fpreprocessed
