@@ -4,22 +4,28 @@
  * pair once (the force on j from the force on i): in blocks of two tiles, of
  * eight, and of eight with the compiler's instruction scheduler. */
 #define _GNU_SOURCE
-#include "rows.h"
-
+/* common/'s headers, not rows.h, which brings in the CUDA runtime's: ch11's
+ * ring exercise compiles this file with mpicc alone (ch11's forces_cpu.c). */
+#include "../../common/cli.h"
 #include "../../common/cpu_ceiling.h"
+#include "../../common/nbody/nbody.h"
+#include "../../common/report.h"
 #include "../../common/team.h"
 
 #include <immintrin.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
-/* Bodies [i0, i1) pulled by all n. */
-static void scalar_range(const body *b, int n, vec3 *a, int i0, int i1)
+/* Targets [i0, i1) of t pulled by the ns bodies of src (ch07's stages: both
+ * all n bodies), each sum started from zero, or from a[i] (add = 1: ch11's
+ * ranks sum the other ranks' blocks one at a time). */
+static void scalar_range(const body *t, const body *src, int ns, vec3 *a, int i0, int i1, int add)
 {
     for (int i = i0; i < i1; i++) {
-        vec3 acc = {0, 0, 0};
-        for (int j = 0; j < n; j++)
-            body_body_accel(&acc, b[i], b[j]);
+        vec3 acc = add ? a[i] : (vec3){0, 0, 0};
+        for (int j = 0; j < ns; j++)
+            body_body_accel(&acc, t[i], src[j]);
         a[i] = acc;
     }
 }
@@ -27,7 +33,7 @@ static void scalar_range(const body *b, int n, vec3 *a, int i0, int i1)
 void cpu_scalar_forces(const body *b, vec3 *a, int n, int threads)
 {
     (void)threads;
-    scalar_range(b, n, a, 0, n);
+    scalar_range(b, b, n, a, 0, n, 0);
 }
 
 int cpu_simd_supported(void)
@@ -36,29 +42,31 @@ int cpu_simd_supported(void)
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
 
-/* Bodies i0 .. i0+7 in the 8 lanes; every body j broadcast to all lanes.
+/* Targets i0 .. i0+7 in the 8 lanes; every source j broadcast to all lanes.
  * The reciprocal square root is _mm256_rsqrt_ps (12 bits) plus one Newton
- * step (about 23 bits), as a GPU's rsqrtf does in hardware. */
-__attribute__((target("avx2,fma"))) static void simd_block(const body *b, int n, vec3 *a, int i0)
+ * step (about 23 bits), as a GPU's rsqrtf does in hardware. The sums are
+ * written, or added to a (add = 1), after the loop: the loop is the same. */
+__attribute__((target("avx2,fma"))) static void simd_block(const body *t, const body *src, int ns, vec3 *a, int i0,
+                                                           int add)
 {
     float xs[8], ys[8], zs[8];
     for (int k = 0; k < 8; k++) {
-        xs[k] = b[i0 + k].x;
-        ys[k] = b[i0 + k].y;
-        zs[k] = b[i0 + k].z;
+        xs[k] = t[i0 + k].x;
+        ys[k] = t[i0 + k].y;
+        zs[k] = t[i0 + k].z;
     }
     __m256 xi = _mm256_loadu_ps(xs), yi = _mm256_loadu_ps(ys), zi = _mm256_loadu_ps(zs);
     __m256 ax = _mm256_setzero_ps(), ay = _mm256_setzero_ps(), az = _mm256_setzero_ps();
     const __m256 eps2 = _mm256_set1_ps(SOFTENING2), half = _mm256_set1_ps(0.5f), three_halves = _mm256_set1_ps(1.5f);
-    for (int j = 0; j < n; j++) {
-        __m256 rx = _mm256_sub_ps(_mm256_set1_ps(b[j].x), xi);
-        __m256 ry = _mm256_sub_ps(_mm256_set1_ps(b[j].y), yi);
-        __m256 rz = _mm256_sub_ps(_mm256_set1_ps(b[j].z), zi);
+    for (int j = 0; j < ns; j++) {
+        __m256 rx = _mm256_sub_ps(_mm256_set1_ps(src[j].x), xi);
+        __m256 ry = _mm256_sub_ps(_mm256_set1_ps(src[j].y), yi);
+        __m256 rz = _mm256_sub_ps(_mm256_set1_ps(src[j].z), zi);
         __m256 d2 = _mm256_fmadd_ps(rz, rz, _mm256_fmadd_ps(ry, ry, _mm256_fmadd_ps(rx, rx, eps2)));
         __m256 inv = _mm256_rsqrt_ps(d2);
         /* Newton: inv = inv * (1.5 - 0.5 d2 inv^2) */
         inv = _mm256_mul_ps(inv, _mm256_fnmadd_ps(_mm256_mul_ps(half, d2), _mm256_mul_ps(inv, inv), three_halves));
-        __m256 s = _mm256_mul_ps(_mm256_set1_ps(b[j].m), _mm256_mul_ps(inv, _mm256_mul_ps(inv, inv)));
+        __m256 s = _mm256_mul_ps(_mm256_set1_ps(src[j].m), _mm256_mul_ps(inv, _mm256_mul_ps(inv, inv)));
         ax = _mm256_fmadd_ps(rx, s, ax);
         ay = _mm256_fmadd_ps(ry, s, ay);
         az = _mm256_fmadd_ps(rz, s, az);
@@ -67,22 +75,33 @@ __attribute__((target("avx2,fma"))) static void simd_block(const body *b, int n,
     _mm256_storeu_ps(ys, ay);
     _mm256_storeu_ps(zs, az);
     for (int k = 0; k < 8; k++)
-        a[i0 + k] = (vec3){xs[k], ys[k], zs[k]};
+        a[i0 + k] = add ? (vec3){a[i0 + k].x + xs[k], a[i0 + k].y + ys[k], a[i0 + k].z + zs[k]}
+                        : (vec3){xs[k], ys[k], zs[k]};
 }
 
-/* Bodies [i0, i1): blocks of 8 with AVX2, the rest (fewer than 8) scalar. */
-static void simd_range(const body *b, int n, vec3 *a, int i0, int i1)
+/* Targets [i0, i1): blocks of 8 with AVX2, the rest (fewer than 8) scalar. */
+static void simd_range(const body *t, const body *src, int ns, vec3 *a, int i0, int i1, int add)
 {
     int i = i0;
     for (; i + 8 <= i1; i += 8)
-        simd_block(b, n, a, i);
-    scalar_range(b, n, a, i, i1);
+        simd_block(t, src, ns, a, i, add);
+    scalar_range(t, src, ns, a, i, i1, add);
 }
 
 void cpu_simd_forces(const body *b, vec3 *a, int n, int threads)
 {
     (void)threads;
-    simd_range(b, n, a, 0, n);
+    simd_range(b, b, n, a, 0, n, 0);
+}
+
+/* ch11's CPU ranks (its forces.h declares it): the nt targets pulled by one
+ * block of ns sources, checked for AVX2 here since no stage row does it. */
+void cpu_simd_block_forces(const body *targets, int nt, const body *sources, int ns, vec3 *a, int add)
+{
+    if (cpu_simd_supported())
+        simd_range(targets, sources, ns, a, 0, nt, add);
+    else
+        scalar_range(targets, sources, ns, a, 0, nt, add);
 }
 
 typedef struct {
@@ -97,7 +116,7 @@ static void simd_worker(void *p, int t, int threads)
     work *w = p;
     int blocks = (w->n + 7) / 8;
     int i0 = 8 * (int)((long)blocks * t / threads), i1 = 8 * (int)((long)blocks * (t + 1) / threads);
-    simd_range(w->b, w->n, w->a, i0 < w->n ? i0 : w->n, i1 < w->n ? i1 : w->n);
+    simd_range(w->b, w->b, w->n, w->a, i0 < w->n ? i0 : w->n, i1 < w->n ? i1 : w->n, 0);
 }
 
 void cpu_simd_threads_forces(const body *b, vec3 *a, int n, int threads)
@@ -170,7 +189,7 @@ static void simd512_worker(void *p, int t, int threads)
     int i = i0;
     for (; i + 16 <= i1; i += 16)
         simd512_block(&(sources){w->b, NULL, w->n}, w->a, i);
-    simd_range(w->b, w->n, w->a, i, i1);
+    simd_range(w->b, w->b, w->n, w->a, i, i1, 0);
 }
 
 /* Where the CPU has no AVX-512 (or CPU_ISA=avx2 asks), the AVX2 stage's work:
@@ -331,7 +350,7 @@ static void pieces_worker(void *p, int t, int threads)
         int i1 = n - i0 < PIECE_BODIES ? n : i0 + PIECE_BODIES, i = i0;
         for (; w->block && i + w->width <= i1; i += w->width)
             w->block(&w->src, w->a, i);
-        simd_range(w->src.b, n, w->a, i, i1);
+        simd_range(w->src.b, w->src.b, n, w->a, i, i1, 0);
     }
 }
 

@@ -33,9 +33,10 @@ ch11_CHART := lines-n
 ch11_CHART_TITLE := ch11: GFLOP/s (20 flops per interaction) against the number of bodies, one rank
 ch11_CHART_YLABEL := GFLOP/s (log scale)
 
-# A run's files in the order it reads (ranks.h), its forces (forces*.c*), and
-# the N-body core it shares with ch07 (common/nbody/).
-ch11_OBJ := $(BUILD)/ch11/deadline.o $(BUILD)/ch11/setup.o $(BUILD)/ch11/forces_cpu.o $(BUILD)/ch11/forces_gpu.o \
+# A run's files in the order it reads (ranks.h), its forces (the CPU's ch07's
+# own cpu.o, the GPU's forces_gpu.cu), and the N-body core it shares with
+# ch07 (common/nbody/).
+ch11_OBJ := $(BUILD)/ch11/deadline.o $(BUILD)/ch11/setup.o $(BUILD)/ch07/cpu.o $(BUILD)/ch11/forces_gpu.o \
     $(BUILD)/ch11/backend.o $(BUILD)/ch11/exchange.o $(BUILD)/ch11/step.o $(BUILD)/ch11/report.o
 
 $(BUILD)/ch11/%.o: $(ch11_DIR)/%.c $(ch11_DIR)/*.h common/*.h common/nbody/*.h | $(BUILD)/ch11/.dir
