@@ -102,6 +102,8 @@ commit=$(tools/commit.sh)
 . "$(dirname "$0")/run_provenance.sh"
 # shellcheck source=tools/file_checks.bash
 . "$(dirname "$0")/file_checks.bash"
+# shellcheck source=tools/columns.sh
+. "$(dirname "$0")/columns.sh"
 run_id=$(provenance_new_run_id)
 [ -z "$study" ] || run_id=study-$run_id
 # 8 hex of a hash: of /etc/machine-id, or where that is empty (a VM, a
@@ -164,14 +166,15 @@ kind_problem() {
     IFS= read -r first < "$f"
     case $name in
     "$machine.csv") # as make book reads it: the course's header, then rows of ten fields or the header's
-        [[ "$first," == "$ten_columns,"* ]] || { echo "its first line is not the results' header"; return 1; }
+        [[ "$first," == "$results_columns_10,"* ]] || { echo "its first line is not the results' header"; return 1; }
         lines_problem "$f" -F, 'NF != 10 && NF != fields { print "line " NR " has " NF " fields, not 10 or the header'"'"'s " fields; exit 1 }' ;;
     *.csv) # a chapter's extra table: a header of two fields or more, every line as many
         lines_problem "$f" -F, 'NR == 1 && NF < 2 { print "its first line is no header"; exit 1 }
             NF != fields { print "line " NR " has " NF " fields, its header " fields; exit 1 }' ;;
     *.tsv) # a --list-stages: name, where (cpu, gpu, all-gpus), kernel, runs, tags, description
-        lines_problem "$f" -F'\t' 'NF != 6 || $1 !~ /^[A-Za-z0-9][A-Za-z0-9._+-]*$/ || $2 !~ /^(cpu|gpu|all-gpus)$/ {
-            print "line " NR " is not a stage'"'"'s row (name, where, kernel, runs, tags, description)"; exit 1 }' ;;
+        stage_columns name where || return 1
+        lines_problem "$f" -F'\t' 'NF != n_columns || $c_name !~ /^[A-Za-z0-9][A-Za-z0-9._+-]*$/ || $c_where !~ /^(cpu|gpu|all-gpus)$/ {
+            print "line " NR " is not a stage'"'"'s row (name, where, kernel, runs, tags, description)"; exit 1 }' "${cols[@]}" ;;
     load.txt)
         lines_problem "$f" '' 'NR == 1 && !/^load average at start: / || NR > 1 && !/^[A-Za-z0-9_]+: steal / {
             print "line " NR " is not the load at the start or a chapter'"'"'s steal time"; exit 1 }' ;;
@@ -181,11 +184,11 @@ kind_problem() {
         lines_problem "$f" '' '!/^[^|]+\|[^|]+\|[^|]+\|./ { print "line " NR " is not \"name|a|b|numbers\""; exit 1 }' ;;
     esac
 }
-ten_columns=chapter,stage,workload,threads,median_ms,value,unit,check,device,date
-# lines_problem FILE FS PROGRAM: FILE's lines through awk's PROGRAM (fields
-# is the first line's field count), which prints why and exits 1 at a bad one.
+# lines_problem FILE FS PROGRAM [AWK OPTION...]: FILE's lines through awk's
+# PROGRAM (fields is the first line's field count; the options, such as a
+# column's -v, come before it), which prints why and exits 1 at a bad one.
 lines_problem() {
-    LC_ALL=C awk ${2:+"$2"} "NR == 1 { fields = NF } $3" "$1"
+    LC_ALL=C awk ${2:+"$2"} "${@:4}" "NR == 1 { fields = NF } $3" "$1"
 }
 # log_problem LOG: a chapter's log as the bench writes it: its stamp (the run,
 # commit, machine, code, date, and the body's hash: 16 hex digits of the
@@ -332,7 +335,7 @@ diff_pair() {
 # the CSV has no column for), each after the command that printed it.
 stage_runs() {
     local name bench set sets
-    while IFS=$'\t' read -r name _ _ bench _; do
+    while IFS=$'\t' read -r name bench; do
         [ "$bench" = - ] && continue
         IFS=';' read -ra sets <<<"$bench"
         for set in "${sets[@]}"; do
@@ -341,7 +344,7 @@ stage_runs() {
             "./$1" --stage "$name" $set --quiet --csv "$new" >> "$logdir/$1-runs.txt" ||
                 { echo "bench: $1 --stage $name $set failed"; status=1; }
         done
-    done < <("./$1" --list-stages)
+    done < <("./$1" --list-stages | stage_fields name bench)
 }
 
 # study_chapter CH: its long study (chNN_STUDY) into $scratch/CH/, as bench_chapter.
@@ -411,9 +414,9 @@ for ch in $chapters; do
     [ -n "${!dir:-}" ] && [ -x "./$ch" ] || continue
     known+=("$logdir_final/$ch.txt" "$logdir_final/$ch.err" "$logdir_final/$ch-stages.tsv" "$logdir_final/$ch-runs.txt")
     [ "${!ray}" = yes ] || continue
-    while IFS=$'\t' read -r name _; do
+    while IFS=$'\t' read -r name; do
         known+=("$imgdir_final/$ch-$name.png" "$imgdir_final/$ch-$name.ppm")
-    done < <("./$ch" --list-stages)
+    done < <("./$ch" --list-stages | stage_fields name)
     IFS=';' read -ra list <<<"${!pairs}"
     for p in "${list[@]}"; do
         read -r _ _ name <<<"$p"
@@ -526,14 +529,18 @@ esac
 # lack the provenance columns: make book says so). A study replaces only the
 # earlier studies' rows of its chapters, a bench only the rest.
 [ -n "$csv_header" ] || csv_header=$(head -n 1 "$csv" 2>/dev/null)
-[ -n "$csv_header" ] || csv_header=chapter,stage,workload,threads,median_ms,value,unit,check,device,date
+[ -n "$csv_header" ] || csv_header=$results_columns_10
+# (the earlier file's chapter and run_id columns, by name: an empty file has none)
+if [ -n "$taken" ] && [ -s "$csv" ] && [ -f "$csv" ] && ! csv_columns "$csv" chapter 'run_id?'; then
+    nothing_taken "$csv: its columns cannot be read by name (said above)"
+fi
 if [ -n "$taken" ]; then
     {
         echo "$csv_header"
-        if [ -f "$csv" ]; then
-            awk -F, -v ran=" $taken " -v study="$study" 'NR > 1 {
-                ours = index(ran, " " $1 " ") > 0
-                was_study = $12 ~ /^study-/
+        if [ -f "$csv" ] && [ -s "$csv" ]; then
+            awk -F, "${cols[@]}" -v ran=" $taken " -v study="$study" 'NR > 1 {
+                ours = index(ran, " " $c_chapter " ") > 0
+                was_study = c_run_id && $c_run_id ~ /^study-/
                 if (!ours || (study != "") != was_study) print }' "$csv"
         fi
         cat "$accepted"

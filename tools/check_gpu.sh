@@ -13,6 +13,8 @@
 # It ends with one line: "check-gpu: PASS|FAIL on <device> (commit C): ..." and
 # exits 0 only when all three passed. Without a GPU it says so and exits 3.
 set -u
+# shellcheck source=tools/columns.sh
+. "$(dirname "$0")/columns.sh"
 out=build/check-gpu
 mkdir -p "$out" || exit 1
 device=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n1)
@@ -63,7 +65,9 @@ smoke_csv=build/bench-smoke/$machine.csv
 rows=0 bad=0
 if [ -f "$smoke_csv" ]; then
     rows=$(tail -n +2 "$smoke_csv" | wc -l)
-    bad=$(tail -n +2 "$smoke_csv" | awk -F, '$8 != "ok" && $8 != "n/a"' | wc -l)
+    # (a file whose check column cannot be found: every row counts as not ok)
+    bad=$rows
+    csv_columns "$smoke_csv" check && bad=$(awk -F, "${cols[@]}" 'NR > 1 && $c_check != "ok" && $c_check != "n/a"' "$smoke_csv" | wc -l)
 fi
 [ "$rows" -gt 0 ] && [ "$bad" -eq 0 ] || status=1
 grep -q 'no CUDA device here' "$out/bench-smoke.log" && { echo "check-gpu: a chapter found no CUDA device"; status=1; }

@@ -22,11 +22,14 @@
 # one before it at the same workload.
 set -u
 shopt -s nullglob
+# shellcheck source=tools/columns.sh
+. "$(dirname "${BASH_SOURCE[0]}")/columns.sh"
 RESIDUAL=0.01
 for dir in data/profiles/*/; do
     machine=$(basename "$dir")
     csv=data/results/$machine.csv
     [ -f "$csv" ] || continue
+    csv_columns "$csv" chapter stage workload median_ms || exit 1
     device=$(sed -n '1s/^# device: \([^,]*\),.*/\1/p' "$dir"ch[0-9][0-9]_*.txt | sort -u | head -n1)
     printf '\n*Speedup over the stage before, taken apart (Nsight Compute on the %s, `%s`; measured: the median times in `%s`, at the workload the profiles ran). The four factors multiply to the elapsed-cycle ratio exactly; the residual is the measured speedup over that product, less 1, and a row whose residual is over %.0f%% says approximate (the SM clocks of the two launches are beside it).*\n\n' \
         "$device" "${dir%/}" "$csv" "$(awk -v r=$RESIDUAL 'BEGIN {print 100 * r}')"
@@ -35,7 +38,7 @@ for dir in data/profiles/*/; do
     # One line per profiled stage, in the CSV's order:
     # chapter stage TI W A E duration_ns clock_MHz workload (the rest of the line)
     # (a report without the program's table: the stage's first workload in the CSV)
-    awk -F, 'NR > 1 && !seen[$1 "_" $2]++ {print $1 "_" $2 "\t" $3}' "$csv" | while IFS=$'\t' read -r key first_wl; do
+    awk -F, "${cols[@]}" 'NR > 1 && !seen[$c_chapter "_" $c_stage]++ {print $c_chapter "_" $c_stage "\t" $c_workload}' "$csv" | while IFS=$'\t' read -r key first_wl; do
         f=$dir$key.txt
         [ -f "$f" ] || continue
         awk -v key="$key" -v first_wl="$first_wl" '
@@ -52,13 +55,13 @@ for dir in data/profiles/*/; do
         END { if (ti && w && act && el && dur) { split(key, k, "_")
               printf "%s %s %.0f %.0f %.2f %.2f %.0f %.0f %s\n", k[1], substr(key, length(k[1]) + 2), ti, w, act, el, dur,
                      clock, (wl != "" ? wl : first_wl != "" ? first_wl : "-") } }' "$f"
-    done | awk -v csv="$csv" -v limit=$RESIDUAL '
+    done | awk "${cols[@]}" -v csv="$csv" -v limit=$RESIDUAL '
     BEGIN { # the first row of each chapter, stage and workload: its median time
         FS = ","
         while ((getline line < csv) > 0) {
             if (++nr == 1) continue
-            split(line, c, ","); k = c[1] SUBSEP c[2] SUBSEP c[3]
-            if (!(k in ms) && c[5] ~ /^[0-9.eE+-]+$/ && c[5] + 0 > 0) ms[k] = c[5] + 0
+            split(line, c, ","); k = c[c_chapter] SUBSEP c[c_stage] SUBSEP c[c_workload]
+            if (!(k in ms) && c[c_median_ms] ~ /^[0-9.eE+-]+$/ && c[c_median_ms] + 0 > 0) ms[k] = c[c_median_ms] + 0
         }
         close(csv); FS = " "
     }

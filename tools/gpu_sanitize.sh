@@ -11,6 +11,8 @@
 # most 8) share the GPU at once; CHAPTERS="ch06 ch07" and TOOLS="racecheck"
 # choose a subset. Ends with one line: "gpu-sanitize: R runs, F failures".
 set -u
+# shellcheck source=tools/columns.sh
+. "$(dirname "$0")/columns.sh"
 cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 if [ ! -x "$cs" ]; then echo "gpu-sanitize: compute-sanitizer not found (it comes with the full CUDA Toolkit): GPU checks skipped"; exit 0; fi
 if ! nvidia-smi -L >/dev/null 2>&1; then echo "gpu-sanitize: no GPU: GPU checks skipped"; exit 0; fi
@@ -31,7 +33,10 @@ export cs logs device commit
 
 # The GPU stages of a chapter from its rows (--list-stages): name, and yes when
 # the row is tagged racy (its race is its lesson: racecheck must flag it).
-gpu_stages_of() { ./"$1" --list-stages | awk -F'\t' '$2 != "cpu" {print $1, ($5 ~ /(^| )racy( |$)/ ? "yes" : "no")}'; }
+gpu_stages_of() {
+    stage_columns name where tags || return 1
+    ./"$1" --list-stages | awk -F'\t' "${cols[@]}" '$c_where != "cpu" {print $c_name, ($c_tags ~ /(^| )racy( |$)/ ? "yes" : "no")}'
+}
 
 # run_one ID TOOL CHAPTER STAGE RACY ARGS...: one run; prints one result line.
 run_one() {

@@ -11,7 +11,7 @@
 # local-memory traffic and FP64 instruction counts. The whole report ncu
 # wrote is kept too, as mine/profiles/<machine>/<chapter>_<stage>.ncu-rep
 # (git-ignored; PROFILE_REP_DIR=folder: elsewhere), for ncu --import or the GUI.
-# The kernel to profile is the stage's row's (./chNN --list-stages, third
+# The kernel to profile is the stage's row's (./chNN --list-stages, its kernel
 # column: its name as Nsight Compute writes it, "tiled_float4_kernel<(int)3>",
 # or a part of it), run as make bench runs it (the chapter's standard
 # workload; chNN_PROFILE_ARGS, where a chapter has them, are added: keep them
@@ -22,6 +22,8 @@
 # slow the very launch a sweep chooses by. A first, light pass of ncu (launch
 # statistics only) counts the launches; the second profiles the last.
 set -u
+# shellcheck source=tools/columns.sh
+. "$(dirname "$0")/columns.sh"
 case ${1:-} in -h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;; esac
 ch=${1:-}
 stage=${2:-}
@@ -30,9 +32,10 @@ eval "$(make -s print-registry)" || exit 2
 avar=${ch}_PROFILE_ARGS
 case " $CHAPTERS " in *" $ch "*) ;; *) echo "profile: '$ch' is not a chapter (one of: $CHAPTERS)" >&2; exit 2 ;; esac
 [ -x "./$ch" ] || { echo "profile: ./$ch is not built (make $ch)" >&2; exit 2; }
-row=$(./"$ch" --list-stages | awk -F'\t' -v s="$stage" '$1 == s')
+stage_columns name || exit 2
+row=$(./"$ch" --list-stages | awk -F'\t' "${cols[@]}" -v s="$stage" '$c_name == s')
 [ -n "$row" ] || { echo "profile: $ch has no stage '$stage' (./$ch --help lists them)" >&2; exit 2; }
-name=$(cut -f3 <<<"$row")
+name=$(stage_fields kernel <<<"$row")
 [ "$name" != - ] || { echo "profile: $ch's stage $stage names no kernel to profile (its row in stages.h)" >&2; exit 2; }
 # ncu matches a regex anywhere in the demangled name: the name's ( ) < > and
 # the like stand for themselves through '.', which matches any one character.

@@ -4,6 +4,8 @@
 # data/profiles/<machine>/ (the device named in each report, with the commit
 # and one run id for them all: BENCH_RUN_ID, or a new one). Needs ncu and a GPU.
 set -u
+# shellcheck source=tools/columns.sh
+. "$(dirname "$0")/columns.sh"
 case ${1:-} in -h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;; esac
 requested=${CHAPTERS:-}
 eval "$(make -s print-registry)" || exit 2
@@ -20,10 +22,10 @@ for ch in $CHAPTERS; do
     gpu=${ch}_GPU
     [ "${!gpu}" = none ] && continue
     [ -x "./$ch" ] || { echo "profiles: ./$ch is not built (make $ch)"; failures=$((failures + 1)); continue; }
-    while IFS=$'\t' read -r stage _ kernel _; do
+    while IFS=$'\t' read -r stage kernel; do
         [ "$kernel" = - ] && continue
         if tools/profile.sh "$ch" "$stage" > /dev/null < /dev/null; then done=$((done + 1)); else failures=$((failures + 1)); fi
-    done < <(./"$ch" --list-stages)
+    done < <(./"$ch" --list-stages | stage_fields name kernel)
 done
 echo "profiles: $done stages profiled into data/profiles/$MACHINE/, $failures failed"
 # The racy rows' racecheck reports, which the book quotes.

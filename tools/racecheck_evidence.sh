@@ -8,6 +8,8 @@
 # it; CHAPTERS="ch06" limits it. The report's first lines and its summary are
 # kept; a report that flags no race is not.
 set -u
+# shellcheck source=tools/columns.sh
+. "$(dirname "$0")/columns.sh"
 requested=${CHAPTERS:-}
 eval "$(make -s print-registry)" || exit 2
 [ -n "$requested" ] && CHAPTERS=$requested
@@ -26,7 +28,7 @@ for ch in $CHAPTERS; do
     gpu=${ch}_GPU sets=${ch}_SANITIZE
     [ "${!gpu}" = none ] && continue
     args=${!sets##*;} # the chapter's last (largest) sanitizer argument set
-    while IFS=$'\t' read -r stage _ _ _ tags _; do
+    while IFS=$'\t' read -r stage tags; do
         case " $tags " in *" racy "*) ;; *) continue ;; esac
         out=$dir/${ch}_racecheck_${stage}.log
         {
@@ -45,6 +47,6 @@ for ch in $CHAPTERS; do
         else
             echo "racecheck-evidence: $ch $stage: racecheck found no race (log: $out.tmp)"; failures=$((failures + 1))
         fi
-    done < <(./"$ch" --list-stages)
+    done < <(./"$ch" --list-stages | stage_fields name tags)
 done
 [ $failures -eq 0 ]

@@ -4,17 +4,21 @@
 # The source article's own steps (data/reference/article_steps.csv: its
 # figures, its machine, its clocks) beside this course's corresponding stage,
 # per results file that has them, at the standard workload. Threads "max": the
-# stage's row with the most threads.
+# stage's row with the most threads. The results' columns are read by name
+# (tools/columns.sh).
+# shellcheck source=tools/columns.sh
+. tools/columns.sh
 : > "$gen/article_steps.md"
 for f in "${csvs[@]}"; do
-    grep -q '^ch05,' "$f" && grep -q '^ch01,' "$f" || continue
-    awk -F, -v file="$f" "$fmt_awk"'
+    csv_columns "$f" chapter stage workload threads median_ms unit || exit 1
+    awk -F, "${cols[@]}" 'NR > 1 { has[$c_chapter] = 1 } END { exit !(has["ch05"] && has["ch01"]) }' "$f" || continue
+    awk -F, "${cols[@]}" -v file="$f" "$fmt_awk"'
     FNR == NR { if (FNR > 1) { n++; step[n] = $1; ams[n] = $2; aclock[n] = $3; ch[n] = $4; st[n] = $5; th[n] = $6 } next }
-    FNR > 1 && ($3 == "512x512x64spp" || $2 ~ /^process/) {
-        key = $1 SUBSEP $2
-        if ($4 > maxthr[key] || !(key in ms0)) maxthr[key] = $4
-        ms[key, $4] = $5; ms0[key] = 1
-        clock[key] = $4 == 0 ? ($7 == "ms" ? "whole process (wall)" : "kernel (events)") : "wall time of the render"
+    FNR > 1 && ($c_workload == "512x512x64spp" || $c_stage ~ /^process/) {
+        key = $c_chapter SUBSEP $c_stage
+        if ($c_threads > maxthr[key] || !(key in ms0)) maxthr[key] = $c_threads
+        ms[key, $c_threads] = $c_median_ms; ms0[key] = 1
+        clock[key] = $c_threads == 0 ? ($c_unit == "ms" ? "whole process (wall)" : "kernel (events)") : "wall time of the render"
     }
     END {
         printf "*The article (its Ryzen 5 2600 and GTX 1050 Ti) and this course (`%s`):*\n\n", file

@@ -6,10 +6,15 @@
 # A count is exact where a time on a shared machine varies by 5-10%. Beside
 # it, each build's median time from this machine's bench CSV (the standard
 # workload), and the rate that makes: instructions (x 512) per second.
-# A build Valgrind cannot run (AVX-512 from -march=native) says so.
+# A build Valgrind cannot run (AVX-512 from -march=native) says so. The CSV's
+# columns are read by name (tools/columns.sh); no CSV: no times.
 set -u
+# shellcheck source=tools/columns.sh
+. "$(dirname "$0")/../../tools/columns.sh"
 program=$1 csv=$2
 shift 2
+timed=
+if [ -f "$csv" ]; then csv_columns "$csv" chapter stage workload median_ms || exit 1; timed=1; fi
 echo "| build | instructions per render, 64x64 at 8 spp | of gcc-O0's | median time, 512x512 at 64 spp | G instructions/s |"
 echo "|---|---:|---:|---:|---:|"
 base=
@@ -28,7 +33,9 @@ for build in "$@"; do
     else
         ir=
     fi
-    ms=$(awk -F, -v s="$build" '$1 == "ch02" && $2 == s && $3 ~ /^512x512x64/ { ms = $5 } END { print ms }' "$csv" 2>/dev/null)
+    ms=
+    [ -z "$timed" ] ||
+        ms=$(awk -F, "${cols[@]}" -v s="$build" '$c_chapter == "ch02" && $c_stage == s && $c_workload ~ /^512x512x64/ { ms = $c_median_ms } END { print ms }' "$csv" 2>/dev/null)
     if [ -z "$ir" ]; then
         why="not counted"
         grep -q "unhandled instruction" "$out.log" && why="not counted: Valgrind cannot run one of its instructions"

@@ -4,15 +4,19 @@
 # The smallpt report's own steps (data/reference/smallpt_report_steps.csv:
 # its figures at 1024x768, its machine) beside ch08's stages, as rates: its
 # runs were at 1000 spp, ours at the bench's workload, so times do not compare.
+# The results' columns are read by name (tools/columns.sh).
+# shellcheck source=tools/columns.sh
+. tools/columns.sh
 : > "$gen/smallpt_report.md"
 for f in "${csvs[@]}"; do
-    grep -q '^ch08,.*,Msamples/s,' "$f" || continue
+    csv_columns "$f" chapter stage workload value unit || exit 1
+    awk -F, "${cols[@]}" 'NR > 1 && $c_chapter == "ch08" && $c_unit == "Msamples/s" { found = 1; exit } END { exit !found }' "$f" || continue
     # the original as make smallpt-vs-port ran it on this machine (its first line: size, spp, whole-process ms)
     svp=${f%.csv}/smallpt-vs-port.txt original=
     [ -f "$svp" ] && original=$(head -n1 "$svp" | sed -n 's/^# smallpt-vs-port: \([0-9]*\)x\([0-9]*\) at \([0-9]*\) spp;.* \([0-9]*\) ms$/\1 \2 \3 \4/p')
-    awk -F, -v file="$f" -v original="$original" -v svp="$svp" "$fmt_awk"'
+    awk -F, "${cols[@]}" -v file="$f" -v original="$original" -v svp="$svp" "$fmt_awk"'
     FNR == NR { if (FNR > 1) { n++; step[n] = $1; t[n] = $2; spp[n] = $3; rate[n] = $4; src[n] = $5; ours[n] = $6 } next }
-    FNR > 1 && $1 == "ch08" && $7 == "Msamples/s" && !(($2) in value) { value[$2] = $6; wl[$2] = $3 }
+    FNR > 1 && $c_chapter == "ch08" && $c_unit == "Msamples/s" && !(($c_stage) in value) { value[$c_stage] = $c_value; wl[$c_stage] = $c_workload }
     END {
         printf "*The smallpt report\x27s figures (1024x768; its own machine unless said) beside ch08\x27s stages (`%s`):*\n\n", file
         printf "| the report\x27s step | where | its time | its Msamples/s | ch08 stage | Msamples/s |\n|---|---|---:|---:|---|---:|\n"

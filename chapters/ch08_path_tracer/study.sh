@@ -10,6 +10,7 @@
 # the smallest spp measured below 52 with its time. Each run also prints the
 # relative MSE of its linear radiance (before clamp and gamma) against a
 # linear reference rendered first: gpu-registers (double) at 16384 spp.
+# Columns are read by name (tools/columns.sh, which bench.sh sources).
 
 linear_ref=$scratch/ch08_linear_reference.pfm
 ./ch08 --stage gpu-registers --spp 16384 --repeat 1 --noise-test no --quiet --out "$scratch/ch08_ref.ppm" \
@@ -21,11 +22,13 @@ ch08_mse() {
     ./ch08 --stage "$1" --spp "$2" --repeat 3 --quiet --csv "$new" --linear-reference "$linear_ref" \
         > "$scratch/ch08_sweep.txt" 2>&1 ||
         { cat "$scratch/ch08_sweep.txt" >&2; echo "bench: ch08 $1 spp=$2 failed" >&2; return 1; }
-    awk -F, -v s="$1" -v w="1024x768x${2}spp" '$2 == s && $3 == w && $7 == "MSE" {v = $6} END {print v}' "$new"
+    csv_columns "$new" stage workload value unit || return 1
+    awk -F, "${cols[@]}" -v s="$1" -v w="1024x768x${2}spp" '$c_stage == s && $c_workload == w && $c_unit == "MSE" {v = $c_value} END {print v}' "$new"
 }
 below_bar() { awk -v m="$1" 'BEGIN {exit !(m < 52)}'; }
 
-for stage in $(./ch08 --list-stages | awk -F'\t' '$5 ~ /(^| )mse-ladder( |$)/ {print $1}'); do
+stage_columns name tags || status=1
+for stage in $(./ch08 --list-stages | awk -F'\t' "${cols[@]}" '$c_tags ~ /(^| )mse-ladder( |$)/ {print $c_name}'); do
     above=0 below=0 spp=4
     while [ $spp -le 8192 ]; do
         mse=$(ch08_mse "$stage" $spp) && [ -n "$mse" ] || { status=1; break; }

@@ -6,15 +6,19 @@
 # stage's own row, fast its -fast-math twin, the rest `make bench`'s runs of
 # the strict stages with --math (workload "WxH math=NAME"). Each cell: kernel
 # time, and the image's PSNR against the CPU's double-precision reference.
+# The results' columns are read by name (tools/columns.sh).
+# shellcheck source=tools/columns.sh
+. tools/columns.sh
 : > "$gen/math_ablation_ch10.md"
 for f in "${csvs[@]}"; do
-    grep -q '^ch10,.*math=' "$f" || continue
-    awk -F, -v file="$f" "$fmt_awk"'
-    FNR > 1 && $1 == "ch10" && $4 == 0 && ($7 == "Mrays/s" || $7 == "dB vs CPU") {
-        stage = $2; math = "strict"
-        if (split($3, w, " math=") == 2) math = w[2]
+    csv_columns "$f" chapter stage workload threads median_ms value unit || exit 1
+    awk -F, "${cols[@]}" 'NR > 1 && $c_chapter == "ch10" && $c_workload ~ /math=/ { found = 1; exit } END { exit !found }' "$f" || continue
+    awk -F, "${cols[@]}" -v file="$f" "$fmt_awk"'
+    FNR > 1 && $c_chapter == "ch10" && $c_threads == 0 && ($c_unit == "Mrays/s" || $c_unit == "dB vs CPU") {
+        stage = $c_stage; math = "strict"
+        if (split($c_workload, w, " math=") == 2) math = w[2]
         if (sub(/-fast-math$/, "", stage)) math = "fast"
-        if ($7 == "Mrays/s") ms[stage, math] = $5; else db[stage, math] = $6
+        if ($c_unit == "Mrays/s") ms[stage, math] = $c_median_ms; else db[stage, math] = $c_value
     }
     END {
         printf "*The source text\x27s math configurations, measured: kernel time and PSNR against the CPU\x27s image (`%s`):*\n\n", file

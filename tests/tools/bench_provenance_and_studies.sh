@@ -42,11 +42,14 @@ git add -A && git -c user.email=t@example.com -c user.name=t commit -qm stand-in
 want_commit=$(git rev-parse --short=7 HEAD)
 
 CHAPTERS="ch04 ch06" COURSE_DATA=1 bash tools/bench.sh > bench.log 2>&1 || fail "bench failed: $(tail -n 3 bench.log)"
-runs=$(awk -F, 'NR > 1 {print $12}' "$csv" | sort -u)
+# (the columns by name, as the tools read them)
+. tools/columns.sh
+csv_columns "$csv" commit run_id machine_id || fail "the results lack a provenance column: $(head -n 1 "$csv")"
+runs=$(awk -F, "${cols[@]}" 'NR > 1 {print $c_run_id}' "$csv" | sort -u)
 [ "$(wc -l <<<"$runs")" = 1 ] || fail "one bench, more than one run id: $runs"
 [[ $runs =~ ^[0-9]{8}T[0-9]{4}Z-[0-9a-f]{4}$ ]] || fail "run id not as report.h says: $runs"
-[ "$(awk -F, 'NR > 1 {print $11}' "$csv" | sort -u)" = "$want_commit" ] || fail "commit column is not $want_commit: $(cat "$csv")"
-for id in $(awk -F, 'NR > 1 {print $13}' "$csv"); do
+[ "$(awk -F, "${cols[@]}" 'NR > 1 {print $c_commit}' "$csv" | sort -u)" = "$want_commit" ] || fail "commit column is not $want_commit: $(cat "$csv")"
+for id in $(awk -F, "${cols[@]}" 'NR > 1 {print $c_machine_id}' "$csv"); do
     [[ $id =~ ^[0-9a-f]{8}$ ]] || fail "machine id not 8 hex: $id"
 done
 [ "$(head -n 1 "$csv")" = "$header" ] || fail "header is not the programs' own: $(head -n 1 "$csv")"

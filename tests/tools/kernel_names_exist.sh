@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every stage row's kernel field (./chNN --list-stages, third column: the
+# Every stage row's kernel field (./chNN --list-stages, its kernel column: the
 # kernel make profile asks Nsight Compute for, as Nsight writes it,
 # "tiled_float4_kernel<(int)3>", or a part of it) names a kernel that is
 # really in ./chNN's device code, for every GPU chapter of the registry
@@ -20,6 +20,8 @@
 # as skipped in the last line.
 set -u
 . "$(dirname "$0")/lib.bash"
+# shellcheck source=tools/columns.sh
+. "$(dirname "$0")/../../tools/columns.sh" # (the stage list's columns by name)
 
 # The registry's chapters with a GPU part.
 gpu_chapters() {
@@ -87,7 +89,7 @@ for c in $chapters; do
     # (None at all: none built, or a fat binary compressed, -Xfatbin -compress-all, which hides the names.)
     [ -s "$list" ] || kernels="it holds no kernel name (compressed?)"
     "./$c" --list-stages > "$scratch/$c.stages" || fail "./$c --list-stages failed"
-    while IFS=$'\t' read -r name where kernel _ tags _; do
+    while IFS=$'\t' read -r name where kernel tags; do
         [ "$kernel" != - ] || continue
         case " $tags " in *" kernel=run-time "* | *" kernel=library "*) skipped=$((skipped + 1)); continue ;; esac
         checked=$((checked + 1))
@@ -95,7 +97,7 @@ for c in $chapters; do
         kernel_named "$kernel" "$list" && continue
         wrong=$((wrong + 1))
         echo "$c: stage $name ($where): kernel \"$kernel\" is not in ./$c's device code; $kernels"
-    done < "$scratch/$c.stages"
+    done < <(stage_fields name where kernel tags < "$scratch/$c.stages")
 done
 [ "$checked" -gt 0 ] || fail "no stage row names a kernel: nothing was checked"
 # And on a real binary: the first row checked, its name misspelt, is refused.
