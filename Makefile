@@ -361,8 +361,12 @@ help:
 	@echo "  make book           regenerate the tables in book.md and README.md, charts and images, from data/ (stages' work tags: data/results/*/chNN-stages.tsv)"
 	@echo "  make evidence       (maintainers, before make book) remake the compiler evidence the book includes: $(BOOK_INPUTS)"
 	@echo "  make html           the book as a site in $(BUILD)/html/: a page per chapter, contents, charts, images (needs pandoc)"
+	@echo "  make site           the course as a site in $(BUILD)/site/ (MkDocs, Material theme): sidebar, search, chapters,"
+	@echo "                      exercises with hints, evidence, profiles, source files (needs mkdocs, mkdocs-material)"
 	@echo "  make sanitize       CPU code and tests under ASan + UBSan, TSan, Valgrind;"
 	@echo "                      with a GPU, every GPU stage under compute-sanitizer"
+	@echo "  make show CH=ch12 STAGE=gpu-double-buffer   one stage from its row to its code: the row, the function and"
+	@echo "                      kernel it runs, the one change a flag set adds (where the code tests it); any machine"
 	@echo "  make profile CH=ch05 STAGE=fast-math   Nsight Compute on one stage, saved in data/profiles/<machine>/"
 	@echo "  make profiles       make profile for every GPU stage of every GPU chapter (CHAPTERS=...: a subset)"
 	@echo "  make host-record    this host's CPU model, vector ISA and triad memory bandwidth (make bench runs it)"
@@ -702,6 +706,12 @@ evidence: $(BOOK_INPUTS)
 html:
 	@tools/html.sh $(BUILD)/html
 
+# The course as a site (MkDocs with the Material theme): the MkDocs project
+# generated into $(BUILD)/site-src/, built into $(BUILD)/site/ (tools/site.py).
+.PHONY: site
+site:
+	@command -v python3 >/dev/null || { echo "make site: python3 is not installed (apt-get install python3): tools/site.py needs it" >&2; exit 1; }; python3 tools/site.py $(BUILD)/site
+
 # ---------------------------------------------------------------- sanitizers
 # CPU: common/, the CPU chapters (chNN_SAN_SRC), their tests, the C exercises'
 # solutions and the tools under AddressSanitizer + UndefinedBehaviorSanitizer;
@@ -755,6 +765,10 @@ check-gpu:
 # and below), and are never exported: make would expand them as make code to
 # put them in a recipe's environment.
 unexport CH STAGE A B EX
+.PHONY: show
+show:
+	@command -v python3 >/dev/null || { echo "make show: python3 is not installed (apt-get install python3)" >&2; exit 1; }
+	@python3 tools/show_stage.py $(call sh_quote,$(value CH)) $(call sh_quote,$(value STAGE))
 profile:
 	@tools/profile.sh $(call sh_quote,$(value CH)) $(call sh_quote,$(value STAGE))
 

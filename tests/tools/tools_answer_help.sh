@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # --help on the course's own tools: bench.sh, hint.sh, chapter_diff.sh,
-# student_release.sh, reset_exercise.sh and book.py each print their usage
+# student_release.sh, reset_exercise.sh, book.py and show_stage.py each print their usage
 # (the make target that runs them) on stdout and exit 0, doing nothing else:
 # no release folder named --help, no results, nothing reset. In a scratch copy.
 set -u
@@ -13,7 +13,7 @@ scratch_copy "$1"
 cd "$repo" || exit 1
 before=$(find . | LC_ALL=C sort | cksum)
 for t in bench.sh:'make bench' hint.sh:'make hint' chapter_diff.sh:'make diff' student_release.sh:'make student-release' \
-         reset_exercise.sh:'make reset' book.py:'make book'; do
+         reset_exercise.sh:'make reset' book.py:'make book' show_stage.py:'make show'; do
     tool=${t%%:*} want=${t#*:}
     case $tool in *.py) run=(python3 "tools/$tool") ;; *) run=(bash "tools/$tool") ;; esac
     "${run[@]}" --help > "$scratch/out" 2> "$scratch/err"
