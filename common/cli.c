@@ -169,7 +169,8 @@ static void print_help(const cli_spec *spec)
     }
     if (spec->notes)
         printf("\n%s\n", spec->notes);
-    printf("\nLong options may be shortened to any unambiguous prefix (--wid 64 is --width 64).\n");
+    printf("\nLong options may be shortened to any unambiguous prefix%s.\n",
+           spec->accepts & CLI_REPEAT ? " (--rep 5 is --repeat 5)" : "");
     printf("\noutputs: every file a run writes is checked before any work: one that exists must be a regular\n"
            "file you and its owner may write, wholly of the output's own kind (a PPM for a .ppm, a PNG, the\n"
            "output's CSV ...: never a file of yours), in a folder you may write, and no two outputs may be one\n"

@@ -549,14 +549,14 @@ def line_chart(out, rows, machine, ch, extra, points, title, xlabel, ylabel, log
         return  # no stage of this kind on this machine
     if extra:
         plot += ", " + extra
-    gnuplot('set terminal svg size 800,450 font "sans,11" background rgb "white"\nset output "%s"\nset title "%s"\n'
+    gnuplot('set terminal svg size 800,450 font "sans,11" background rgb "white"\nset colorsequence podo\nset output "%s"\nset title "%s"\n'
             'set xlabel "%s"\nset ylabel "%s"\nset logscale %s\nset grid\nset key %s\nplot %s\n'
             % (out, title, xlabel, ylabel, logscale, key, plot))
 
 
 def bar_chart(out, title, ylabel, settings, plot):
     """One bar per stage, names slanted below."""
-    gnuplot('set terminal svg size 900,450 font "sans,11" background rgb "white"\nset output "%s"\nset title "%s"\n'
+    gnuplot('set terminal svg size 900,450 font "sans,11" background rgb "white"\nset colorsequence podo\nset output "%s"\nset title "%s"\n'
             'set ylabel "%s"\nset style fill solid 0.8\nset boxwidth 0.7\nset xtics rotate by -40 left\n'
             'set grid ytics\n%s\nplot %s\n' % (out, title, ylabel, settings, plot))
 
@@ -640,7 +640,7 @@ def through_line_chart(registry, chapters, csv, rows):
         plot += '%s"%s" using ($0 + %d):2:xtic(3) with boxes lc rgb "%s" title "%s"' % (
             ", " if plot else "", dat, offset, colour, label)
         offset += len(mine)
-    gnuplot('set terminal svg size 900,450 font "sans,11" background rgb "white"\n'
+    gnuplot('set terminal svg size 900,450 font "sans,11" background rgb "white"\nset colorsequence podo\n'
             'set output "data/plots/through_line_%s.svg"\n'
             'set title "The card, 512x512 at 64 spp: fastest stage of each chapter, by clock"\n'
             'set bmargin 6\nset ylabel "seconds (log scale)"\nset logscale y\nset style fill solid 0.8\n'
@@ -1106,15 +1106,10 @@ def definition_starts(lines, name):
     return found
 
 
-def code_excerpt(path, name):
-    """The definition of NAME in the source file PATH (a function or kernel, a struct or a macro; see
-    definition_starts), with the comment just above it, as a fenced block and a link to the file: the
-    book shows the code as it is, so it cannot drift from it."""
-    lines = lines_of(read_text(path))
-    found = definition_starts(lines, name)
-    if len(found) != 1:
-        raise ValueError("%d definitions of '%s' in %s (want one)" % (len(found), name, path))
-    first = last = found[0]
+def definition_span(lines, start, name, path):
+    """(first, last): the lines of the definition that starts at line START (definition_starts), its
+    body or macro continuation included, and the comment and template line just above it."""
+    first = last = start
     if lines[first].startswith("#define"):
         while lines[last].endswith("\\") and last + 1 < len(lines):
             last += 1
@@ -1130,6 +1125,18 @@ def code_excerpt(path, name):
             raise ValueError("the body of '%s' in %s does not close" % (name, path))
     while first > 0 and re.match(r"\s*(template\b|/\*|\*|//)", lines[first - 1]):
         first -= 1
+    return first, last
+
+
+def code_excerpt(path, name):
+    """The definition of NAME in the source file PATH (a function or kernel, a struct or a macro; see
+    definition_starts), with the comment just above it, as a fenced block and a link to the file: the
+    book shows the code as it is, so it cannot drift from it."""
+    lines = lines_of(read_text(path))
+    found = definition_starts(lines, name)
+    if len(found) != 1:
+        raise ValueError("%d definitions of '%s' in %s (want one)" % (len(found), name, path))
+    first, last = definition_span(lines, found[0], name, path)
     lang = "cpp" if path.endswith((".cu", ".cuh")) else "c"
     return "```%s\n%s\n```\n\n*`%s` in [`%s`](%s)*\n" % (lang, "\n".join(lines[first:last + 1]), name, path, path)
 
@@ -1225,7 +1232,7 @@ def reference_value(m, csv_rows):
 
 
 def number_text(expr, csv_rows):
-    expr, _, form = expr.partition("|")
+    expr, _, form = expr.replace("\\|", "|").partition("|")  # \| in a table row: its cell's |
     arithmetic = _REFERENCE.sub(lambda m: repr(reference_value(m, csv_rows)), expr)
     if not re.fullmatch(r"[0-9eE.+\-*/() ]+", arithmetic):
         raise ValueError("'%s' is not arithmetic over {chNN/STAGE/FIELD} references" % expr.strip())
@@ -1244,11 +1251,30 @@ def number_text(expr, csv_rows):
         raise ValueError("'%s' is not a format for one number" % form)
 
 
+def marker_layout_problem(line):
+    """Why a line's number markers would not render as written on GitHub (or pandoc), or None. A line
+    that starts with "<!--" starts an HTML block, which ends the paragraph and shows the line's
+    Markdown as it is; in a table row an unescaped | inside a marker splits the cell."""
+    if re.match(r" {0,3}<!-- n:", line):
+        return "a line starts with a number marker: GitHub reads it as HTML and breaks the paragraph there " \
+               "(join it to the line before, or begin the line with a word)"
+    if line.startswith("|"):
+        for m in _NUMBER_MARK.finditer(line):
+            if re.search(r"(?<!\\)\|", m.group(1)):
+                return "a table row's number marker holds a bare | (%s): it splits the cell; write \\| there" % m.group(1)
+    return None
+
+
 def fill_numbers(doc, text, csv_rows):
     """TEXT with every <!-- n:... --> marker's number written from the rows (csv_rows: (csv, rows),
     headline first)."""
-    out = []
+    out, fence = [], False
     for number, line in enumerate(lines_of(text), 1):
+        fence = fence != line.lstrip().startswith("```")
+        problem = marker_layout_problem(line) if not fence else None
+        if problem:
+            raise BookError("book: %s:%d: %s\nbook: %s not written (the error above)" % (doc, number, problem, doc))
+
         def fill(m):
             try:
                 return "<!-- n:%s -->%s<!-- /n -->" % (m.group(1), number_text(m.group(1), csv_rows))

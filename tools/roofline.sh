@@ -88,6 +88,8 @@ for dir in data/profiles/*/; do
             xmax=$(awk 'BEGIN {m = 1000} $1 * 10 > m {m = $1 * 10} END {print m}' "$dat")
             gnuplot <<GP || { echo "roofline: the $ch chart failed" >&2; exit 1; }
 set terminal svg size 1000,520 font "sans,11" background rgb "white"
+# the Okabe-Ito colours: told apart with any colour vision
+set colorsequence podo
 set output "$svg"
 set title "$ch: roofline on the $device (counted FP32 operations and DRAM bytes; ceilings measured on it)"
 set xlabel "FP32 operations per DRAM byte (log scale)"

@@ -19,6 +19,7 @@ for tl in data/results/*/ch07-timeline.csv; do
         }' "$tl" > "$gen/ch07_timeline.dat"
         gnuplot <<GP || { echo "book: the ch07 timeline failed" >&2; exit 1; }
 set terminal svg size 900,360 font "sans,11" background rgb "white"
+set colorsequence podo
 set output "$svg"
 set title "ch07: 8 steps of 4096 bodies with each step's positions read by the host ($m)"
 set xlabel "time from the first step's start (ms; CUDA events on the GPU, the host's clock for its reads)"

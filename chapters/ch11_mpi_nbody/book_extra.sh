@@ -62,6 +62,7 @@ for sc in data/results/*/ch11-scaling.csv; do
         awk -F, -v n="$n_strong" 'NR > 1 && $1 == "strong" && $5 == "gpu" && $2 == "ring-overlap" { print $3, $6 }' "$sc" > "$gen/ch11_points.dat"
         gnuplot <<GP || { echo "book: the ch11 model chart failed" >&2; exit 1; }
 set terminal svg size 900,480 font "sans,11" background rgb "white"
+set colorsequence podo
 set output "$svg"
 set title "ch11: ms per step at n = $n_strong against the number of GPUs ($m): the model, and the measured points"
 set xlabel "GPUs (ranks)"
