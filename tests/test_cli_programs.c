@@ -638,7 +638,7 @@ START_TEST(book_tables_from_counters)
     snprintf(b, sizeof b, report, "500", "25", "25", "25", "us   500", "ch99_b");
     snprintf(script, sizeof script,
              "mkdir -p data/profiles/M data/results && %s && %s && "
-             "printf 'chapter,stage\\nch99,a,w,0,2.0\\nch99,b,w,0,0.5\\nch07,ceiling-fp32-peak,w,0,1,0.009,GFLOP/s\\n' > data/results/M.csv && "
+             "printf 'chapter,stage,workload,threads,median_ms,value,unit,check,device,date,commit,run_id,machine_id,sm_mhz_start,sm_mhz_end,power_w_start,power_w_end,temp_c_start,temp_c_end\\nch99,a,w,0,2.0\\nch99,b,w,0,0.5\\nch07,ceiling-fp32-peak,w,0,1,0.009,GFLOP/s\\n' > data/results/M.csv && "
              "\"$P\"/tools/decomposition.sh > d.md && "
              "grep -q '^| ch99 | b (after a) | 4.00 | 4.00 | 4.00 | 2.00 | 2.00 | 0.50 | 2.00 | +0.0%% | - | instructions |$' d.md && "
              "\"$P\"/tools/counted_flops.sh > f.md && grep -q '^| ch99_a | 1e+03 | 2e+03 | 3e+03 | 9000 | 2 ms | 0 | 50.0%% |$' f.md",
@@ -669,9 +669,9 @@ START_TEST(rooflines_from_counters)
     snprintf(c, sizeof c, report, "1,000,000,000", "50", "50", "50.00", issue, "M/ch05_c");
     snprintf(script, sizeof script,
              "mkdir -p data/profiles/M data/profiles/N data/results data/plots && %s && %s && %s && cp data/profiles/M/ch05_a.txt "
-             "data/profiles/N/ && printf 'chapter,stage\nch07,ceiling-fp32-peak,w,0,1,100,GFLOP/s\n"
+             "data/profiles/N/ && printf 'chapter,stage,workload,threads,median_ms,value,unit,check,device,date,commit,run_id,machine_id,sm_mhz_start,sm_mhz_end,power_w_start,power_w_end,temp_c_start,temp_c_end\nch07,ceiling-fp32-peak,w,0,1,100,GFLOP/s\n"
              "ch06,ceiling-read-stream,w,0,1,10,GB/s\n' > data/results/M.csv && "
-             "printf 'chapter,stage\nch07,ceiling-fp32-peak,w,0,1,100,GFLOP/s\n' > data/results/N.csv && "
+             "printf 'chapter,stage,workload,threads,median_ms,value,unit,check,device,date,commit,run_id,machine_id,sm_mhz_start,sm_mhz_end,power_w_start,power_w_end,temp_c_start,temp_c_end\nch07,ceiling-fp32-peak,w,0,1,100,GFLOP/s\n' > data/results/N.csv && "
              "\"$P\"/tools/roofline.sh . > r.md && "
              "grep -q '^| ch05_a | 1e+09 | 0 | 1e+08 | 10 | 50 | 5 | - | 100 | 50.0%% | arithmetic |$' r.md && "
              "grep -q '^| ch05_c | 1e+09 | 0 | 1e+08 | 10 | 20 | 2 | 40 | 40 | 50.0%% | issue slots |$' r.md && "

@@ -61,7 +61,8 @@ for line in lines:
 EOF
 }
 
-# A: an answer that ends the test early (the lines under FAIL); a CUDA rule broken.
+# A: an answer that would end the test early (exit(): refused by the rules, a
+# library call the stub does not make); a CUDA rule broken.
 answer ch01 exit-early
 ex=ch01
 [ -z "$cuda" ] || { answer ch05 powf-on-device-only; ex+=" ch05"; }
@@ -102,7 +103,7 @@ d = sys.argv[1]
 def out(s, e):
     t = [t for t in json.load(open(f"{d}/{s}/results.json"))["tests"] if t["name"] == e]
     return t[0]["output"]
-for s, e, why in (("ann", "ch01", "your code gave no result"), ("bob", "ch01", "your vec.c defines "),
+for s, e, why in (("ann", "ch01", "your vec.c calls exit"), ("bob", "ch01", "your vec.c defines "),
                   ("cat", "ch01", "does not compile")):
     if why not in out(s, e):
         sys.exit(f"{s}'s results.json for {e}: {out(s, e)!r} lacks {why!r}")

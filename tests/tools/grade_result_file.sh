@@ -107,7 +107,9 @@ patch -s exercises/ch01/vec.c < tests/wrong/ch01/forged-result.patch || fail "ca
 grade ann "$out/forged.csv"
 [ "$(field "$out/forged.csv" 1 7)" = failed ] || fail "the forged pass was recorded as: $(sed -n 2p "$out/forged.csv")"
 
-# An answer that does not compile.
+# An answer that does not compile (the stub with a line that is not C: the
+# forged answer's destructor would be refused first, by the rules).
+git checkout -q exercises/ch01/vec.c
 echo 'this is not C' >> exercises/ch01/vec.c
 grade ann "$out/broken.csv"
 [ "$(field "$out/broken.csv" 1 7)" = does-not-compile ] || fail "a broken answer was recorded as: $(sed -n 2p "$out/broken.csv")"
