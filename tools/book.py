@@ -264,18 +264,24 @@ def check_results(csvs, chapters):
 
 # ---------------------------------------------------------------- the registry
 
+def registry_from_make():
+    """The chapter registry: make -s print-registry's NAME='value' lines, as a dict; OSError,
+    CalledProcessError or ValueError where it cannot be read (tools/site.py reads it so too)."""
+    out = subprocess.run(["make", "-s", "print-registry"], stdout=subprocess.PIPE, check=True,
+                         encoding="utf-8", errors="surrogateescape").stdout
+    registry = {}
+    for word in shlex.split(out, comments=True):
+        name, sep, value = word.partition("=")
+        if not sep:
+            raise ValueError(word)
+        registry[name] = value
+    return registry
+
+
 def read_registry():
-    """The chapter registry: make -s print-registry's NAME='value' lines, as a dict."""
+    """The chapter registry, or exit 2 saying it cannot be read."""
     try:
-        out = subprocess.run(["make", "-s", "print-registry"], stdout=subprocess.PIPE, check=True,
-                             encoding="utf-8", errors="surrogateescape").stdout
-        registry = {}
-        for word in shlex.split(out, comments=True):
-            name, sep, value = word.partition("=")
-            if not sep:
-                raise ValueError(word)
-            registry[name] = value
-        return registry
+        return registry_from_make()
     except (OSError, subprocess.CalledProcessError, ValueError):
         print("book: cannot read the chapter registry", file=sys.stderr)
         sys.exit(2)

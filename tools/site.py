@@ -39,13 +39,15 @@ import html
 import json
 import os
 import re
-import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from urllib.parse import unquote
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import book  # noqa: E402  (the registry, read as make book reads it)
 
 INSTALL = "apt-get install mkdocs mkdocs-material (Debian/Ubuntu)"
 TEXT_LIMIT = 256 * 1024  # a text file larger than this is linked raw, not shown on a page
@@ -604,17 +606,9 @@ class Site:
 # ---------------------------------------------------------------- small helpers
 
 def read_registry():
-    """The chapter registry: make -s print-registry's NAME='value' lines, as a dict."""
+    """The chapter registry (tools/book.py reads it: make -s print-registry), as a dict."""
     try:
-        out = subprocess.run(["make", "-s", "print-registry"], stdout=subprocess.PIPE, check=True,
-                             encoding="utf-8", errors="surrogateescape").stdout
-        registry = {}
-        for word in shlex.split(out, comments=True):
-            name, sep, value = word.partition("=")
-            if not sep:
-                raise ValueError(word)
-            registry[name] = value
-        return registry
+        return book.registry_from_make()
     except (OSError, subprocess.CalledProcessError, ValueError):
         raise SiteError("site: cannot read the chapter registry (make -s print-registry): run it from the "
                         "course's root, through make site", 2)
