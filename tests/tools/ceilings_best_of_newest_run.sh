@@ -8,9 +8,7 @@
 set -u
 [ "${1:-}" = --can-run ] && exit 0
 . "$(dirname "$0")/lib.bash"
-fixtures=$1/tests/fixtures
-scratch_copy "$1"
-cd "$repo" || exit 1
+fixture_copy "$1"
 best() { bash tools/best_ceiling.sh "$@"; }
 
 # the newest run (20261126T0415Z-3f9a): 65350.4, not its later 61900 (the

@@ -9,9 +9,7 @@
 set -u
 [ "${1:-}" = --can-run ] && exit 0
 . "$(dirname "$0")/lib.bash"
-fixtures=$1/tests/fixtures
-scratch_copy "$1"
-cd "$repo" || exit 1
+fixture_copy "$1"
 export CLANG_CUDA=
 
 # without FILE NAME: FILE less its column NAME (found by its header).

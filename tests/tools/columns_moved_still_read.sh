@@ -19,9 +19,8 @@ if [ "${1:-}" = --can-run ]; then
     exit 0
 fi
 . "$(dirname "$0")/lib.bash"
-root=$1 fixtures=$1/tests/fixtures
-scratch_copy "$1"
-cd "$repo" || exit 1
+root=$1
+fixture_copy "$1"
 export CLANG_CUDA=
 
 # moved FILE: FILE with its columns in reverse order and a column "note" first.

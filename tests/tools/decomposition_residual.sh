@@ -15,9 +15,7 @@
 set -u
 [ "${1:-}" = --can-run ] && exit 0
 . "$(dirname "$0")/lib.bash"
-fixtures=$1/tests/fixtures
-scratch_copy "$1"
-cd "$repo" || exit 1
+fixture_copy "$1"
 machine=Fixture-GPU_Fixture-CPU
 mkdir -p "data/profiles/$machine" data/results
 cp "$fixtures"/profiles/ch05_*.txt "data/profiles/$machine/"

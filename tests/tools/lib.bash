@@ -7,6 +7,13 @@ scratch_copy() {
     repo=$scratch/repo
     mkdir -p "$repo" && tar -C "$1" -cf - Makefile chapters tools | tar -C "$repo" -xf - || exit 1
 }
+# fixture_copy ROOT: scratch_copy ROOT, then into the copy, with fixtures set
+# to ROOT's tests/fixtures (the hand-made results and profiles).
+fixture_copy() {
+    fixtures=$1/tests/fixtures
+    scratch_copy "$1"
+    cd "$repo" || exit 1
+}
 # fail MESSAGE: says why on the last line and fails the test.
 fail() { echo "FAIL: $*"; exit 1; }
 # A test's commit and run id come from its own scratch repository and run, not

@@ -7,9 +7,7 @@
 set -u
 [ "${1:-}" = --can-run ] && exit 0
 . "$(dirname "$0")/lib.bash"
-fixtures=$1/tests/fixtures
-scratch_copy "$1"
-cd "$repo" || exit 1
+fixture_copy "$1"
 dir=data/profiles/Fixture-GPU_Fixture-CPU
 mkdir -p "$dir"
 cp "$fixtures"/profiles/*.txt "$dir/"
