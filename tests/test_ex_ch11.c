@@ -143,7 +143,7 @@ START_TEST(ring_overlaps_and_is_right)
     snprintf(bin, sizeof bin, "%s/ring", dir);
     if (access(bin, X_OK) != 0) {
         int rc = harness_shell("mpicc -std=gnu11 -O2 -I%s -I%s/chapters/ch11_mpi_nbody %s/tests/ex_ch11_driver.c "
-                               "%s/chapters/ch11_mpi_nbody/forces_cpu.c %s/common/nbody/*.c %s/common/*.c -lm -o %s",
+                               "%s/chapters/ch07_nbody/cpu.c %s/common/nbody/*.c %s/common/*.c -lm -o %s",
                                harness_q(EX_DIR), harness_q(PROJECT_DIR), harness_q(PROJECT_DIR), harness_q(PROJECT_DIR),
                                harness_q(PROJECT_DIR), harness_q(PROJECT_DIR), harness_q(bin));
         ck_assert_msg(rc == 0, "ring_step.h did not compile with the driver (mpicc exit %d)", rc);

@@ -5,7 +5,7 @@
  * eight, and of eight with the compiler's instruction scheduler. */
 #define _GNU_SOURCE
 /* common/'s headers, not rows.h, which brings in the CUDA runtime's: ch11's
- * ring exercise compiles this file with mpicc alone (ch11's forces_cpu.c). */
+ * ring exercise compiles this file with mpicc alone (tests/test_ex_ch11.c). */
 #include "../../common/cli.h"
 #include "../../common/cpu_ceiling.h"
 #include "../../common/nbody/nbody.h"

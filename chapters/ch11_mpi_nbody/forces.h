@@ -14,9 +14,9 @@
 extern "C" {
 #endif
 
-/* ch07's cpu.c (built into ch11 as build/ch07/cpu.o; forces_cpu.c says
- * when not): ch07's cpu-simd loop (AVX2 + FMA, 8 targets in the lanes;
- * scalar where the CPU lacks AVX2). */
+/* ch07's cpu.c (build/ch07/cpu.o in ch11; the ring exercise's driver
+ * compiles the file itself): ch07's cpu-simd loop (AVX2 + FMA, 8 targets in
+ * the lanes; scalar where the CPU lacks AVX2). */
 void cpu_simd_block_forces(const body *targets, int nt, const body *sources, int ns, vec3 *a, int add);
 
 #ifdef __cplusplus
