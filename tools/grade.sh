@@ -201,7 +201,11 @@ record() {
 # The facts the rows share, known before the first exercise.
 describe_run() {
     commit=$(git rev-parse HEAD 2>/dev/null) || commit=unknown
-    [ "$commit" = unknown ] || git diff --quiet HEAD -- . ':(exclude)exercises' 2>/dev/null || commit+=-dirty
+    # (the manifest of the stubs counts as the course's, and so does a git
+    # replace ref, which would show other stubs than the commit's)
+    [ "$commit" = unknown ] || { git diff --quiet HEAD -- . ':(exclude)exercises' 2>/dev/null &&
+        git diff --quiet HEAD -- exercises/STUBS 2>/dev/null &&
+        [ -z "$(git replace -l 2>/dev/null)" ]; } || commit+=-dirty
     machine=$("$(dirname "$0")/machine.sh")
     gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1)
     gpu=${gpu:-none}

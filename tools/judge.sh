@@ -28,11 +28,17 @@
 #     host and the device (no #ifdef __CUDA_ARCH__, no NV_IF_TARGET); defines
 #     or undefines no macro the stub does not (a header's macros reach the
 #     test's code), adds no pragma but unroll, no _Pragma, #line, asm or
-#     code-placing attribute; calls no function of the C or C++ library the
-#     stub does not but the maths and memcpy/memset (every static and inline
-#     function kept, so a header's helpers are read too); the text rules hold
-#     for a file that compiles only inside its test;
-#  3. compile: the probe, the test built with the answer (W/ex_E_probe);
+#     attribute that places, renames or un-checks code (section, alias,
+#     no_sanitize, optimize...: __attribute__ or [[ ]]); gives no macro of the
+#     stub's another body, and makes no pragma through a macro; calls no
+#     function of the C or C++ library the stub does not but the maths and
+#     memcpy/memset (every static and inline function kept, so a header's
+#     helpers are read too); a header names no static function or variable
+#     of the test's own (harness_shell, a driver's counters); the text rules
+#     hold for a file that compiles only inside its test;
+#  3. compile: the probe, the test built with the answer (W/ex_E_probe),
+#     which takes from the system's libraries nothing the judge does not
+#     (but the maths and printing) and links in no global the judge lacks;
 #  4. run: the probe in tools/sandbox.c (it writes the trace, W/trace), then
 #     the judge, the test built against the stub as handed out
 #     (BUILD/tests/ex_E_stub, shared and built under a lock), on the trace,
@@ -234,6 +240,8 @@ answer_rules() {
         else
             cp "$w/rules/host.lines" "$w/rules/own/$f.lines" || return 1
         fi
+        cp "$w/rules/stub-text.lines" "$w/rules/own/$f.stub-lines" || return 1
+        answer_test_names_rule "$e" "$f" "$w" || return 1
     done < <(judge_files "$dir")
 }
 
@@ -345,11 +353,78 @@ answer_text_rules() {
             return 1
         fi
     done
-    bad=$(tr '\n' ' ' < "$lines" | grep -oE '__attribute__ *\( *\([^;{]*\b(section|alias|weakref|ifunc|symver|constructor|destructor|init_priority|visibility)\b' | head -n 1)
-    if [ -n "$bad" ] && ! tr '\n' ' ' < "$stub_lines" | grep -qF -- "$bad"; then
-        judge_fail rules "your $f has an attribute that places or renames code (${bad##* }): an answer may not"
+    bad=$(LC_ALL=C comm -23 <(answer_attribute_words "$lines") <(answer_attribute_words "$stub_lines") | head -n 1)
+    if [ -n "$bad" ]; then
+        judge_fail rules "your $f has an attribute that places, renames or un-checks code ($bad): an answer may not"
         return 1
     fi
+    # the preprocessor's own output: a pragma a macro made (a stub's macro
+    # given a body, _Pr ## agma pasted) is a pragma too
+    bad=$(grep -E '^[ \t]*#[ \t]*pragma' -- "$lines" | sed 's/^[ \t]*#[ \t]*//; s/[ \t][ \t]*/ /g' |
+        grep -Ev '^pragma( (GCC|clang))? (unroll|nounroll)([ (]|$)|^pragma once$' | LC_ALL=C sort -u |
+        LC_ALL=C comm -23 - <(grep -E '^[ \t]*#[ \t]*pragma' -- "$stub_lines" | sed 's/^[ \t]*#[ \t]*//; s/[ \t][ \t]*/ /g' | LC_ALL=C sort -u) | head -n 1)
+    if [ -n "$bad" ] || { answer_has_word "$lines" _Pragma && ! answer_has_word "$stub_lines" _Pragma; }; then
+        judge_fail rules "your $f makes a pragma through a macro (${bad:-_Pragma}): #pragma unroll is the one pragma an answer may add"
+        return 1
+    fi
+    # a macro the stub defines keeps the stub's body (a guard given a body would paste code into the test)
+    bad=$(LC_ALL=C comm -23 <(answer_directives "$file" | grep -E '^define ' | LC_ALL=C sort -u) \
+        <(answer_directives "$stub" | grep -E '^define ' | LC_ALL=C sort -u) | head -n 1)
+    if [ -n "$bad" ]; then
+        judge_fail rules "your $f changes a macro the stub defines (#$bad): keep the stub's #define lines as they are"
+        return 1
+    fi
+}
+
+# answer_attribute_words LINES: the words inside LINES' attributes
+# (__attribute__((...)), __attribute((...)), [[...]]) that place, rename or
+# un-check code, or change how it is compiled, sorted: section, alias,
+# ifunc, constructor..., no_sanitize..., optimize, target, noipa...
+answer_attribute_words() {
+    tr '\n' ' ' < "$1" | grep -oE '__attribute(__)? *\( *\([^;{]*|\[ *\[[^]]*\]' |
+        grep -oE '\b(section|alias|weakref|ifunc|symver|constructor|destructor|init_priority|visibility|no_sanitize[a-z_]*|no_address_safety_analysis|disable_sanitizer_instrumentation|no_instrument_function|no_profile_instrument_function|no_stack_protector|optimize|target|target_clones|target_version|noipa|used|retain|naked|patchable_function_entry|cleanup)\b' |
+        LC_ALL=C sort -u
+}
+
+# answer_test_names_rule E NAME W: a header of the answer (it is included into
+# the test's own code) names nothing the test keeps to itself, no static
+# function or variable of tests/harness.h or of the exercise's test files
+# that the stub does not name: no harness_shell, no counter of the test's
+# (a declaration of one compiles alone and joins the test's in its build).
+answer_test_names_rule() {
+    local e=$1 f=$2 w=$3 bad
+    case $f in *.c) return 0 ;; esac # its own file: the test's statics are out of its reach
+    answer_test_statics "$e" > "$w/rules/test-statics" || return 1
+    bad=$(LC_ALL=C comm -23 <(answer_identifiers "$w/rules/own/$f.lines") <(answer_identifiers "$w/rules/own/$f.stub-lines") |
+        LC_ALL=C comm -12 - "$w/rules/test-statics" | head -n 3)
+    if [ -n "$bad" ]; then
+        judge_fail rules "your $f names $(tr '\n' ' ' <<<"$bad")which the test keeps to itself (its harness or its checks): an answer uses only what the stub's comments hand it (rename a helper that shares the name)"
+        return 1
+    fi
+}
+# answer_identifiers LINES: every identifier in LINES, sorted.
+answer_identifiers() { grep -oE '[A-Za-z_][A-Za-z0-9_]*' -- "$1" | LC_ALL=C sort -u; }
+# answer_test_statics E: the names tests/harness.h and exercise E's test
+# files (tests/test_ex_E.*, tests/ex_DIR_*, not a header the exercise forces
+# into the answer's build) define static at file scope, sorted.
+answer_test_statics() {
+    local e=$1 dir v forced files=() t
+    dir=$(judge_dir "$e")
+    v="ex_${e}_INCLUDE"
+    forced=" ${!v:-} "
+    for t in tests/harness.h tests/test_ex_"$e".* tests/ex_"$dir"_* tests/ex_"$e"_*; do
+        [ -f "$t" ] && [[ $forced != *" $t "* ]] && [[ " ${files[*]} " != *" $t "* ]] && files+=("$t")
+    done
+    awk '
+        /^static[ \t]/ {
+            line = $0; sub(/\/[\/*].*/, "", line)
+            if (match(line, /^[^=({;]*[A-Za-z_0-9][ \t]*\(/)) {   # a function: the name before its (
+                line = substr(line, 1, RLENGTH); sub(/[ \t]*\($/, "", line); n = split(line, w, /[^A-Za-z_0-9]+/); print w[n]; next
+            }
+            # variables: initialisers, strings and sizes dropped, then each declarator'"'"'s last word
+            gsub(/"[^"]*"/, "", line); gsub(/\{[^}]*\}/, "", line); sub(/;.*/, "", line); gsub(/\[[^]]*\]/, "", line); gsub(/=[^,]*/, "", line)
+            n = split(line, part, ","); for (i = 1; i <= n; i++) { m = split(part[i], w, /[^A-Za-z_0-9]+/); while (m > 0 && w[m] == "") m--; if (m) print w[m] }
+        }' "${files[@]}" | grep -vxE 'static|inline|const|void|int|char|long|float|double|unsigned' | LC_ALL=C sort -u
 }
 
 # answer_directives FILE: each preprocessing directive FILE itself holds
@@ -383,7 +458,7 @@ answer_system_functions() {
 }
 # The calls an answer may add: the C library's maths (float and double),
 # memory copies, the stack protector's and the compiler's own helpers.
-answer_calls_allowed='^(_?_?(sqrt|cbrt|hypot|pow|exp|exp2|expm1|log|log2|log10|log1p|sin|cos|tan|asin|acos|atan|atan2|sinh|cosh|tanh|fabs|floor|ceil|trunc|round|lround|rint|lrint|nearbyint|fmod|remainder|fma|fmin|fmax|copysign|frexp|ldexp|modf|erf|erfc|sincos)[fl]?(_finite)?|mem(cpy|set|move|cmp)|__stack_chk_fail|__muldc3|__mulsc3|__divdc3|__divsc3|__popcount[sd]i2|__clz[sd]i2|__ctz[sd]i2)$'
+answer_calls_allowed='^(_?_?(sqrt|cbrt|hypot|pow|exp|exp2|expm1|log|log2|log10|log1p|sin|cos|tan|asin|acos|atan|atan2|sinh|cosh|tanh|fabs|floor|ceil|trunc|round|lround|rint|lrint|nearbyint|fmod|remainder|fma|fmin|fmax|copysign|frexp|ldexp|modf|erf|erfc|sincos)[fl]?(_finite)?|mem(cpy|set|move|cmp)|__mem(cpy|set|move)_chk|__stack_chk_fail|__muldc3|__mulsc3|__divdc3|__divsc3|__popcount[sd]i2|__clz[sd]i2|__ctz[sd]i2)$'
 # The flags that keep every function of a file in its object (nvcc hands
 # them to the host compiler).
 answer_keep_flags() { if [ "$1" = cuda ]; then echo -Xcompiler -fkeep-static-functions,-fkeep-inline-functions; else echo -fkeep-static-functions -fkeep-inline-functions; fi; }
@@ -424,6 +499,34 @@ answer_in_probe() {
         done < <(judge_files "$dir")
     done
 }
+
+# answer_link_rules W PROBE JUDGE: the probe (the test with the answer)
+# takes from the system's libraries no function the judge (the test with the
+# stub) does not, but the maths and memory copies, and links in nothing of
+# the course's libraries the judge does not: what no rule on the answer's
+# text alone can see (a template that calls system() only where the test
+# instantiates it; a header that compiles only inside its test).
+answer_link_rules() {
+    local w=$1 probe=$2 judge=$3 bad
+    # (printing to the terminal too, which ch11's stub allows: the verdict
+    # comes through a channel of the judge's, never the answer's output)
+    bad=$(LC_ALL=C comm -23 <(answer_imports "$probe") <(answer_imports "$judge") | grep -Ev "$answer_calls_allowed" |
+        grep -Evx '(__)?(printf|fprintf|puts|fputs|putchar|fputc|putc|fflush)(_chk)?|stdout|stderr' | head -n 5)
+    if [ -n "$bad" ]; then
+        judge_fail rules "your code makes the test call $(tr '\n' ' ' <<<"$bad")which the stub's does not: an answer computes; it may call the C library's maths and memcpy/memset, print to the terminal, no input, file or system call"
+        return 1
+    fi
+    bad=$(LC_ALL=C comm -23 <(answer_strong_globals "$probe") <(answer_strong_globals "$judge") | head -n 5)
+    if [ -n "$bad" ]; then
+        judge_fail rules "your code links $(tr '\n' ' ' <<<"$bad")into the test, which the stub's does not: an answer defines only the exercise's own functions and uses the course's code only as the stub's comments say"
+        return 1
+    fi
+}
+# answer_imports BINARY: the functions BINARY takes from shared libraries.
+answer_imports() { nm -D --undefined-only -- "$1" | awk '{print $NF}' | sed 's/@.*//' | LC_ALL=C sort -u; }
+# answer_strong_globals BINARY: the functions and data BINARY defines for
+# every file (not weak: a C++ template's or inline function's copy is weak).
+answer_strong_globals() { nm --defined-only -- "$1" | awk '$(NF-1) ~ /^[TDBR]$/ {print $NF}' | LC_ALL=C sort -u; }
 
 # judge_confined COMMAND...: a compiler on the answer's text, in the sandbox
 # (it may write only the grading's folder, judge_w; it reads no model answer,
@@ -472,6 +575,7 @@ judge_steps() {
         return
     fi
     answer_in_probe "$e" "$w" || return
+    answer_link_rules "$w" "$probe" "$judge" || return
     stage=run
     # a GPU suite: unforked, and its runs may write below /proc (the CUDA driver needs it)
     [ -f "tests/test_ex_$e.cu" ] && gpu=(CK_FORK=no SANDBOX_PROC=1)

@@ -14,6 +14,8 @@
 # hidden one (an editor's swap file) or a backup (name~). Run from the
 # repository's root, as make does.
 set -u
+# the blobs as git stored them: a replace ref (git replace) does not stand in for a stub
+export GIT_NO_REPLACE_OBJECTS=1
 manifest=exercises/STUBS
 me=stubs_manifest
 
