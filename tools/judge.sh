@@ -30,12 +30,17 @@
 #     test's code), adds no pragma but unroll, no _Pragma, #line, asm or
 #     attribute that places, renames or un-checks code (section, alias,
 #     no_sanitize, optimize...: __attribute__ or [[ ]]); gives no macro of the
-#     stub's another body, and makes no pragma through a macro; calls no
-#     function of the C or C++ library the stub does not but the maths and
-#     memcpy/memset (every static and inline function kept, so a header's
-#     helpers are read too); a header names no static function or variable
-#     of the test's own (harness_shell, a driver's counters); the text rules
-#     hold for a file that compiles only inside its test;
+#     stub's another body, and makes no pragma through a macro; adds no
+#     condition (#if, #ifdef...) the stub has not, reads no predefined macro
+#     that tells where it is compiled (__INCLUDE_LEVEL__, __FILE__...),
+#     includes no system header but the maths' and memory's, names nothing
+#     of the loader's (_DYNAMIC, environ, __builtin_frame_address...); calls
+#     no function of the C or C++ library the stub does not but the maths
+#     and memcpy/memset, and nothing else but the course's own code (every
+#     static and inline function kept, so a header's helpers are read too);
+#     a header defines or declares no static function or variable of the
+#     test's own (harness_shell, a driver's counters); the text rules hold
+#     for a file that compiles only inside its test;
 #  3. compile: the probe, the test built with the answer (W/ex_E_probe),
 #     which takes from the system's libraries nothing the judge does not
 #     (but the maths and printing) and links in no global the judge lacks;
@@ -188,7 +193,7 @@ answer_outside() {
 
 # answer_rules E W A: the rules of step 2 for every file laid in A; 1 with why set.
 answer_rules() {
-    local e=$1 w=$2 dir lang f kind stub bad here inc=() word forced=()
+    local e=$1 w=$2 dir lang f kind stub bad here inc=() word forced=() alone
     dir=$(judge_dir "$e")
     here=$(cd "$3/answer/$dir" && pwd -P)
     lang=c
@@ -225,8 +230,10 @@ answer_rules() {
         # the stub compiled the same way says what the file may define (a
         # file that is not compiled that way, the stub's neither, skips the
         # checks that read an object: the text's below still hold)
+        alone=
         if answer_compile "$kind" "$stub" "$w/rules/stub.o" "${inc[@]}" >/dev/null 2>&1; then
             answer_object_rules "$kind" "$f" "$here/$f" "$stub" "$w" "${inc[@]}" || return 1
+            alone=1
         fi
         answer_context_rules "$kind" "$f" "$here/$f" "$w" "${inc[@]}" || return 1
         # what the probe's build must hold of it: these lines, or, where the
@@ -241,7 +248,7 @@ answer_rules() {
             cp "$w/rules/host.lines" "$w/rules/own/$f.lines" || return 1
         fi
         cp "$w/rules/stub-text.lines" "$w/rules/own/$f.stub-lines" || return 1
-        answer_test_names_rule "$e" "$f" "$w" || return 1
+        answer_test_names_rule "$e" "$f" "$w" "$alone" || return 1
     done < <(judge_files "$dir")
 }
 
@@ -292,6 +299,27 @@ answer_object_rules() {
         judge_fail rules "your $f calls $(tr '\n' ' ' <<<"$bad")which the stub does not: an answer computes; it may call the C library's maths and memcpy/memset, no input, output or system call"
         return 1
     fi
+    # and nothing else outside it but the course's own functions: not
+    # Check's, not the loader's, not another library's
+    [ -s "$w/rules/course-names" ] || answer_course_names > "$w/rules/course-names"
+    bad=$(LC_ALL=C comm -23 <(answer_needs "$w/rules/answer-all.o") <(answer_needs "$w/rules/stub-all.o") |
+        grep -Ev "$answer_calls_allowed" | LC_ALL=C comm -23 - "$w/rules/course-names" | head -n 5)
+    if [ -n "$bad" ]; then
+        judge_fail rules "your $f uses $(tr '\n' ' ' <<<"$bad")which is neither the C library's maths nor the course's own (common/, chapters/): an answer computes with what the stub's comments hand it"
+        return 1
+    fi
+}
+# answer_course_names: every name the course's own code (common/,
+# chapters/) writes, sorted: what an answer may use from outside itself
+# (the C library's functions are refused before, by name).
+answer_course_names() {
+    find common chapters -type f \( -name '*.[ch]' -o -name '*.cu' -o -name '*.cuh' -o -name '*.cpp' \) -print0 |
+        xargs -0 -r grep -ohE '[A-Za-z_][A-Za-z0-9_]*' | LC_ALL=C sort -u
+}
+# answer_needs OBJECT: the plain names (demangled, arguments dropped) of
+# what OBJECT uses and does not define, sorted.
+answer_needs() {
+    nm -C -u -- "$1" | sed -E 's/^ *U //; s/@.*//; s/\(.*//; s/.*:://; s/<.*//' | grep -E '^[A-Za-z_][A-Za-z0-9_]*$' | LC_ALL=C sort -u
 }
 
 # answer_context_rules KIND NAME FILE W INCLUDES...: the file's text the same
@@ -367,6 +395,31 @@ answer_text_rules() {
         judge_fail rules "your $f makes a pragma through a macro (${bad:-_Pragma}): #pragma unroll is the one pragma an answer may add"
         return 1
     fi
+    # no condition the stub does not have: a branch only one compiler, one
+    # include depth or one set of flags takes is code the rules never read
+    bad=$(LC_ALL=C comm -23 <(answer_directives "$file" | grep -E '^(if|ifdef|ifndef|elif|elifdef|elifndef)( |$)' | LC_ALL=C sort -u) \
+        <(answer_directives "$stub" | grep -E '^(if|ifdef|ifndef|elif|elifdef|elifndef)( |$)' | LC_ALL=C sort -u) | head -n 1)
+    if [ -n "$bad" ]; then
+        judge_fail rules "your $f adds a condition the stub does not have (#$bad): an answer is one text, the same code whoever compiles it, at any include depth, with any flags"
+        return 1
+    fi
+    bad=$(LC_ALL=C comm -23 <(answer_context_words "$file") <(answer_context_words "$stub") | head -n 1)
+    if [ -n "$bad" ]; then
+        judge_fail rules "your $f reads where or how it is compiled ($bad): an answer is the same code wherever it is included"
+        return 1
+    fi
+    bad=$(LC_ALL=C comm -23 <(answer_directives "$file" | sed -n 's/^include *<\([^>]*\)>.*/\1/p' | LC_ALL=C sort -u) \
+        <({ answer_directives "$stub" | sed -n 's/^include *<\([^>]*\)>.*/\1/p'; printf '%s\n' $answer_headers_allowed; } | LC_ALL=C sort -u) | head -n 3)
+    if [ -n "$bad" ]; then
+        judge_fail rules "your $f includes a system header the stub does not: $(tr '\n' ' ' <<<"$bad")(an answer may add only the maths and memory headers: $answer_headers_allowed)"
+        return 1
+    fi
+    for bad in $answer_linker_words; do
+        if answer_has_word "$lines" "$bad" && ! answer_has_word "$stub_lines" "$bad"; then
+            judge_fail rules "your $f names $bad, the program's own loader or start-up data: an answer computes"
+            return 1
+        fi
+    done
     # a macro the stub defines keeps the stub's body (a guard given a body would paste code into the test)
     bad=$(LC_ALL=C comm -23 <(answer_directives "$file" | grep -E '^define ' | LC_ALL=C sort -u) \
         <(answer_directives "$stub" | grep -E '^define ' | LC_ALL=C sort -u) | head -n 1)
@@ -377,12 +430,17 @@ answer_text_rules() {
 }
 
 # answer_attribute_words LINES: the words inside LINES' attributes
-# (__attribute__((...)), __attribute((...)), [[...]]) that place, rename or
-# un-check code, or change how it is compiled, sorted: section, alias,
-# ifunc, constructor..., no_sanitize..., optimize, target, noipa...
+# (__attribute__((...)), __attribute((...)), [[...]]: each read to its own
+# closing parenthesis or brackets, a word written __word__ read as word)
+# that place, rename, alias or un-check code, or change how it is
+# compiled, sorted: section, alias, weakref, ifunc, constructor...,
+# no_sanitize..., optimize, target, noipa...
 answer_attribute_words() {
-    tr '\n' ' ' < "$1" | grep -oE '__attribute(__)? *\( *\([^;{]*|\[ *\[[^]]*\]' |
-        grep -oE '\b(section|alias|weakref|ifunc|symver|constructor|destructor|init_priority|visibility|no_sanitize[a-z_]*|no_address_safety_analysis|disable_sanitizer_instrumentation|no_instrument_function|no_profile_instrument_function|no_stack_protector|optimize|target|target_clones|target_version|noipa|used|retain|naked|patchable_function_entry|cleanup)\b' |
+    perl -0777 -ne 'my $p = qr/(\((?:[^()]++|(?-1))*\))/;
+        print "$1\n" while /__attribute(?:__)?\s*$p/g;
+        print "$1\n" while /\[\s*\[(.*?)\]\s*\]/gs;' -- "$1" |
+        grep -oE '[A-Za-z_][A-Za-z0-9_]*' | sed -E 's/^__(.+)__$/\1/' |
+        grep -xE 'section|alias|weak|weakref|ifunc|symver|constructor|destructor|init_priority|visibility|externally_visible|no_reorder|no_sanitize[a-z_]*|no_address_safety_analysis|disable_sanitizer_instrumentation|no_instrument_function|no_profile_instrument_function|no_stack_protector|optimize|target|target_clones|target_version|noipa|used|retain|naked|patchable_function_entry|cleanup|tls_model' |
         LC_ALL=C sort -u
 }
 
@@ -392,15 +450,41 @@ answer_attribute_words() {
 # that the stub does not name: no harness_shell, no counter of the test's
 # (a declaration of one compiles alone and joins the test's in its build).
 answer_test_names_rule() {
-    local e=$1 f=$2 w=$3 bad
+    local e=$1 f=$2 w=$3 alone=$4 bad
     case $f in *.c) return 0 ;; esac # its own file: the test's statics are out of its reach
     answer_test_statics "$e" > "$w/rules/test-statics" || return 1
-    bad=$(LC_ALL=C comm -23 <(answer_identifiers "$w/rules/own/$f.lines") <(answer_identifiers "$w/rules/own/$f.stub-lines") |
-        LC_ALL=C comm -12 - "$w/rules/test-statics" | head -n 3)
+    if [ -n "$alone" ]; then
+        # compiled alone: the names its object defines or takes from
+        # elsewhere (a declaration of the test's, a tentative definition); a
+        # local variable is neither, whatever its name
+        bad=$(LC_ALL=C comm -23 <(answer_object_names "$w/rules/answer-all.o") <(answer_object_names "$w/rules/stub-all.o") |
+            LC_ALL=C comm -12 - "$w/rules/test-statics" | head -n 3)
+    else # (a file that compiles only inside its test: every word of it)
+        bad=$(LC_ALL=C comm -23 <(answer_identifiers "$w/rules/own/$f.lines") <(answer_identifiers "$w/rules/own/$f.stub-lines") |
+            LC_ALL=C comm -12 - "$w/rules/test-statics" | head -n 3)
+    fi
     if [ -n "$bad" ]; then
         judge_fail rules "your $f names $(tr '\n' ' ' <<<"$bad")which the test keeps to itself (its harness or its checks): an answer uses only what the stub's comments hand it (rename a helper that shares the name)"
         return 1
     fi
+}
+# The system headers any answer may include (the stub's too): maths,
+# fixed-width integers, the compiler's vector intrinsics, memory copies.
+answer_headers_allowed='math.h stdint.h stddef.h stdbool.h float.h limits.h string.h immintrin.h x86intrin.h stdatomic.h cuda_runtime.h cuda_fp16.h cuda_bf16.h mma.h'
+# Names of the loader's and the start-up's own, and the builtins that walk
+# the stack: from them an answer could find any library function without
+# naming it.
+answer_linker_words='_DYNAMIC _GLOBAL_OFFSET_TABLE_ __ehdr_start __executable_start _r_debug r_debug link_map environ __environ _environ _end _edata _etext __bss_start __dso_handle __data_start data_start __init_array_start __fini_array_start __libc_start_main __libc_stack_end __builtin_frame_address __builtin_return_address __builtin_extract_return_addr __builtin_apply __builtin_apply_args __builtin_longjmp __builtin_setjmp'
+# answer_context_words FILE: the predefined macros in FILE's text (comments
+# gone) that tell where or how it is compiled, sorted.
+answer_context_words() {
+    sed -e ':a' -e '/\\$/N; s/\\\n//; ta' -- "$1" | "$judge_cc" -fpreprocessed -dD -E -P -x c - 2>/dev/null |
+        grep -oE '\b(__INCLUDE_LEVEL__|__BASE_FILE__|__FILE_NAME__|__FILE__|__LINE__|__COUNTER__|__TIMESTAMP__|__DATE__|__TIME__|__has_include|__has_include_next)\b' |
+        LC_ALL=C sort -u
+}
+# answer_object_names OBJECT: the plain names OBJECT defines or needs, sorted.
+answer_object_names() {
+    nm -C -- "$1" | sed -E 's/^[0-9a-f]* *[A-Za-z?-] //; s/\(.*//; s/.*:://; s/<.*//' | grep -E '^[A-Za-z_][A-Za-z0-9_]*$' | LC_ALL=C sort -u
 }
 # answer_identifiers LINES: every identifier in LINES, sorted.
 answer_identifiers() { grep -oE '[A-Za-z_][A-Za-z0-9_]*' -- "$1" | LC_ALL=C sort -u; }
@@ -416,15 +500,20 @@ answer_test_statics() {
         [ -f "$t" ] && [[ $forced != *" $t "* ]] && [[ " ${files[*]} " != *" $t "* ]] && files+=("$t")
     done
     awk '
-        /^static[ \t]/ {
-            line = $0; sub(/\/[\/*].*/, "", line)
+        /^START_TEST *\(/ { # what harness.h makes of a test: its statics
+            t = $0; sub(/^START_TEST *\( */, "", t); sub(/[ )].*/, "", t)
+            print t; print t "_body"; print t "_fn"; print t "_ttest"; next
+        }
+        { line = $0; while (sub(/^__attribute__ *\(\([^)]*\)+ */, "", line)) {} }
+        line ~ /^static[ \t]/ {
+            sub(/\/[\/*].*/, "", line)
             if (match(line, /^[^=({;]*[A-Za-z_0-9][ \t]*\(/)) {   # a function: the name before its (
                 line = substr(line, 1, RLENGTH); sub(/[ \t]*\($/, "", line); n = split(line, w, /[^A-Za-z_0-9]+/); print w[n]; next
             }
             # variables: initialisers, strings and sizes dropped, then each declarator'"'"'s last word
             gsub(/"[^"]*"/, "", line); gsub(/\{[^}]*\}/, "", line); sub(/;.*/, "", line); gsub(/\[[^]]*\]/, "", line); gsub(/=[^,]*/, "", line)
             n = split(line, part, ","); for (i = 1; i <= n; i++) { m = split(part[i], w, /[^A-Za-z_0-9]+/); while (m > 0 && w[m] == "") m--; if (m) print w[m] }
-        }' "${files[@]}" | grep -vxE 'static|inline|const|void|int|char|long|float|double|unsigned' | LC_ALL=C sort -u
+        }' "${files[@]}" | grep -E '^[A-Za-z_]' | grep -vxE 'static|inline|const|void|int|char|long|float|double|unsigned|struct|__attribute__' | LC_ALL=C sort -u
 }
 
 # answer_directives FILE: each preprocessing directive FILE itself holds

@@ -43,11 +43,35 @@ answer_text_rules answer.h "$t/answer.h" "$t/stub.h" "$t/a.lines" "$t/s.lines" &
 cp "$t/stub.h" "$t/answer.h" && answer_pass c "$t/answer.h" host "$t/a" || fail "cannot preprocess"
 answer_text_rules answer.h "$t/answer.h" "$t/stub.h" "$t/a.lines" "$t/s.lines" || fail "the stub itself refused: $why"
 
+[ -z "$(words 'static int rule_is_neg(const int *c, int target) __attribute__((always_inline));')" ] || fail "a parameter named target read as an attribute"
+[ "$(words '__attribute__((__noipa__, __used__)) static int f(void);')" = "noipa used " ] || fail "__noipa__/__used__ not read as noipa/used: '$(words '__attribute__((__noipa__, __used__)) static int f(void);')'"
+[ "$(words 'static const char *p __attribute__((__weakref__("harness_" "call")));')" = "weakref " ] || fail "__weakref__ not seen"
+
+# a condition, a context macro, a system header, a loader name the stub has not
+text_rule() { # WHAT ANSWER_TEXT: the answer (the stub with TEXT added) must be refused, why naming WHAT
+    printf '#ifndef G_H\n#define G_H\n%b\nstatic int f(void) { return 1; }\n#endif\n' "$2" > "$t/answer.h"
+    answer_pass c "$t/answer.h" host "$t/a" || fail "cannot preprocess: $2"
+    answer_text_rules answer.h "$t/answer.h" "$t/stub.h" "$t/a.lines" "$t/s.lines" && fail "passed the text rules: $2"
+    [[ $why == *"$1"* ]] || fail "'$2' refused, but not for $1: $why"
+}
+text_rule 'adds a condition' '#if __INCLUDE_LEVEL__ > 0\nstatic int g;\n#endif'
+text_rule 'adds a condition' '#ifdef __clang__\nstatic int g;\n#endif'
+text_rule 'reads where or how' 'static int level = __INCLUDE_LEVEL__;'
+text_rule 'system header' '#include <dlfcn.h>'
+text_rule '_DYNAMIC' 'extern char _DYNAMIC[];\nstatic char *d(void) { return _DYNAMIC; }'
+text_rule '__builtin_frame_address' 'static void *d(void) { return __builtin_frame_address(0); }'
+printf '#ifndef G_H\n#define G_H\n#include <math.h>\nstatic int f(void) { return 1; }\n#endif\n' > "$t/answer.h"
+answer_pass c "$t/answer.h" host "$t/a" && answer_text_rules answer.h "$t/answer.h" "$t/stub.h" "$t/a.lines" "$t/s.lines" ||
+    fail "an answer that adds math.h refused: $why"
+
 # the test's own names
 answer_test_statics ch11 > "$t/ch11" && answer_test_statics ch03 > "$t/ch03" || fail "answer_test_statics failed"
 for n in computes harness_shell harness_trace_fd reqs; do grep -qx "$n" "$t/ch11" || fail "ch11's test statics lack $n"; done
 grep -qx ex_atomic_event "$t/ch03" && fail "ch03's forced atomics header counted as the test's own"
 grep -qxE 'static|int|const' "$t/ch11" && fail "a keyword counted as a name"
+answer_test_statics ch10 > "$t/ch10" || fail "answer_test_statics ch10 failed"
+for n in harness_verdict_open gives_the_sums_bits_fn; do grep -qx "$n" "$t/ch10" || fail "ch10's test statics lack $n (an attribute-led line, a START_TEST's function)"; done
+grep -qE '^[0-9]' "$t/ch10" && fail "a number counted as a name"
 
 # the probe against the judge
 cc=${CC:-gcc}
@@ -61,4 +85,4 @@ answer_link_rules "$t" "$t/shell" "$t/judge" && fail "a probe that calls system(
 [[ $why == *system* ]] || fail "system not named: $why"
 answer_link_rules "$t" "$t/global" "$t/judge" && fail "a probe with a global the judge lacks passed"
 [[ $why == *extra_global* ]] || fail "extra_global not named: $why"
-echo "attributes in three spellings, pasted pragmas, changed stub macros, the test's statics and the probe's imports and globals are each seen"
+echo "attributes in three spellings (parameters and __x__ read right), pasted pragmas, changed stub macros, new conditions, context macros, system headers and loader names, the test's statics and the probe's imports and globals are each seen"
