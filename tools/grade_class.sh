@@ -335,7 +335,8 @@ grade_student() {
         echo "grade-class: $id: $log is a link, not a file or read-only: not graded" >&2; return 1
     fi
     tmp=$(mktemp -- "$grading/logs/.$id.XXXXXX") && text=$(mktemp -- "$grading/logs/.$id.XXXXXX") || return 1
-    JUDGE_PREPARED=1 ANSWERS="$from" GRADE_OUT="$grading/results/$id.csv" STUDENT="$id" \
+    # (every submission hidden from every run of an answer: no answer reads a classmate's)
+    JUDGE_PREPARED=1 JUDGE_HIDE=$(realpath -m -- "$dir") ANSWERS="$from" GRADE_OUT="$grading/results/$id.csv" STUDENT="$id" \
         "$here/grade.sh" "$ex_text" "$@" > "$text" 2>&1 < /dev/null
     rc=$?
     # the stamp first: what the log is, and the hash of the text under it

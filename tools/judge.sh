@@ -303,7 +303,7 @@ answer_object_rules() {
     # Check's, not the loader's, not another library's
     [ -s "$w/rules/course-names" ] || answer_course_names > "$w/rules/course-names"
     bad=$(LC_ALL=C comm -23 <(answer_needs "$w/rules/answer-all.o") <(answer_needs "$w/rules/stub-all.o") |
-        grep -Ev "$answer_calls_allowed" | LC_ALL=C comm -23 - "$w/rules/course-names" | head -n 5)
+        grep -Ev "$answer_calls_allowed" | grep -vx '_GLOBAL_OFFSET_TABLE_' | LC_ALL=C comm -23 - "$w/rules/course-names" | head -n 5)
     if [ -n "$bad" ]; then
         judge_fail rules "your $f uses $(tr '\n' ' ' <<<"$bad")which is neither the C library's maths nor the course's own (common/, chapters/): an answer computes with what the stub's comments hand it"
         return 1
@@ -627,10 +627,15 @@ judge_confined() { "$judge_sandbox_path" --write "$judge_w" --timeout 300 -- "$@
 # folder but this one's shared files (its wrong answers and its tests, which
 # link the solutions, hidden too).
 judge_hide() {
-    local root hide=() d
+    local root hide=() d extra=()
     root=$(pwd -P)
+    # and the folder the answer was laid from (a file left beside it, a
+    # compiled helper, is not the answer), and JUDGE_HIDE's (colon-separated:
+    # make grade-class hides the whole class's submissions)
+    [ -z "${1:-}" ] || extra+=("$(realpath -m -- "$1")")
+    [ -z "${JUDGE_HIDE:-}" ] || { IFS=: read -r -a d <<< "$JUDGE_HIDE"; extra+=("${d[@]}"); }
     for d in "$root/solutions" "$root/tests/wrong" "$root/.git" "$root"/build* "$root/$judge_build/wrong" \
-        "$root/$judge_build/tests" "$root/$judge_build/hints" "$judge_root"; do
+        "$root/$judge_build/tests" "$root/$judge_build/hints" "$judge_root" "${extra[@]}"; do
         [ ! -e "$d" ] || [ "$d" = "$root/$judge_build" ] || hide+=("$d")
     done
     export SANDBOX_HIDE SANDBOX_READ
@@ -643,7 +648,10 @@ judge_steps() {
     dir=$(judge_dir "$e")
     sandbox=$(realpath "$judge_sandbox")
     judge_sandbox_path=$sandbox judge_w=$w judge_a=$a
-    judge_hide
+    judge_hide "$from"
+    # no network in any run of the answer (tools/sandbox.c), but where the
+    # test starts MPI ranks, which talk over loopback TCP
+    if grep -qs 'mpirun' -- tests/test_ex_"$e".*; then export SANDBOX_NET=1; else unset SANDBOX_NET; fi
     stage=lay
     answer_lay "$e" "$from" "$a/answer/$dir" || return
     answer_hash=$(judge_files "$dir" | LC_ALL=C sort | (cd "$a/answer/$dir" && xargs -d '\n' sha256sum --) |

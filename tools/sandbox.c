@@ -23,6 +23,11 @@
  *   every folder listed (SANDBOX_HIDE, folders separated by colons, adds to
  *   them); a --read folder (and SANDBOX_READ's) may be read even inside a
  *   hidden one (a grading's own folder, inside the folder of all gradings);
+ * - opens no network socket (IPv4, IPv6, raw: seccomp, on x86-64; a local
+ *   socket, AF_UNIX, is left), so nothing it computes can come from or go to another machine
+ *   or a server on this one; SANDBOX_NET=1 leaves the network (MPI's ranks
+ *   talk over loopback TCP), and so does SANDBOX_PROC=1 for now (a GPU run:
+ *   the CUDA tools are not yet checked under the rule);
  * - cannot trace, read or write the memory of any process outside it, nor
  *   (Landlock 6 and later) signal one (Landlock's own rules);
  * - gets no descriptor of the caller's but 0, 1, 2 and the --keep-fd ones;
@@ -37,14 +42,19 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/audit.h>
 #include <linux/capability.h>
+#include <linux/filter.h>
 #include <linux/landlock.h>
+#include <linux/seccomp.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -175,6 +185,42 @@ static void give_up_terminal_and_privilege(void)
     syscall(SYS_capset, &head, none);
 }
 
+/* No socket but a local one (AF_UNIX), and no io_uring (which can make
+ * sockets of its own), for this process and what it starts: a seccomp
+ * filter, after no_new_privs. A system call of another ABI (x32, i386) is
+ * refused whole. */
+static int forbid_network(void)
+{
+#ifndef __x86_64__
+    return 0; /* the filter below is x86-64's (its system call numbers) */
+#else
+    struct sock_filter filter[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u /* x32 */, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_io_uring_setup, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 0, 3),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog = {.len = sizeof filter / sizeof filter[0], .filter = filter};
+    return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
+#endif
+}
+
+/* What the environment says: NAME=1. */
+static int env_is_one(const char *name)
+{
+    const char *v = getenv(name);
+    return v && strcmp(v, "1") == 0;
+}
+
 /* Confines this process (and what it will start) as the top of this file says. */
 static int confine(char **writable, int count, char **hidden, int nh, char **readable, int nr)
 {
@@ -215,6 +261,10 @@ static int confine(char **writable, int count, char **hidden, int nh, char **rea
         return -1;
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || syscall(SYS_landlock_restrict_self, ruleset, 0) != 0)
         return -1;
+    if (!env_is_one("SANDBOX_NET") && !env_is_one("SANDBOX_PROC") && forbid_network() != 0) {
+        fprintf(stderr, "sandbox: the network rule (seccomp): %s\n", strerror(errno));
+        return -1;
+    }
     close(ruleset);
     return 0;
 }

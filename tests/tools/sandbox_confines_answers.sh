@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# tools/sandbox.c, which every run of an answer goes through: outside its
+# --write folder it writes nothing, a --hide folder it cannot read, and it
+# opens no network socket (IPv4 or IPv6: an answer could fetch its values
+# from a server) while a local one still works; SANDBOX_NET=1 (MPI's ranks)
+# leaves the network. Where the kernel has no Landlock the file rules are
+# not there to test (skipped, saying so).
+set -u
+if [ "${1:-}" = --can-run ]; then
+    command -v python3 > /dev/null || { echo "python3 is not installed (the socket checks use it)"; exit 77; }
+    exit 0
+fi
+. "$(dirname "$0")/lib.bash"
+cd "$1" || exit 1
+t=$(mktemp -d) && trap 'rm -rf "$t"' EXIT
+"${CC:-gcc}" -std=c11 -D_POSIX_C_SOURCE=200809L -O2 tools/sandbox.c -o "$t/sandbox" || fail "the sandbox does not build"
+mkdir -p "$t/w" "$t/hidden" "$t/out" && echo secret > "$t/hidden/f" || exit 1
+run() { "$t/sandbox" --write "$t/w" --hide "$t/hidden" --timeout 60 -- "$@"; }
+sock='import socket, sys
+try:
+    socket.socket(getattr(socket, sys.argv[1]), socket.SOCK_STREAM).close(); print("open")
+except OSError as e:
+    print("refused", e.errno)'
+if [ "$(uname -m)" = x86_64 ]; then
+    [ "$(run python3 -c "$sock" AF_INET)" = "refused 13" ] || fail "an IPv4 socket opened in the sandbox: $(run python3 -c "$sock" AF_INET)"
+    [ "$(run python3 -c "$sock" AF_INET6)" = "refused 13" ] || fail "an IPv6 socket opened in the sandbox"
+    [ "$(SANDBOX_NET=1 run python3 -c "$sock" AF_INET)" = open ] || fail "SANDBOX_NET=1 did not leave the network"
+fi
+[ "$(run python3 -c "$sock" AF_UNIX)" = open ] || fail "a local socket (AF_UNIX) refused: $(run python3 -c "$sock" AF_UNIX)"
+if "$t/sandbox" --check; then
+    run sh -c "echo x > '$t/out/f'" 2> /dev/null; [ ! -e "$t/out/f" ] || fail "the sandbox wrote outside its --write folder"
+    run sh -c "echo x > '$t/w/f'" && [ -s "$t/w/f" ] || fail "the sandbox could not write its own folder"
+    run cat "$t/hidden/f" > "$t/seen" 2> /dev/null; grep -q secret "$t/seen" && fail "a --hide folder was read"
+    echo "the sandbox: no IPv4/IPv6 socket (a local one works), no write outside its folder, no read of a hidden one"
+else
+    echo "the sandbox: no IPv4/IPv6 socket (a local one works); this kernel has no Landlock, so the file rules were not tested"
+fi
