@@ -945,17 +945,18 @@ def cell(image, caption, width):
             % (image, image, width, caption, caption))
 
 
-def gallery(ch):
+def gallery(ch, csvs):
     """build/book/images_chNN.md: the stages of CH in the order of the CSV, from the machine with the
-    most images of CH (the same code renders the same picture anywhere, so one machine is enough); then
+    most images of CH, of those the headline first (CSVS, newest first: the machine whose tables the
+    chapter shows; the same code renders the same picture anywhere, so one machine is enough); then
     every difference image bench.sh made on any machine (data/results/<machine>/image_diffs.txt), with
     its numbers, once per distinct result."""
     out, best, most = [], "", 0
     folders = sorted_glob("data/images", dirs=True)
-    for d in folders:
-        m = os.path.basename(d)
-        n = sum(1 for e in os.listdir(d) if e.startswith(ch + "-"))
-        if os.path.isfile("data/results/%s.csv" % m) and n > most:
+    for m in [machine_of(c) for c in csvs]:
+        d = "data/images/" + m
+        n = sum(1 for e in os.listdir(d) if e.startswith(ch + "-")) if d in folders else 0
+        if n > most:
             most, best = n, m
     if best:
         d = "data/images/%s/" % best
@@ -1348,7 +1349,7 @@ def make_book():
     convert_images()
     for ch in chapters:
         if registry.get(ch + "_RAYTRACER", "") == "yes":
-            write_text("%s/images_%s.md" % (GEN, ch), gallery(ch))
+            write_text("%s/images_%s.md" % (GEN, ch), gallery(ch, csvs))
     write_text(GEN + "/chapters.md", chapters_table(registry, chapters))
     write_text(GEN + "/exercises.md", exercises_table(registry, exercises))
     chapter_extras(registry, chapters, csvs)
