@@ -236,6 +236,7 @@ answer_rules() {
             alone=1
         fi
         answer_context_rules "$kind" "$f" "$here/$f" "$w" "${inc[@]}" || return 1
+        answer_reach_rules "$f" "$here/$f" "$stub" "$w/rules/host.lines" "$w/rules/stub-text.lines" || return 1
         # what the probe's build must hold of it: these lines, or, where the
         # exercise forces a header of the test's into every build of it
         # (ch03's atomics), the lines with that header in
@@ -395,6 +396,20 @@ answer_text_rules() {
         judge_fail rules "your $f makes a pragma through a macro (${bad:-_Pragma}): #pragma unroll is the one pragma an answer may add"
         return 1
     fi
+    # a macro the stub defines keeps the stub's body (a guard given a body would paste code into the test)
+    bad=$(LC_ALL=C comm -23 <(answer_directives "$file" | grep -E '^define ' | LC_ALL=C sort -u) \
+        <(answer_directives "$stub" | grep -E '^define ' | LC_ALL=C sort -u) | head -n 1)
+    if [ -n "$bad" ]; then
+        judge_fail rules "your $f changes a macro the stub defines (#$bad): keep the stub's #define lines as they are"
+        return 1
+    fi
+}
+
+# answer_reach_rules NAME FILE STUB LINES STUB_LINES: what the file may not
+# reach for that the stub does not (read after the rules above, so an answer
+# that breaks one of them hears of that one first).
+answer_reach_rules() {
+    local f=$1 file=$2 stub=$3 lines=$4 stub_lines=$5 bad
     # no condition the stub does not have: a branch only one compiler, one
     # include depth or one set of flags takes is code the rules never read
     bad=$(LC_ALL=C comm -23 <(answer_directives "$file" | grep -E '^(if|ifdef|ifndef|elif|elifdef|elifndef)( |$)' | LC_ALL=C sort -u) \
@@ -420,13 +435,6 @@ answer_text_rules() {
             return 1
         fi
     done
-    # a macro the stub defines keeps the stub's body (a guard given a body would paste code into the test)
-    bad=$(LC_ALL=C comm -23 <(answer_directives "$file" | grep -E '^define ' | LC_ALL=C sort -u) \
-        <(answer_directives "$stub" | grep -E '^define ' | LC_ALL=C sort -u) | head -n 1)
-    if [ -n "$bad" ]; then
-        judge_fail rules "your $f changes a macro the stub defines (#$bad): keep the stub's #define lines as they are"
-        return 1
-    fi
 }
 
 # answer_attribute_words LINES: the words inside LINES' attributes

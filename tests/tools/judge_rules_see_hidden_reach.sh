@@ -51,7 +51,8 @@ answer_text_rules answer.h "$t/answer.h" "$t/stub.h" "$t/a.lines" "$t/s.lines" |
 text_rule() { # WHAT ANSWER_TEXT: the answer (the stub with TEXT added) must be refused, why naming WHAT
     printf '#ifndef G_H\n#define G_H\n%b\nstatic int f(void) { return 1; }\n#endif\n' "$2" > "$t/answer.h"
     answer_pass c "$t/answer.h" host "$t/a" || fail "cannot preprocess: $2"
-    answer_text_rules answer.h "$t/answer.h" "$t/stub.h" "$t/a.lines" "$t/s.lines" && fail "passed the text rules: $2"
+    answer_text_rules answer.h "$t/answer.h" "$t/stub.h" "$t/a.lines" "$t/s.lines" &&
+        answer_reach_rules answer.h "$t/answer.h" "$t/stub.h" "$t/a.lines" "$t/s.lines" && fail "passed the text rules: $2"
     [[ $why == *"$1"* ]] || fail "'$2' refused, but not for $1: $why"
 }
 text_rule 'adds a condition' '#if __INCLUDE_LEVEL__ > 0\nstatic int g;\n#endif'
@@ -61,8 +62,8 @@ text_rule 'system header' '#include <dlfcn.h>'
 text_rule '_DYNAMIC' 'extern char _DYNAMIC[];\nstatic char *d(void) { return _DYNAMIC; }'
 text_rule '__builtin_frame_address' 'static void *d(void) { return __builtin_frame_address(0); }'
 printf '#ifndef G_H\n#define G_H\n#include <math.h>\nstatic int f(void) { return 1; }\n#endif\n' > "$t/answer.h"
-answer_pass c "$t/answer.h" host "$t/a" && answer_text_rules answer.h "$t/answer.h" "$t/stub.h" "$t/a.lines" "$t/s.lines" ||
-    fail "an answer that adds math.h refused: $why"
+answer_pass c "$t/answer.h" host "$t/a" && answer_text_rules answer.h "$t/answer.h" "$t/stub.h" "$t/a.lines" "$t/s.lines" &&
+    answer_reach_rules answer.h "$t/answer.h" "$t/stub.h" "$t/a.lines" "$t/s.lines" || fail "an answer that adds math.h refused: $why"
 
 # the test's own names
 answer_test_statics ch11 > "$t/ch11" && answer_test_statics ch03 > "$t/ch03" || fail "answer_test_statics failed"
