@@ -452,8 +452,9 @@ answer_attribute_words() {
         LC_ALL=C sort -u
 }
 
-# answer_test_names_rule E NAME W: a header of the answer (it is included into
-# the test's own code) names nothing the test keeps to itself, no static
+# answer_test_names_rule E NAME W ALONE: a header of the answer (it is included
+# into the test's own code; ALONE non-empty where it compiled on its own, its
+# object in W/rules/answer-all.o) names nothing the test keeps to itself, no static
 # function or variable of tests/harness.h or of the exercise's test files
 # that the stub does not name: no harness_shell, no counter of the test's
 # (a declaration of one compiles alone and joins the test's in its build).
