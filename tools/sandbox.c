@@ -37,7 +37,8 @@
  * Exit status: the command's (128 + the signal that ended it); 124 on the
  * time-out; 125 when the sandbox itself could not be set up. Where the kernel
  * has no Landlock (before Linux 5.13, or switched off), the command runs
- * without the write and process rules, and one line on stderr says so. */
+ * without the write and process rules, and one line on stderr says so; where
+ * it has no seccomp filter, without the network rule, said the same way. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -262,8 +263,12 @@ static int confine(char **writable, int count, char **hidden, int nh, char **rea
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || syscall(SYS_landlock_restrict_self, ruleset, 0) != 0)
         return -1;
     if (!env_is_one("SANDBOX_NET") && !env_is_one("SANDBOX_PROC") && forbid_network() != 0) {
-        fprintf(stderr, "sandbox: the network rule (seccomp): %s\n", strerror(errno));
-        return -1;
+        if (errno != EINVAL && errno != ENOSYS) {
+            fprintf(stderr, "sandbox: the network rule (seccomp): %s\n", strerror(errno));
+            return -1;
+        }
+        /* a kernel built without seccomp filters: said, as a missing Landlock is */
+        fprintf(stderr, "sandbox: this kernel has no seccomp filter: the command may use the network\n");
     }
     close(ruleset);
     return 0;

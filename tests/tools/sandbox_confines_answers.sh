@@ -21,7 +21,7 @@ try:
     socket.socket(getattr(socket, sys.argv[1]), socket.SOCK_STREAM).close(); print("open")
 except OSError as e:
     print("refused", e.errno)'
-if [ "$(uname -m)" = x86_64 ]; then
+if [ "$(uname -m)" = x86_64 ] && ! run true 2>&1 | grep -q 'no seccomp filter'; then
     [ "$(run python3 -c "$sock" AF_INET)" = "refused 13" ] || fail "an IPv4 socket opened in the sandbox: $(run python3 -c "$sock" AF_INET)"
     [ "$(run python3 -c "$sock" AF_INET6)" = "refused 13" ] || fail "an IPv6 socket opened in the sandbox"
     [ "$(SANDBOX_NET=1 run python3 -c "$sock" AF_INET)" = open ] || fail "SANDBOX_NET=1 did not leave the network"
