@@ -170,6 +170,10 @@ $(BUILD)/common/measure.o: ALL_CFLAGS += $(NVTX_CFLAGS)
 
 COMMON_SRC := common/timer.c common/image.c common/cli.c common/report.c common/measure.c common/team.c common/cpu_ceiling.c common/gpu_state.c common/stage.c
 COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
+# The one main() every chapter's program runs (common/program.h): linked into
+# the programs, never into the tests (they have main()s of their own).
+PROGRAM_SRC := common/program.c
+PROGRAM_OBJ := $(BUILD)/common/program.o
 LIBCOMMON := $(BUILD)/libcommon.a
 # The GPU's measuring equipment (common/gpu/: the ceilings), built once with
 # the CUDA compiler; a GPU chapter links it before $(LIBCOMMON), which it uses.
@@ -721,20 +725,21 @@ SAN := build-san
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 TSAN_FLAGS := -O1 -g -fsanitize=thread
 SAN_CHAPTERS := $(foreach c,$(CHAPTERS),$(if $($(c)_SAN_SRC),$(c)))
-# Chapters whose SAN_SRC is a whole program (a main.c): run under the sanitizers
-# too; the others (a GPU chapter's CPU half, without its CUDA main) only through their tests.
-SAN_PROGRAMS := $(foreach c,$(SAN_CHAPTERS),$(if $(filter %/main.c,$($(c)_SAN_SRC)),$(c)))
+# Chapters whose SAN_SRC is a whole program (its problem.c, which defines
+# chapter_program, with common/program.c's main()): run under the sanitizers
+# too; the others (a GPU chapter's CPU half) only through their tests.
+SAN_PROGRAMS := $(foreach c,$(SAN_CHAPTERS),$(if $(filter %/problem.c,$($(c)_SAN_SRC)),$(c)))
 SAN_TESTS := $(SAN)/test_common $(foreach c,$(SAN_CHAPTERS),$(if $(wildcard tests/test_$(c).c),$(SAN)/test_$(c))) \
              $(if $(STUDENT_RELEASE),,$(foreach e,$(EXERCISES),$(if $(filter c,$(call ex_lang,$(e))),$(SAN)/ex_$(e))))
 SAN_TOOLS := $(SAN)/image_diff $(SAN)/ppm2png
 SAN_BUILD = $(CC) $(CFLAGS_COMMON) $(1) $(REFERENCE_DEF) $(PNG_CFLAGS)
 define SAN_RULES
-$(SAN)/$(1): $($(1)_SAN_SRC) $(COMMON_SRC) common/*.h | $(SAN)/.dir
-	$$(call SAN_BUILD,$$(ASAN_FLAGS)) $($(1)_SAN_SRC) $(COMMON_SRC) -o $$@ $(PNG_LIBS) $(LDLIBS_BASE)
-$(SAN)/$(1)-tsan: $($(1)_SAN_SRC) $(COMMON_SRC) common/*.h | $(SAN)/.dir
-	$$(call SAN_BUILD,$$(TSAN_FLAGS)) $($(1)_SAN_SRC) $(COMMON_SRC) -o $$@ $(PNG_LIBS) $(LDLIBS_BASE)
+$(SAN)/$(1): $($(1)_SAN_SRC) $(COMMON_SRC) $(PROGRAM_SRC) common/*.h | $(SAN)/.dir
+	$$(call SAN_BUILD,$$(ASAN_FLAGS)) $($(1)_SAN_SRC) $(COMMON_SRC) $(PROGRAM_SRC) -o $$@ $(PNG_LIBS) $(LDLIBS_BASE)
+$(SAN)/$(1)-tsan: $($(1)_SAN_SRC) $(COMMON_SRC) $(PROGRAM_SRC) common/*.h | $(SAN)/.dir
+	$$(call SAN_BUILD,$$(TSAN_FLAGS)) $($(1)_SAN_SRC) $(COMMON_SRC) $(PROGRAM_SRC) -o $$@ $(PNG_LIBS) $(LDLIBS_BASE)
 $(SAN)/test_$(1): tests/test_$(1).c $($(1)_SAN_SRC) $(COMMON_SRC) common/*.h | $(SAN)/.dir
-	$$(call SAN_BUILD,$$(ASAN_FLAGS)) $(CHECK_CFLAGS) -Itests -Icommon -I$($(1)_DIR) $$< $(filter-out %/main.c,$($(1)_SAN_SRC)) $(COMMON_SRC) -o $$@ $(CHECK_LIBS) $(PNG_LIBS) $(LDLIBS_BASE)
+	$$(call SAN_BUILD,$$(ASAN_FLAGS)) $(CHECK_CFLAGS) -Itests -Icommon -I$($(1)_DIR) $$< $($(1)_SAN_SRC) $(COMMON_SRC) -o $$@ $(CHECK_LIBS) $(PNG_LIBS) $(LDLIBS_BASE)
 endef
 $(foreach c,$(SAN_CHAPTERS),$(eval $(call SAN_RULES,$(c))))
 $(SAN)/test_common: tests/test_common.c $(COMMON_SRC) common/*.h | $(SAN)/.dir

@@ -7,7 +7,7 @@ ch01_GPU := none
 ch01_RAYTRACER := yes
 ch01_SMALL := --width 9 --height 7 --spp 1
 ch01_VALGRIND := --width 9 --height 7 --spp 1
-ch01_SAN_SRC := $(ch01_DIR)/main.c $(ch01_DIR)/card.c
+ch01_SAN_SRC := $(ch01_DIR)/problem.c $(ch01_DIR)/card.c
 ch01_SAN_ARGS := --width 31 --height 17 --spp 2
 ch01_TEST_OBJ := $(BUILD)/ch01/card.o
 ch01_EXERCISES := ch01
@@ -15,9 +15,9 @@ ch01_EXERCISES := ch01
 # card.c is the lesson's baseline, so it is built -O0 whatever CFLAGS says.
 $(BUILD)/ch01/card.o: $(ch01_DIR)/card.c $(ch01_DIR)/card.h common/image.h | $(BUILD)/ch01/.dir
 	$(CC) $(CFLAGS_COMMON) -O0 -c $< -o $@
-$(BUILD)/ch01/main.o: $(ch01_DIR)/main.c $(ch01_DIR)/*.h common/*.h | $(BUILD)/ch01/.dir
+$(BUILD)/ch01/problem.o: $(ch01_DIR)/problem.c $(ch01_DIR)/*.h common/*.h | $(BUILD)/ch01/.dir
 	$(CC) $(ALL_CFLAGS) $(REFERENCE_DEF) -c $< -o $@
-ch01: $(BUILD)/ch01/main.o $(BUILD)/ch01/card.o $(LIBCOMMON)
+ch01: $(BUILD)/ch01/problem.o $(BUILD)/ch01/card.o $(PROGRAM_OBJ) $(LIBCOMMON)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(PNG_LIBS) $(LDLIBS_BASE)
 ex_ch01_WHAT := the card's vector functions: add, scale, dot, cross, normalize, reflect
 ex_ch01_ON := CPU (values; no double-precision instruction in the assembly, from `cc -O0 -S`)

@@ -13,8 +13,8 @@
 #include "../../common/cli.h"
 #include "../../common/image.h"
 #include "../../common/measure.h"
+#include "../../common/program.h"
 #include "../../common/report.h"
-#include "../../common/timer.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -59,6 +59,7 @@ static int check_against_original(const image *img, int spp, char *note, size_t 
     return same;
 }
 
+/* One stage's render, as measure_stage runs and checks it. */
 typedef struct {
     progress_job render;
     int spp;
@@ -70,40 +71,54 @@ static int check_run(void *context, char *note, size_t size)
     return check_against_original(r->render.img, r->spp, note, size);
 }
 
-int main(int argc, char **argv)
+static image img;
+
+static void setup(program_run *p)
 {
-    cli_options opt = {.width = 512, .height = 512, .spp = 64, .repeat = 1};
-    cli_parse(&spec, &opt, argc, argv);
-    const char *out = opt.out ? opt.out : "ch01.ppm";
-    cli_require_writable(&spec, "default output", out);
-    cli_begin_work(&spec);
-    image img;
-    if (image_alloc(&img, (int)opt.width, (int)opt.height) != 0) {
-        fprintf(stderr, "ch01: out of memory (%ldx%ld image)\n", opt.width, opt.height);
-        return EXIT_CHECK_FAIL;
+    if (image_alloc(&img, (int)p->opt.width, (int)p->opt.height) != 0) {
+        fprintf(stderr, "ch01: out of memory (%ldx%ld image)\n", p->opt.width, p->opt.height);
+        exit(EXIT_CHECK_FAIL);
     }
-    char workload[96];
-    snprintf(workload, sizeof workload, "%ldx%ldx%ldspp", opt.width, opt.height, opt.spp);
-    report rep;
-    report_init(&rep, "ch01", workload, opt.csv, opt.quiet);
-
-    for (size_t i = 0; i < STAGE_COUNT; i++) {
-        if (!cli_stage_selected(&opt, i))
-            continue;
-        run r = {.spp = (int)opt.spp};
-        progress_job_init(&r.render, stages[i].run, &img, r.spp, stages[i].info.name, opt.quiet);
-        measure_result m;
-        measure_stage(&(measure_plan){.name = stages[i].info.name, .run = progress_job_run, .check = check_run, .context = &r,
-                                      .repeat = (int)opt.repeat, .check_each_run = 1}, &m);
-        progress_job_free(&r.render);
-        if (opt.images && image_write_stage(&img, opt.images, "ch01", stages[i].info.name) != 0)
-            return EXIT_CHECK_FAIL;
-        double msamples = (double)opt.width * opt.height * opt.spp / (m.times.median * 1e3);
-        report_measured(&rep, stages[i].info.name, 1, &m, msamples, "Msamples/s", host_cpu_name());
-    }
-
-    int status = report_finish_image(&rep, 1, "ch01", &img, out, opt.quiet);
-    report_print(&rep, stdout);
-    image_free(&img);
-    return status;
 }
+
+static void workload(program_run *p, int table, char *buf, size_t size)
+{
+    (void)table;
+    snprintf(buf, size, "%ldx%ldx%ldspp", p->opt.width, p->opt.height, p->opt.spp);
+}
+
+/* The render, each timed run checked (a run takes seconds), in Msamples/s. */
+static int measure(program_run *p, size_t i)
+{
+    run r = {.spp = (int)p->opt.spp};
+    progress_job_init(&r.render, stages[i].run, &img, r.spp, stages[i].info.name, p->opt.quiet);
+    double samples = (double)p->opt.width * p->opt.height * p->opt.spp;
+    program_measure(p, &(measure_plan){.name = stages[i].info.name, .run = progress_job_run, .check = check_run,
+                                       .context = &r, .repeat = (int)p->opt.repeat, .check_each_run = 1},
+                    samples, 1e6, "Msamples/s", 1, NULL, NULL);
+    progress_job_free(&r.render);
+    return 0;
+}
+
+static const image *picture(program_run *p)
+{
+    (void)p;
+    return &img;
+}
+
+static void teardown(program_run *p)
+{
+    (void)p;
+    image_free(&img);
+}
+
+const program chapter_program = {
+    .spec = &spec,
+    .defaults = {.width = 512, .height = 512, .spp = 64, .repeat = 1},
+    .picture = "ch01.ppm",
+    .setup = setup,
+    .workload = workload,
+    .stage = measure,
+    .image = picture,
+    .teardown = teardown,
+};
