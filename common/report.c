@@ -58,6 +58,9 @@ static const char *header_problem(int fd)
         return "cannot be read";
     if (n == 0)
         return NULL;
+    if (strncmp(head, REPORT_CSV_HEADER_BEFORE_SPREAD, strlen(REPORT_CSV_HEADER_BEFORE_SPREAD)) == 0)
+        return "was written by an older version of the course (its header has no runs,lo_ms,hi_ms columns): "
+               "give a new file";
     if (strncmp(head, REPORT_CSV_HEADER "\n", sizeof head - 1) != 0)
         return "does not start with the course's CSV header (" REPORT_CSV_HEADER ")";
     return NULL;
@@ -293,15 +296,20 @@ report_row *report_add(report *r, report_entry e)
     row->hi_ms = e.hi_ms;
     snprintf(row->note, sizeof row->note, "%s", e.note ? e.note : "");
     if (r->csv_path) {
-        char dev[128], date[32], where[320], line[1024];
+        char dev[128], date[32], where[320], spread[80], line[1100];
         csv_clean(dev, sizeof dev, e.device);
         time_t now = time(NULL);
         struct tm tm;
         gmtime_r(&now, &tm);
         strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
         provenance(r, e.threads == REPORT_ON_GPU, where, sizeof where);
-        snprintf(line, sizeof line, "%s,%s,%s,%d,%.6g,%.6g,%s,%s,%s,%s,%s\n", r->chapter, row->stage, r->workload,
-                 row->threads, row->ms, row->value, row->unit, check_word(row->ok), dev, date, where);
+        /* the spread of the timed runs: "-" for a row that is not a timing of runs (a ceiling's, a start-up's) */
+        if (row->runs > 0)
+            snprintf(spread, sizeof spread, "%d,%.6g,%.6g", row->runs, row->lo_ms, row->hi_ms);
+        else
+            snprintf(spread, sizeof spread, "-,-,-");
+        snprintf(line, sizeof line, "%s,%s,%s,%d,%.6g,%.6g,%s,%s,%s,%s,%s,%s\n", r->chapter, row->stage, r->workload,
+                 row->threads, row->ms, row->value, row->unit, check_word(row->ok), dev, date, where, spread);
         append_csv(r, line);
     }
     return row;

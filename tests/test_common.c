@@ -350,10 +350,11 @@ START_TEST(writable_path_check)
 END_TEST
 
 /* ------------------------------------------------------------------ report */
-/* The last nine columns: commit, run and machine from the environment make
- * bench sets ("-" without it), the GPU state "-" for a CPU row, and for a GPU
- * row where NVML gives no reading (no driver here; where there is one, six
- * numbers). */
+/* The nine columns after the date: commit, run and machine from the
+ * environment make bench sets ("-" without it), the GPU state "-" for a CPU
+ * row, and for a GPU row where NVML gives no reading (no driver here; where
+ * there is one, six numbers); then the spread's three, "-" for a row that
+ * gave no runs. */
 static void row_of(const char *path, int threads, char *line, size_t size)
 {
     unlink(path);
@@ -381,7 +382,7 @@ START_TEST(csv_rows_carry_their_provenance)
     const char *p = strstr(line, none);
     ck_assert_msg(p != NULL, "%s", line);
     p = strchr(p + strlen(none), ','); /* past the date */
-    ck_assert_msg(p && strcmp(p, ",-,-,-,-,-,-,-,-,-") == 0, "by hand, no provenance: %s", line);
+    ck_assert_msg(p && strcmp(p, ",-,-,-,-,-,-,-,-,-,-,-,-") == 0, "by hand, no provenance: %s", line);
     setenv("BENCH_COMMIT", "abc1234-dirty", 1);
     setenv("BENCH_RUN_ID", "20261126T0415Z-3f9a", 1);
     setenv("BENCH_MACHINE_ID", "0badcafe,x", 1); /* a comma cannot split the row */
@@ -396,7 +397,7 @@ START_TEST(csv_rows_carry_their_provenance)
         ck_assert_int_eq(sscanf(p + 12, "%u,%u,%lf,%lf,%u,%u", &mhz0, &mhz1, &w0, &w1, &t0, &t1), 6);
         ck_assert(mhz0 > 0 && mhz1 > 0 && w0 > 0 && t1 > 0);
     } else {
-        ck_assert_str_eq(p + 12, "-,-,-,-,-,-");
+        ck_assert_str_eq(p + 12, "-,-,-,-,-,-,-,-,-");
     }
     unsetenv("BENCH_COMMIT");
     unsetenv("BENCH_RUN_ID");
@@ -411,7 +412,8 @@ START_TEST(csv_rows_have_the_design_format)
     snprintf(path, sizeof path, "%s/r.csv", tmpdir);
     report r;
     report_init(&r, "ch99", "7x3x1spp", path, 1);
-    report_add(&r, (report_entry){.stage = "first", .threads = 1, .ms = 20.0, .value = 1.5, .unit = "Msamples/s", .ok = REPORT_OK, .device = "CPU, with a comma"});
+    report_add(&r, (report_entry){.stage = "first", .threads = 1, .ms = 20.0, .value = 1.5, .unit = "Msamples/s", .ok = REPORT_OK, .device = "CPU, with a comma",
+                                  .runs = 5, .lo_ms = 19.5, .hi_ms = 22.25});
     report_add(&r, (report_entry){.stage = "second", .threads = 4, .ms = 5.0, .value = 6.0, .unit = "Msamples/s", .ok = REPORT_FAIL, .device = "CPU"});
     report_add(&r, (report_entry){.stage = "third", .threads = 2, .ms = 10.0, .value = 3.0, .unit = "GB/s", .ok = REPORT_NO_CHECK, .device = "CPU"});
     ck_assert_int_eq(report_all_ok(&r), 0);
@@ -425,8 +427,13 @@ START_TEST(csv_rows_have_the_design_format)
         int commas = 0;
         for (char *p = line; *p; p++)
             commas += *p == ',';
-        ck_assert_int_eq(commas, 18);
+        ck_assert_int_eq(commas, 21);
         ck_assert(strncmp(line, "ch99,", 5) == 0);
+        /* the spread's columns last: runs, fastest, slowest; "-" where the row gave no runs */
+        const char *spread = line;
+        for (int c = 0; c < 19; c++)
+            spread = strchr(spread, ',') + 1;
+        ck_assert_str_eq(spread, i == 0 ? "5,19.5,22.25\n" : "-,-,-\n");
         char field[8][64];
         ck_assert_int_eq(sscanf(line, "%63[^,],%63[^,],%63[^,],%63[^,],%63[^,],%63[^,],%63[^,],%63[^,],", field[0],
                                 field[1], field[2], field[3], field[4], field[5], field[6], field[7]),
@@ -613,6 +620,13 @@ START_TEST(csv_header_checked_and_rows_never_glued)
     ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
     ck_assert_ptr_null(fgets(line, sizeof line, f)); /* untouched */
     fclose(f);
+    /* a file of the course's older format (no spread columns) is refused by name, and left as it was */
+    snprintf(path, sizeof path, "%s/older.csv", tmpdir);
+    f = fopen(path, "w");
+    fputs(REPORT_CSV_HEADER_BEFORE_SPREAD "ch99,a,w,1,1,1,x,ok,CPU,d,-,-,-,-,-,-,-,-,-\n", f);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(report_check_csv(path), "older version"));
+    ck_assert_int_eq(in_child(add_one_row, path), 1);
     snprintf(path, sizeof path, "%s/cut.csv", tmpdir);
     f = fopen(path, "w");
     fputs(REPORT_CSV_HEADER "\nch99,b", f); /* a row cut short */

@@ -538,10 +538,17 @@ if [ -n "$taken" ]; then
     {
         echo "$csv_header"
         if [ -f "$csv" ] && [ -s "$csv" ]; then
-            awk -F, "${cols[@]}" -v ran=" $taken " -v study="$study" 'NR > 1 {
+            # an earlier row kept under a header with more columns (the spread's, added later) gets "-"
+            # in each: not recorded, and every row as long as the header (make book reads no other)
+            awk -F, "${cols[@]}" -v ran=" $taken " -v study="$study" -v width="$(awk -F, '{ print NF; exit }' <<< "$csv_header")" 'NR > 1 {
                 ours = index(ran, " " $c_chapter " ") > 0
                 was_study = c_run_id && $c_run_id ~ /^study-/
-                if (!ours || (study != "") != was_study) print }' "$csv"
+                if (!ours || (study != "") != was_study) {
+                    line = $0
+                    for (k = NF; k < width; k++)
+                        line = line ",-"
+                    print line
+                } }' "$csv"
         fi
         cat "$accepted"
     } > "$scratch/all.csv" && stage_copy "$scratch/all.csv" "$csv" || nothing_taken "$csv could not be replaced"

@@ -689,9 +689,37 @@ def is_quality(row):
     return row[7] in ("MSE", "relMSE")
 
 
-def results_table(csv, rows, ch, work, states):
+def spread_columns(header):
+    """Where a results file keeps its runs' spread, by name (1-based, as Row counts): (runs, lo_ms, hi_ms),
+    or None for a file written before the spread was recorded."""
+    names = header.fields if header else []
+    if all(n in names for n in SPREAD_COLUMNS):
+        return tuple(names.index(n) + 1 for n in SPREAD_COLUMNS)
+    return None
+
+
+SPREAD_COLUMNS = ("runs", "lo_ms", "hi_ms")
+
+
+def fspread(row, at):
+    """A row's spread, fastest-slowest of its timed runs and how many ("3.80-4.40 ms (20 runs)"), or "-"
+    where it was not recorded (an older file, a reference row) or there was one run."""
+    if not at or not NUMBER.match(row[at[0]]) or not NUMBER.match(row[at[1]]) or not NUMBER.match(row[at[2]]):
+        return "-"
+    runs = int(num(row[at[0]]))
+    if runs < 2:
+        return "-"
+    lo, hi = ftime(row[at[1]]), ftime(row[at[2]])
+    lo_n, lo_u = lo.split(" ")
+    hi_n, hi_u = hi.split(" ")
+    span = "%s-%s %s" % (lo_n, hi_n, hi_u) if lo_u == hi_u else "%s-%s" % (lo, hi)
+    return "%s (%d runs)" % (span, runs)
+
+
+def results_table(csv, rows, ch, work, states, spread_at=None):
     """CH's rows of one results file: headed by its machine and runs (one machine only: refused
-    otherwise), stale rows marked, each speedup against the first row of the same workload, unit and work."""
+    otherwise), stale rows marked, each speedup against the first row of the same workload, unit and work;
+    the spread of each row's timed runs beside its median where the file records it."""
     prov, shown, devices = Provenance(states), [], []
     for row in rows:
         if row[1] != ch:
@@ -702,7 +730,11 @@ def results_table(csv, rows, ch, work, states):
             if row[9] not in devices:
                 devices.append(row[9])
     prov.refuse_mixed(csv, ch)
+    spreads = [fspread(row, spread_at) for row, _ in shown]
+    with_spread = any(x != "-" for x in spreads)
     out = ["*Measured on %s, %s; %s (`%s`).*\n\n" % ("; ".join(devices), prov.days(), prov.ids(), csv),
+           "| stage | workload | threads | time | spread | speedup | rate | check |\n|---|---|---:|---:|---:|---:|---:|---|\n"
+           if with_spread else
            "| stage | workload | threads | time | speedup | rate | check |\n|---|---|---:|---:|---:|---:|---|\n"]
     base, others, w1 = {}, False, ""
     for i, (row, mark) in enumerate(shown):
@@ -719,8 +751,9 @@ def results_table(csv, rows, ch, work, states):
         speedup = "%.2fx%s" % (base[key] / num(row[5]), " of " + w if w != w1 else "") if not reference else "-"
         if w != w1 and not reference:
             others = True
+        time = ftime(row[5]) + (" | " + spreads[i] if with_spread else "")
         out.append("| %s | %s | %s | %s | %s | %s %s | %s |\n" % (row[2] + mark, row[3], "GPU" if is_zero(row[4]) else row[4],
-                                                                 ftime(row[5]), speedup, fval(row[6]), row[7], row[8]))
+                                                                 time, speedup, fval(row[6]), row[7], row[8]))
     if others:
         out.append("\n*\"of LABEL\": that row does other work than the first stage (its row is tagged work=LABEL: "
                    "another precision or estimator, or less work), so its speedup is against the first row of its own "
@@ -880,9 +913,10 @@ def write_tables(registry, csvs, works, states):
                 continue
             kept = [r for r in data[csv] if not (r[1] == ch and ((shown and r[3] not in shown) or r[2] in trips))]
             try:
-                part = results_table(csv, kept, ch, works[csv], states)
+                at = spread_columns(lines[csv][0] if lines[csv] else None)
+                part = results_table(csv, kept, ch, works[csv], states, at)
                 if not parts:
-                    full = results_table(csv, data[csv], ch, works[csv], states) if shown or trips else part
+                    full = results_table(csv, data[csv], ch, works[csv], states, at) if shown or trips else part
             except BookError as e:
                 raise BookError("%s\nbook: making the %s table from %s failed" % (e, ch, csv))
             # the chart under its machine's table (ch08's under its quality table)

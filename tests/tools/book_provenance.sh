@@ -87,7 +87,7 @@ grep -qF "book: book.md:$line: <!-- include:data/empty.txt -->: no such file" "$
 
 # A change to ch04's code: its rows are now stale too.
 rm -f book.md && cp "$scratch/book.good" book.md || exit 1
-echo "/* a change to ch04's code */" >> chapters/ch04_gpu_loop/main.c
+echo "/* a change to ch04's code */" >> chapters/ch04_gpu_loop/stages.h
 python3 tools/book.py > "$scratch/changed.log" 2>&1 || { cat "$scratch/changed.log"; fail "book.py failed after a code change"; }
 expect '| loop † | 512x512x64spp | GPU | 10.0 ms | 10.00x | 26.0 Msamples/s | ok |'
 
