@@ -416,7 +416,7 @@ START_TEST(fast_math_powf_of_a_negative_base_is_nan)
 }
 END_TEST
 
-/* main.c names no stage: it says LESS WORK of the rows tagged work=less, and
+/* problem.c names no stage: it says LESS WORK of the rows tagged work=less, and
  * what the box saves of the row marked box_note; those are these rows. */
 START_TEST(less_work_and_the_box_note_are_the_rows_own)
 {

@@ -31,7 +31,7 @@ $(BUILD)/ch04/%.o: $(ch04_DIR)/%.c $(ch04_DIR)/*.h common/*.h | $(BUILD)/ch04/.d
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) $(REFERENCE_DEF) -c $< -o $@
 $(BUILD)/ch04/render.o: $(ch04_DIR)/render.cu $(ch04_DIR)/*.h common/*.h $(CUDA_CONFIG) | $(BUILD)/ch04/.dir
 	$(CUDA_CXX) $(CUDA_RDC) -c $< -o $@
-ch04: $(BUILD)/ch04/main.o $(BUILD)/ch04/run.o $(BUILD)/ch04/render.o $(LIBGPU) $(LIBCOMMON)
+ch04: $(BUILD)/ch04/problem.o $(BUILD)/ch04/render.o $(LIBGPU) $(PROGRAM_OBJ) $(LIBCOMMON)
 	$(ch04_DIR)/link.sh $(BUILD)/ch04/nvlink.txt $(NVCC) $(NVCC_ARCH) $(CUDA_RDC) $^ -o $@ $(NVCC_LDLIBS)
 
 # tests/test_ch04.cu's planted bug: card.h with one sign flipped (mirrors

@@ -1,4 +1,4 @@
-/* render.h - ch04's GPU and CPU renders, callable from C (main.c). */
+/* render.h - ch04's GPU and CPU renders, callable from C (problem.c). */
 #ifndef CH04_RENDER_H
 #define CH04_RENDER_H
 

@@ -31,7 +31,7 @@ $(BUILD)/ch05/render.o: $(ch05_DIR)/render.cu $(ch05_DIR)/*.h common/*.h $(CUDA_
 	$(CUDA_CXX) -c $< -o $@
 $(BUILD)/ch05/render_%.o: $(ch05_DIR)/render_%.cu $(ch05_DIR)/*.h common/*.h $(CUDA_CONFIG) | $(BUILD)/ch05/.dir
 	$(CUDA_CXX) $(CH05_FLAGS_$*) -c $< -o $@
-ch05: $(BUILD)/ch05/main.o $(BUILD)/ch05/run.o $(CH05_RENDER_OBJ) $(LIBGPU) $(LIBCOMMON)
+ch05: $(BUILD)/ch05/problem.o $(BUILD)/ch05/run.o $(CH05_RENDER_OBJ) $(LIBGPU) $(PROGRAM_OBJ) $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)
 
 # FP64 instructions in each kernel's machine code (SASS), and all its

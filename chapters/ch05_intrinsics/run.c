@@ -13,14 +13,14 @@
 #define CPU_PSNR_DB 35.0
 #define ORIGINAL_PSNR_DB 38.0
 
-void poison(void *context)
+static void poison(void *context)
 {
     run *r = context;
     CUDA_CHECK(cudaMemset(r->d_bad, 0, sizeof(int)));
     CUDA_CHECK(cudaMemset(r->d_rgb, 0xEE, image_bytes(&r->host)));
 }
 
-void render(void *context)
+static void render(void *context)
 {
     run *r = context;
     r->fn(r->flags, r->lanes, r->d_rgb, r->d_bad, r->width, r->height, r->spp, r->bx, r->by, r->info);
@@ -51,7 +51,7 @@ static double cpu_spot_check(run *r, int flags, int *bad)
 }
 
 /* Copies the image back and runs every check; 1 if all pass. */
-int check(void *context, char *note, size_t len)
+static int check(void *context, char *note, size_t len)
 {
     run *r = context;
     int bad = 0;

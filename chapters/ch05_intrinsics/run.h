@@ -1,5 +1,7 @@
 /* run.h - one stage's run as common/measure.h sees it (run.c): the image
- * poisoned, rendered, and checked against the CPU running the same code. */
+ * poisoned, rendered, and checked against the CPU running the same code, at
+ * the best geometry a sweep finds. problem.c reports it; tests/test_ch05.cu
+ * tests the sweep. */
 #ifndef CH05_RUN_H
 #define CH05_RUN_H
 
@@ -28,10 +30,6 @@ typedef struct {
     double box_skip_share;    /* of the spot check's trace() calls, those the box let skip the spheres */
     double spheres_per_trace; /* the spot check's sphere tests per trace() call */
 } run;
-void poison(void *run);
-void render(void *run);
-int check(void *run, char *note, size_t len); /* 1 if every check passed; what they found in note */
-
 /* Measures stage s (common/measure.h) at the geometry *best names (a block
  * shape, or a lane count for a stage with lanes 0), or, for a stage that
  * sweeps, at each one it tries, keeping the fastest: its index in *best, its

@@ -1,0 +1,213 @@
+/* ch04 - the card on the GPU: the recursive port, then the loop.
+ *
+ *   make ch04 && ./ch04                 # both stages, 512x512 at 64 spp
+ *   ./ch04 --stage loop --repeat 20
+ *
+ * One thread per pixel in 16x16 blocks. For each kernel the table's note gives
+ * registers per thread, local memory (stack) bytes and theoretical occupancy,
+ * read from the CUDA runtime.
+ *
+ * Checks, before timing and after: no NaN/Inf pixel; 256 pixels (positions
+ * from a fixed seed, 0xC4EC4) rendered again on the CPU by the same
+ * __host__ __device__ code must be within 35 dB PSNR of the GPU's (GPU and CPU
+ * arithmetic differ: nvcc fuses multiply-adds, and the GPU's pow differs in
+ * the last bits, which can move a reflection); at 512x512x64 the whole image
+ * must be within 38 dB of ch01's (the original program's) image.
+ *
+ * Without a CUDA device: one line on stderr, exit status 3.
+ */
+#include "render.h"
+#include "stages.h"
+
+#include "../../common/program_cuda.h" /* and cuda_util.h, program.h */
+#include "../../common/raytracer.h"    /* and cli.h, image.h */
+#include "../../common/report.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#define CPU_CHECK_PIXELS 256
+#define CPU_PSNR_DB 35.0
+#define ORIGINAL_PSNR_DB 38.0
+
+/* Two ways to make a launch fail on purpose, to see what a user then sees:
+ * --block 32x32 gives the recursive kernel more threads per block than its
+ * registers allow on an SM ("too many resources requested for launch"), and
+ * --stack-bytes 256 leaves its recursion less stack than one call needs. */
+static const char *block = "16x16";
+static long stack_bytes = STACK_BYTES;
+static const cli_option options[] = {
+    {"block", "WxH", "threads per block (default 16x16; at most 1024 in all)", .text = &block},
+    {"stack-bytes", "B", "the recursive kernel's stack per thread, cudaLimitStackSize (default " STACK_TEXT ")",
+     .min = 16, .max = 1 << 20, .number = &stack_bytes},
+};
+
+static const cli_spec spec = {
+    .program = "ch04",
+    .summary = "the card on the GPU: recursion, then a loop; registers, stack and occupancy",
+    .accepts = CLI_WIDTH | CLI_HEIGHT | CLI_SPP | CLI_REPEAT | CLI_DEVICE | CLI_STAGE | CLI_OUT | CLI_IMAGES |
+               CLI_CSV | CLI_QUIET,
+    CLI_STAGE_TABLE(stages),
+    CLI_OPTION_TABLE(options),
+    .notes = "Checks: no NaN/Inf; 256 fixed-seed pixels against the CPU running the same code\n"
+             "(>= 35 dB); at 512x512x64 the whole image against ch01's (>= 38 dB).\n"
+             "Default output: ch04.ppm (the last stage's image, written only if every check\n"
+             "passed). --repeat defaults to 5.",
+};
+
+/* One stage's run as measure_stage sees it: the image poisoned, rendered,
+ * and checked against the CPU running the same code. */
+typedef struct {
+    image host, original;
+    int have_original;
+    unsigned char *d_rgb;
+    int *d_bad;
+    int width, height, spp, bx, by;
+    render_fn *fn; /* the stage's render, and its flags */
+    int flags;
+    kernel_info *info; /* filled by the next run, then NULL */
+    int stack;         /* the recursive kernel's stack limit, bytes per thread */
+} run;
+
+static run job;
+
+static void poison(void *context)
+{
+    run *r = context;
+    CUDA_CHECK(cudaMemset(r->d_bad, 0, sizeof(int)));
+    CUDA_CHECK(cudaMemset(r->d_rgb, 0xEE, image_bytes(&r->host)));
+}
+
+static void render(void *context)
+{
+    run *r = context;
+    r->fn(r->flags, r->d_rgb, r->d_bad, r->width, r->height, r->spp, r->bx, r->by, r->info);
+    CUDA_CHECK_LAUNCH();
+    r->info = NULL;
+}
+
+/* PSNR of the GPU image against the CPU on fixed-seed pixels (seed 0xC4EC4). */
+static double cpu_spot_check(const run *r, int *bad)
+{
+    unsigned long long x = 0xC4EC4;
+    double sq = 0;
+    int n = 0;
+    for (int i = 0; i < CPU_CHECK_PIXELS; i++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        int col = (int)((x >> 33) % (unsigned long long)r->width);
+        int row = (int)((x >> 13) % (unsigned long long)r->height);
+        unsigned char cpu[3];
+        *bad += !cpu_render_picture_pixel(r->flags, col, row, r->width, r->height, r->spp, cpu);
+        const unsigned char *gpu = r->host.rgb + 3 * ((size_t)row * r->width + col);
+        for (int c = 0; c < 3; c++, n++)
+            sq += (double)(cpu[c] - gpu[c]) * (cpu[c] - gpu[c]);
+    }
+    return sq == 0 ? INFINITY : 10 * log10(255.0 * 255.0 * n / sq);
+}
+
+/* Copies the image back and runs every check; 1 if all pass. */
+static int check(void *context, char *note, size_t len)
+{
+    run *r = context;
+    int bad = 0;
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(r->host.rgb, r->d_rgb, image_bytes(&r->host), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(&bad, r->d_bad, sizeof bad, cudaMemcpyDeviceToHost));
+    double cpu_db = cpu_spot_check(r, &bad);
+    int ok = bad == 0 && cpu_db >= CPU_PSNR_DB;
+    size_t used = (size_t)snprintf(note, len, "vs CPU %.1f dB", cpu_db);
+    if (r->have_original) {
+        image_diff d;
+        image_compare(&r->host, &r->original, &d);
+        ok &= d.psnr >= ORIGINAL_PSNR_DB;
+        used += (size_t)snprintf(note + used, len - used, ", vs ch01 %.1f dB", d.psnr);
+    }
+    if (bad)
+        snprintf(note + used, len - used, ", %d NaN/Inf pixels", bad);
+    return ok;
+}
+
+/* --block WxH, refused before any work. */
+static void validate(program_run *p)
+{
+    char tail;
+    if (sscanf(block, "%dx%d%c", &job.bx, &job.by, &tail) != 2 || job.bx < 1 || job.by < 1 || job.bx * job.by > 1024)
+        cli_usage_error(p->spec, "--block '%s': WxH, at most 1024 threads in all", block);
+}
+
+static void setup(program_run *p)
+{
+    job.width = (int)p->opt.width, job.height = (int)p->opt.height, job.spp = (int)p->opt.spp;
+    raytracer_image_alloc(&job.host, spec.program, &p->opt);
+    job.have_original = raytracer_read_original(&job.original, &p->opt);
+    CUDA_CHECK(cudaMalloc((void **)&job.d_rgb, image_bytes(&job.host)));
+    CUDA_CHECK(cudaMalloc((void **)&job.d_bad, sizeof(int)));
+    job.stack = gpu_prepare_stack((int)stack_bytes);
+}
+
+static void workload(program_run *p, int table, char *buf, size_t size)
+{
+    (void)table;
+    raytracer_workload(buf, size, &p->opt);
+}
+
+/* The render, checked before timing and after, in Msamples/s; its note and
+ * stderr line say what the kernel costs in registers, stack and occupancy. */
+static int measure(program_run *p, size_t i)
+{
+    const stage *s = &stages[i];
+    kernel_info k;
+    job.fn = s->run, job.flags = s->flags, job.info = &k;
+    double samples = (double)job.width * job.height * job.spp;
+    report_row *row = program_measure(p, &(measure_plan){.name = s->info.name, .reset = poison, .run = render,
+                                                         .check = check, .timer = cuda_time_ms, .context = &job,
+                                                         .repeat = (int)p->opt.repeat},
+                                      samples, 1e6, "Msamples/s", REPORT_ON_GPU, p->device, NULL);
+    /* the compiler's static frame per thread, not traffic: a recursion's stack grows at run time, and
+     * what either moves through local memory is counted by the profiler (make profile) */
+    report_note(row, "; %d regs, %d B static local frame%s, occupancy %.0f%%", k.registers, k.local_bytes,
+                s->flags == SAMPLER_RECURSIVE ? " + call stack at run time" : "", 100 * k.occupancy);
+    if (!p->opt.quiet)
+        fprintf(stderr, "%s: %s: %d registers/thread, %d B local frame%s, %d blocks of %dx%d per SM\n",
+                spec.program, s->info.name, k.registers, k.local_bytes,
+                s->flags == SAMPLER_RECURSIVE ? " (recursion grows it at run time up to the stack limit)" : "",
+                k.blocks_per_sm, job.bx, job.by);
+    return 0;
+}
+
+/* After the stages' lines: the stack limit the recursive one ran under. */
+static void say_stack(program_run *p)
+{
+    if (!p->opt.quiet)
+        fprintf(stderr, "%s: stack limit (cudaLimitStackSize) %d B per thread\n", spec.program, job.stack);
+}
+
+static const image *picture(program_run *p)
+{
+    (void)p;
+    return &job.host;
+}
+
+static void teardown(program_run *p)
+{
+    (void)p;
+    CUDA_CHECK(cudaFree(job.d_rgb));
+    CUDA_CHECK(cudaFree(job.d_bad));
+    image_free(&job.host);
+    image_free(&job.original);
+}
+
+const program chapter_program = {
+    .spec = &spec,
+    .defaults = {.width = 512, .height = 512, .spp = 64, .repeat = 5},
+    .gpu = PROGRAM_GPU_ONLY,
+    .device = PROGRAM_CUDA,
+    .picture = "ch04.ppm",
+    .validate = validate,
+    .setup = setup,
+    .workload = workload,
+    .stage = measure,
+    .end = say_stack,
+    .image = picture,
+    .teardown = teardown,
+};
