@@ -378,6 +378,7 @@ help:
 	@$(foreach t,$(CHAPTER_TARGETS),printf '  make %-15s %s\n' $(call sh_quote,$(t)) $(call sh_quote,$($(t)_HELP));)
 	@echo "  make CUDA_COMPILER=clang chNN   a GPU chapter's kernels compiled by clang (clang++-22) instead of nvcc"
 	@echo "  make diff A=ch04 B=ch05   what changed between two chapters' sources, file by file"
+	@echo "  make diff A=ch05:STAGE B=ch05:STAGE   what one stage changes from another of its chapter (the code it runs)"
 	@echo "  make print-chapters / print-registry   the chapter registry, for scripts"
 	@echo "  make clean          remove $(BUILD)/ and the chapter binaries"
 	@echo "Variables: CC=$(CC) NVCC=$(NVCC) CUDA_ARCH=$(CUDA_ARCH) CUDA_COMPILER=$(CUDA_COMPILER) CLANG_CUDA=$(or $(CLANG_CUDA),none) libpng=$(or $(PNG_FOUND),no)"

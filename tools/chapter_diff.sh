@@ -5,11 +5,15 @@
 # is ch03's card.c made host-and-device code); then by stem (render.c with render.cu). Every hunk's header names its
 # pair ("--- ch03/card.c" "+++ ch04/card.h"). A file only B has is shown whole
 # as added; one only A has is named as gone.
+# make diff A=ch05:loop B=ch05:float-only: what the second stage changes from
+# the first, within one chapter (tools/stage_diff.py --help says how).
 set -u
 # --help: the comment above, as the usage text.
 case ${1:-} in -h | --help) sed -n '2,/^set -u$/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
 a=${1:-}
 b=${2:-}
+# A=chNN:STAGE B=chNN:STAGE: two stages of one chapter, by tools/stage_diff.py.
+case $a$b in *:*) exec python3 "$(dirname "$0")/stage_diff.py" "$a" "$b" ;; esac
 if [ -z "$a" ] || [ -z "$b" ]; then
     echo "usage: make diff A=chNN B=chMM   (e.g. make diff A=ch04 B=ch05)" >&2
     exit 2
