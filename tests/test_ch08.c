@@ -3,7 +3,7 @@
  * against analytic cases, against each other's statistics, and against the
  * converged reference image. Fixed seeds throughout.
  *
- * The GPU stages' own check against the CPU (run.c's spot check) runs path.h
+ * The GPU stages' own check against the CPU (problem.c's spot check) runs path.h
  * on both sides, so a bug in path.h passes it. The check that shares no code
  * with it is the noise test against the committed reference image: with a
  * GPU, every GPU stage of ./ch08 is run where that test applies (128x96, 64
@@ -13,7 +13,7 @@
 #include "ch08_planted.h"
 #include "harness.h"
 #include "render.h"
-#include "run.h"
+#include "linear.h"
 #include "scene.h"
 
 #include "cpu_ceiling.h"
@@ -353,7 +353,7 @@ START_TEST(regeneration_renders_the_same_samples)
 END_TEST
 
 /* ---------------------------------------------------------------- against the reference */
-/* Every radiance function at 128x96, 64 spp, seeds 1 and 2, passes main.c's
+/* Every radiance function at 128x96, 64 spp, seeds 1 and 2, passes problem.c's
  * noise test against the converged 128x96 reference; and the test can fail:
  * the same image a quarter too dark (every byte x 0.75) does not pass. (At
  * 64 spp smallpt's estimator has an MSE near 1300, so the test's slack, a
@@ -390,13 +390,13 @@ START_TEST(every_kernel_passes_the_noise_test)
 END_TEST
 
 /* ---------------------------------------------------------------- a bug the template shares
- * Where run.c's noise test applies: a size with a reference (its table:
+ * Where problem.c's noise test applies: a size with a reference (its table:
  * 128x96, whose own noise is 1.3) and at least NOISE_TEST_MIN_SPP. */
 #define REF_W 128
 #define REF_H 96
 #define REF_SPP 64
 #define REF_NOISE 1.3
-/* run.c's spot check at that size: 256 pixels picked from seed 0xC8C8, their
+/* problem.c's spot check at that size: 256 pixels picked from seed 0xC8C8, their
  * MSE against the CPU's within SPOT_FRACTION n + 1 (n: one render's noise). */
 #define SPOT_PIXELS 256
 #define SPOT_FRACTION 0.5
@@ -413,7 +413,7 @@ static void render_planted(int kernel, const scene *sc, image *img, unsigned int
                                            img->rgb + 3 * ((size_t)row * img->width + col)));
 }
 
-/* run.c's spot check of img (rendered with `seed`) against the planted code's
+/* problem.c's spot check of img (rendered with `seed`) against the planted code's
  * own pixels: what the GPU-against-CPU check compares when the bug is in
  * path.h. (Here the CPU is on both sides, so they are equal; on a GPU they
  * differ by fused multiply-adds, within the limit.) */
@@ -435,7 +435,7 @@ static double same_code_spot_mse(int kernel, const scene *sc, const image *img, 
 
 /* path.h with the mirror's sign flipped (chapter.mk's sed): the check that
  * compares the code with itself passes it, the noise test against the
- * committed reference fails it, as run.c applies both. */
+ * committed reference fails it, as problem.c applies both. */
 START_TEST(planted_bug_passes_the_same_code_check_and_fails_the_noise_test)
 {
     int kernel = planted_kernels[_i];

@@ -21,7 +21,7 @@ $(BUILD)/ch06/%.o: $(ch06_DIR)/%.c $(ch06_DIR)/*.h common/*.h common/gpu/*.h | $
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) -c $< -o $@
 $(BUILD)/ch06/%.o: $(ch06_DIR)/%.cu $(ch06_DIR)/*.h common/*.h common/gpu/*.h $(CUDA_CONFIG) | $(BUILD)/ch06/.dir
 	$(CUDA_CXX) -c $< -o $@
-ch06: $(BUILD)/ch06/main.o $(BUILD)/ch06/run.o $(BUILD)/ch06/reduce_cpu.o $(BUILD)/ch06/reduce_gpu.o $(BUILD)/ch06/reduce_cub.o $(LIBGPU) $(LIBCOMMON)
+ch06: $(BUILD)/ch06/problem.o $(BUILD)/ch06/reduce_cpu.o $(BUILD)/ch06/reduce_gpu.o $(BUILD)/ch06/reduce_cub.o $(LIBGPU) $(PROGRAM_OBJ) $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)
 
 # The side-trips: the book's text lists them after the ladder, one line each;

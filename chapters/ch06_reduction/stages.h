@@ -1,6 +1,6 @@
 /* stages.h - ch06's stages: name, what it changes, where it runs, the kernel
  * make profile measures, tags (racy: make sanitize's racecheck must flag
- * it, the race is its lesson); then its function. main.c runs them;
+ * it, the race is its lesson); then its function. problem.c measures them;
  * tests/test_ch06.cu tests every row. */
 #ifndef CH06_STAGES_H
 #define CH06_STAGES_H

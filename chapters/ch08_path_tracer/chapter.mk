@@ -24,11 +24,11 @@ $(BUILD)/ch08/%.o: $(ch08_DIR)/%.c $(ch08_DIR)/*.h common/*.h | $(BUILD)/ch08/.d
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) $(REFERENCE_DEF) $(SCENE_DEF) -c $< -o $@
 $(BUILD)/ch08/render.o: $(ch08_DIR)/render.cu $(ch08_DIR)/*.h common/*.h $(CUDA_CONFIG) | $(BUILD)/ch08/.dir
 	$(CUDA_CXX) -c $< -o $@
-ch08: $(BUILD)/ch08/main.o $(BUILD)/ch08/run.o $(BUILD)/ch08/linear.o $(BUILD)/ch08/scene.o $(BUILD)/ch08/cpu.o $(BUILD)/ch08/cpu_f32.o $(BUILD)/ch08/render.o $(LIBGPU) $(LIBCOMMON)
+ch08: $(BUILD)/ch08/problem.o $(BUILD)/ch08/linear.o $(BUILD)/ch08/scene.o $(BUILD)/ch08/cpu.o $(BUILD)/ch08/cpu_f32.o $(BUILD)/ch08/render.o $(LIBGPU) $(PROGRAM_OBJ) $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)
 
 # The converged reference images the noise test compares with (GPU; minutes).
-# The spp and seed here are the ones main.c's table of references states.
+# The spp and seed here are the ones problem.c's table of references states.
 CHAPTER_TARGETS += ch08-reference
 ch08-reference_HELP := re-render ch08's converged reference images (GPU, about a minute)
 .PHONY: ch08-reference
@@ -48,7 +48,7 @@ smallpt-vs-port: ch08 $(BUILD)/ch08/smallpt_agree
 
 # tests/test_ch08.c's planted bug: path.h with the mirror's sign flipped
 # (reflect() sends the ray into the surface), a bug in the template that every
-# stage shares, so the GPU stages' check against the CPU (run.c's spot check:
+# stage shares, so the GPU stages' check against the CPU (problem.c's spot check:
 # path.h on both sides) cannot see it; the noise test against the committed
 # reference does. tests/ch08_planted.c is copied beside the planted path.h so
 # that its #include "path.h" finds this copy (in make sanitize's build too).

@@ -1,5 +1,5 @@
 /* cpu_f32.c - path.h in float on the CPU: the float kernels' own functions,
- * so main.c can check GPU pixels against the same code, and the tests can run
+ * so problem.c can check GPU pixels against the same code, and the tests can run
  * every kernel without a GPU. (The GPU fuses multiply-adds; this does not.) */
 #include "render.h"
 

@@ -1,6 +1,6 @@
-/* linear.c - linear radiance images (see run.h): the relative MSE, and PFM
+/* linear.c - linear radiance images (see linear.h): the relative MSE, and PFM
  * files for --linear-out and --linear-reference. Plain C: the tests link it. */
-#include "run.h"
+#include "linear.h"
 
 #include <math.h>
 #include <stdio.h>

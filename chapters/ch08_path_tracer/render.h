@@ -40,7 +40,7 @@ static inline int on_cpu(int kernel) { return kernel < 0; }
 #define EPS_F32 1e-3f
 #define OFFSET_F32 5e-2f
 
-/* The noise test (main.c explains it): an image A of a stage passes against
+/* The noise test (problem.c explains it): an image A of a stage passes against
  * the converged reference if MSE(A, ref) <= noise_bound(MSE(A, B), n_ref),
  * B the same stage with other random streams, n_ref the reference's noise. */
 #define NOISE_FACTOR 1.25
