@@ -847,7 +847,7 @@ static int resident_clusters(int sms)
     return clusters;
 }
 
-/* What the last persistent launch was: its row's note says it (rows.c). */
+/* What the last persistent launch was: its row's note says it (problem.c). */
 static char persistent_launch[128];
 
 const char *gemm_hopper_persistent_note(void)

@@ -1,5 +1,6 @@
 /* problem.h - one ch12 problem: the inputs, the reference, the output's
- * check (problem.c), as the measure loop and the rows (rows.c) see them. */
+ * check (problem.c), as the measure loop and the rows (problem.c's program)
+ * see them. */
 #ifndef CH12_PROBLEM_H
 #define CH12_PROBLEM_H
 

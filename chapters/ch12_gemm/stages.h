@@ -5,8 +5,8 @@
  * cuBLAS bf16. A row says what its stage multiplies (input: problem.h's
  * INPUT_*, and its work= tag, so no ratio mixes two precisions), whether it
  * runs on the tensor cores (their error bound), and which row is its
- * precision's yardstick. main.c and rows.c run them; tests/test_ch12.cu tests
- * every row. */
+ * precision's yardstick. problem.c runs them, the CPU rows in one table and
+ * the GPU rows in another; tests/test_ch12.cu tests every row. */
 #ifndef CH12_STAGES_H
 #define CH12_STAGES_H
 
