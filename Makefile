@@ -222,7 +222,7 @@ CUDA_CONFIG := $(NVCC_CONFIG) $(if $(filter clang,$(CUDA_COMPILER)),$(CLANG_CONF
 #   chNN_SANITIZE              compute-sanitizer argument sets, ';'-separated (GPU stages)
 #   chNN_VALGRIND              Valgrind argument sets, ';'-separated (CPU chapters)
 #   chNN_SAN_SRC, chNN_SAN_ARGS, chNN_TSAN_STAGES   its ASan/UBSan (and TSan) build and run
-#                              (a SAN_SRC without main.c: only tests/test_chNN.c is built with it)
+#                              (a SAN_SRC without problem.c: only tests/test_chNN.c is built with it)
 #   chNN_TEST_OBJ, chNN_TEST_FLAGS, chNN_TEST_LIBS, chNN_SAN_TEST_SRC   what tests/test_chNN.{c,cu} links
 #   chNN_TEST_DEPS             what else a suite's build depends on (e.g. $(CLANG_CONFIG), a test-only copy of a header)
 #   chNN_DIFFS                 difference images for the book: "A B NAME;..."

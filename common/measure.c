@@ -2,6 +2,7 @@
 #include "measure.h"
 #include "cli.h"
 #include "gpu_state.h"
+#include "program.h"
 
 #include <string.h>
 
@@ -127,4 +128,23 @@ report_row *report_measured(report *r, const char *stage, int threads, const mea
     return report_add(r, (report_entry){.stage = stage, .threads = threads, .ms = m->times.median, .value = value,
                                         .unit = unit, .ok = m->ok, .device = device, .note = m->note,
                                         .runs = m->times.runs, .lo_ms = m->times.lo, .hi_ms = m->times.hi});
+}
+
+/* program.h's two helpers a chapter's problem file calls: here, in the
+ * library, so a test that links the problem file (without program.c's
+ * main()) links them too. */
+const stage_info *program_stage(const program_run *r, size_t i)
+{
+    return cli_stage_info_at(r->spec, i);
+}
+
+report_row *program_measure(program_run *r, const measure_plan *plan, double work, double per, const char *unit,
+                            int threads, const char *device, measure_result *m)
+{
+    measure_result local;
+    measure_result *out = m ? m : &local;
+    measure_stage(plan, out);
+    double seconds = out->times.median * 1e-3;
+    double rate = seconds > 0 ? work / per / seconds : 0;
+    return report_measured(r->rep, plan->name, threads, out, rate, unit, device ? device : host_cpu_name());
 }

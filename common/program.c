@@ -8,22 +8,6 @@
 
 static report tables[PROGRAM_TABLES_MAX]; /* large (rows and notes): not on the stack */
 
-const stage_info *program_stage(const program_run *r, size_t i)
-{
-    return cli_stage_info_at(r->spec, i);
-}
-
-report_row *program_measure(program_run *r, const measure_plan *plan, double work, double per, const char *unit,
-                            int threads, const char *device, measure_result *m)
-{
-    measure_result local;
-    measure_result *out = m ? m : &local;
-    measure_stage(plan, out);
-    double seconds = out->times.median * 1e-3;
-    double rate = seconds > 0 ? work / per / seconds : 0;
-    return report_measured(r->rep, plan->name, threads, out, rate, unit, device ? device : host_cpu_name());
-}
-
 static int table_of(const program_run *r, size_t i)
 {
     return r->program->table_of ? r->program->table_of(r, i) : 0;
