@@ -157,7 +157,7 @@ START_TEST(the_fma_ceiling_row_is_printed)
 }
 END_TEST
 
-/* main.c names no stage: the image check's reference is the row stages.h
+/* problem.c names no stage: the image check's reference is the row stages.h
  * picks by its generator, and that must stay rng-local (nothing shared). */
 START_TEST(the_check_reference_is_rng_local)
 {

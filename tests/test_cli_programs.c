@@ -1033,7 +1033,7 @@ END_TEST
 
 /* ch03's check at valid small sizes (it once failed at 512x19 and 512x3 with
  * a fixed 38 dB threshold): rand-shared passes, its bound measured from two
- * honest renders of the same workload (chapters/ch03_threads/main.c). */
+ * honest renders of the same workload (chapters/ch03_threads/problem.c). */
 static const char *const ch03_small_runs[] = {"--width 512 --height 19 --spp 64", "--width 512 --height 3 --spp 64",
                                               "--width 33 --height 31 --spp 2", "--width 1 --height 1 --spp 1"};
 

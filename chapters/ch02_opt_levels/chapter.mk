@@ -47,14 +47,14 @@ $(BUILD)/ch02-asm/$(1).s: $(ch01_DIR)/card.c $(BUILD)/ch02/$(1).flags | $(BUILD)
 endef
 $(foreach v,$(CH02_VARIANTS),$(eval $(call CH02_VARIANT_RULES,$(v))))
 
-# main.o has the clang rows when clang is here (a stamp: rebuilt when that changes).
-CH02_MAIN_DEFS := $(if $(CLANG),-DCH02_CLANG)
-$(BUILD)/ch02/main.flags: FORCE | $(BUILD)/ch02/.dir
-	@echo '$(CH02_MAIN_DEFS)' | cmp -s - $@ || echo '$(CH02_MAIN_DEFS)' > $@
-$(BUILD)/ch02/main.o: $(ch02_DIR)/main.c $(ch02_DIR)/*.h $(ch01_DIR)/card.h common/*.h $(BUILD)/ch02/main.flags
-	$(CC) $(ALL_CFLAGS) $(CH02_MAIN_DEFS) $(REFERENCE_DEF) -c $< -o $@
+# problem.o has the clang rows when clang is here (a stamp: rebuilt when that changes).
+CH02_PROBLEM_DEFS := $(if $(CLANG),-DCH02_CLANG)
+$(BUILD)/ch02/problem.flags: FORCE | $(BUILD)/ch02/.dir
+	@echo '$(CH02_PROBLEM_DEFS)' | cmp -s - $@ || echo '$(CH02_PROBLEM_DEFS)' > $@
+$(BUILD)/ch02/problem.o: $(ch02_DIR)/problem.c $(ch02_DIR)/*.h $(ch01_DIR)/card.h common/*.h $(BUILD)/ch02/problem.flags
+	$(CC) $(ALL_CFLAGS) $(CH02_PROBLEM_DEFS) $(REFERENCE_DEF) -c $< -o $@
 
-ch02: $(BUILD)/ch02/main.o $(foreach v,$(CH02_VARIANTS),$(BUILD)/ch02/card-$(v).o) $(LIBCOMMON)
+ch02: $(BUILD)/ch02/problem.o $(foreach v,$(CH02_VARIANTS),$(BUILD)/ch02/card-$(v).o) $(PROGRAM_OBJ) $(LIBCOMMON)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(PNG_LIBS) $(LDLIBS_BASE)
 
 # Each build's assembly, side by side; the summary is per machine (the

@@ -8,7 +8,7 @@
  *     so a pixel's colour does not depend on which thread renders it or when:
  *     the image is the same bytes at any thread count and schedule;
  *   - the render loop is split: card_render_rows() renders a range of rows,
- *     and the threads in main.c decide who renders which rows.
+ *     and the threads in threads.c decide who renders which rows.
  * The arithmetic of trace() and sample() is unchanged.
  */
 #include "card.h"

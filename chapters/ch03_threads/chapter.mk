@@ -7,7 +7,7 @@ ch03_GPU := none
 ch03_RAYTRACER := yes
 ch03_SMALL := --width 9 --height 7 --spp 1 --threads 2
 ch03_VALGRIND := --width 9 --height 7 --spp 1 --threads 3
-ch03_SAN_SRC := $(ch03_DIR)/main.c $(ch03_DIR)/card.c $(ch03_DIR)/threads.c $(ch03_DIR)/image_check.c
+ch03_SAN_SRC := $(ch03_DIR)/problem.c $(ch03_DIR)/card.c $(ch03_DIR)/threads.c
 ch03_SAN_ARGS := --width 33 --height 31 --spp 2 --threads 4
 ch03_TSAN_STAGES := rng-packed rng-local rng-local-dynamic
 ch03_TEST_OBJ := $(BUILD)/ch03/card.o $(BUILD)/ch03/threads.o
@@ -30,5 +30,5 @@ ex_ch03_INCLUDE := -include tests/ex_ch03_atomics.h
 # From here on card.c is built with the project's optimisation level (-O2).
 $(BUILD)/ch03/%.o: $(ch03_DIR)/%.c $(ch03_DIR)/*.h common/*.h | $(BUILD)/ch03/.dir
 	$(CC) $(ALL_CFLAGS) $(REFERENCE_DEF) -c $< -o $@
-ch03: $(BUILD)/ch03/main.o $(BUILD)/ch03/card.o $(BUILD)/ch03/threads.o $(BUILD)/ch03/image_check.o $(LIBCOMMON)
+ch03: $(BUILD)/ch03/problem.o $(BUILD)/ch03/card.o $(BUILD)/ch03/threads.o $(PROGRAM_OBJ) $(LIBCOMMON)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(PNG_LIBS) $(LDLIBS_BASE)

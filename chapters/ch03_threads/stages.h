@@ -1,5 +1,5 @@
 /* stages.h - ch03's stages: name, what it changes, where it runs; its worker
- * and where its generator lives. main.c runs them; tests/test_ch03.c tests
+ * and where its generator lives. problem.c runs them; tests/test_ch03.c tests
  * every row. (The tag divisor-typo: bench_extra.sh renders that stage with the
  * article's typo too.)
  *
@@ -33,7 +33,7 @@ static const stage stages[] = {
 #define STAGE_COUNT (sizeof stages / sizeof stages[0])
 
 /* The stage whose 1-thread renders are the image check's reference where
- * ch01's image is not (image_check.c): the first whose generator is on each
+ * ch01's image is not (problem.c): the first whose generator is on each
  * thread's own stack, nothing shared. */
 static inline const stage *check_reference_stage(void)
 {

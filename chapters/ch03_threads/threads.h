@@ -1,5 +1,5 @@
 /* threads.h - ch03's stages: workers, generator placement, one run of a stage.
- * main.c times and checks; tests/test_ch03.c drives the same functions. */
+ * problem.c times and checks; tests/test_ch03.c drives the same functions. */
 #ifndef CH03_THREADS_H
 #define CH03_THREADS_H
 

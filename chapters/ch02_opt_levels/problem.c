@@ -16,9 +16,8 @@
  */
 #include "stages.h"
 
-#include "../../common/measure.h"
+#include "../../common/program.h"   /* and measure.h, report.h */
 #include "../../common/raytracer.h" /* and cli.h, image.h */
-#include "../../common/report.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,15 +36,19 @@ static const cli_spec spec = {
              "--out writes the image of the last build run (default ch02.ppm), only if every check passed.",
 };
 
-/* The image the other builds are compared with, the first row's (gcc -O0): filled in by its run where it
- * runs (check_run); else at the standard workload the original's (ch01's test proves them identical), or
- * rendered here, untimed. */
-static void prepare_reference(image *ref, const cli_options *opt)
+static image img, ref; /* the build's render; the one the others are compared with */
+
+/* The build's image; and the reference, the first row's (gcc -O0): filled in by its run where it runs
+ * (check_run); else at the standard workload the original's (ch01's test proves them identical), or rendered
+ * here, untimed. */
+static void setup(program_run *p)
 {
+    const cli_options *opt = &p->opt;
+    raytracer_image_alloc(&img, "ch02", opt);
     int runs = cli_stage_selected(opt, 0);
-    if (opt->stage_index == 0 || (!runs && raytracer_read_original(ref, opt)))
+    if (opt->stage_index == 0 || (!runs && raytracer_read_original(&ref, opt)))
         return;
-    if (image_alloc(ref, (int)opt->width, (int)opt->height) != 0) {
+    if (image_alloc(&ref, (int)opt->width, (int)opt->height) != 0) {
         fprintf(stderr, "ch02: out of memory (the %ldx%ld reference image)\n", opt->width, opt->height);
         exit(EXIT_CHECK_FAIL);
     }
@@ -53,69 +56,77 @@ static void prepare_reference(image *ref, const cli_options *opt)
         return;
     if (!opt->quiet)
         fprintf(stderr, "ch02: rendering the %s reference image first (untimed)\n", stages[0].info.description);
-    stages[0].run(ref, (int)opt->spp, NULL, NULL);
+    stages[0].run(&ref, (int)opt->spp, NULL, NULL);
+}
+
+static void workload(program_run *p, int table, char *buf, size_t size)
+{
+    (void)table;
+    raytracer_workload(buf, size, &p->opt);
 }
 
 /* One build's runs: the reference build's image becomes the reference for the others. */
 typedef struct {
     progress_job render;
-    image *ref;
     int is_reference;
 } run;
 
 static int check_run(void *context, char *note, size_t size)
 {
     run *r = context;
-    const image *img = r->render.img;
     if (r->is_reference) {
         snprintf(note, size, "the reference build");
-        if (r->ref->rgb) /* other builds run after it: their reference */
-            memcpy(r->ref->rgb, img->rgb, image_bytes(img));
+        if (ref.rgb) /* other builds run after it: their reference */
+            memcpy(ref.rgb, img.rgb, image_bytes(&img));
         return 1;
     }
     image_diff d;
-    image_compare(img, r->ref, &d);
+    image_compare(&img, &ref, &d);
     if (d.differing == 0)
         snprintf(note, size, "byte-identical to %s", stages[0].info.name);
     else
         snprintf(note, size, "PSNR %.1f dB vs %s, %.2f%% of bytes differ, max %d", d.psnr, stages[0].info.name,
-                 100.0 * (double)d.differing / (double)image_bytes(img), d.max_abs);
+                 100.0 * (double)d.differing / (double)image_bytes(&img), d.max_abs);
     return d.differing == 0 || d.psnr >= PSNR_PASS_DB;
 }
 
-int main(int argc, char **argv)
+/* One build's render, each timed run checked (a run takes seconds), in Msamples/s; its time on stderr too. */
+static int measure(program_run *p, size_t i)
 {
-    cli_options opt = {.width = 512, .height = 512, .spp = 64, .repeat = 1};
-    cli_parse(&spec, &opt, argc, argv);
-    const char *out = opt.out ? opt.out : "ch02.ppm";
-    cli_require_writable(&spec, "default output", out);
-    cli_begin_work(&spec);
-    image img, ref = {0};
-    raytracer_image_alloc(&img, "ch02", &opt);
-    char workload[96];
-    report rep;
-    report_init(&rep, "ch02", raytracer_workload(workload, sizeof workload, &opt), opt.csv, opt.quiet);
-    prepare_reference(&ref, &opt);
-    for (size_t i = 0; i < STAGE_COUNT; i++) {
-        const stage *s = &stages[i];
-        if (!cli_stage_selected(&opt, i))
-            continue;
-        run r = {.ref = &ref, .is_reference = i == 0};
-        progress_job_init(&r.render, s->run, &img, (int)opt.spp, s->info.name, opt.quiet);
-        measure_result m;
-        measure_stage(&(measure_plan){.name = s->info.name, .run = progress_job_run, .check = check_run, .context = &r,
-                                      .repeat = (int)opt.repeat, .check_each_run = 1}, &m);
-        progress_job_free(&r.render);
-        if (opt.images && image_write_stage(&img, opt.images, "ch02", s->info.name) != 0)
-            return EXIT_CHECK_FAIL;
-        double msamples = (double)opt.width * opt.height * opt.spp / (m.times.median * 1e3);
-        report_measured(&rep, s->info.name, 1, &m, msamples, "Msamples/s", host_cpu_name());
-        if (!opt.quiet)
-            fprintf(stderr, "ch02: %-26s %10.1f ms  %s\n", s->info.name, m.times.median, m.note);
-    }
-    int status = report_finish_image(&rep, 1, "ch02", &img, out, opt.quiet);
-    report_print(&rep, stdout);
+    const stage *s = &stages[i];
+    run r = {.is_reference = i == 0};
+    progress_job_init(&r.render, s->run, &img, (int)p->opt.spp, s->info.name, p->opt.quiet);
+    double samples = (double)p->opt.width * p->opt.height * p->opt.spp;
+    measure_result m;
+    program_measure(p, &(measure_plan){.name = s->info.name, .run = progress_job_run, .check = check_run,
+                                       .context = &r, .repeat = (int)p->opt.repeat, .check_each_run = 1},
+                    samples, 1e6, "Msamples/s", 1, NULL, &m);
+    progress_job_free(&r.render);
+    if (!p->opt.quiet)
+        fprintf(stderr, "ch02: %-26s %10.1f ms  %s\n", s->info.name, m.times.median, m.note);
+    return 0;
+}
+
+static const image *picture(program_run *p)
+{
+    (void)p;
+    return &img;
+}
+
+static void teardown(program_run *p)
+{
+    (void)p;
     image_free(&img);
     image_free(&ref);
-    return status;
 }
+
+const program chapter_program = {
+    .spec = &spec,
+    .defaults = {.width = 512, .height = 512, .spp = 64, .repeat = 1},
+    .picture = "ch02.ppm",
+    .setup = setup,
+    .workload = workload,
+    .stage = measure,
+    .image = picture,
+    .teardown = teardown,
+};
