@@ -44,7 +44,7 @@ static int run_table(program_run *r, int t)
     r->rep = &tables[t];
     if (p->workload)
         p->workload(r, t, workload, sizeof workload);
-    report_init(r->rep, r->spec->program, workload, r->opt.csv, r->opt.quiet);
+    report_init(r->rep, r->spec->program, workload, r->silent ? NULL : r->opt.csv, r->opt.quiet);
     if (p->begin)
         p->begin(r);
     for (size_t i = 0; i < r->spec->stage_count; i++) {
@@ -59,7 +59,7 @@ static int run_table(program_run *r, int t)
     }
     if (p->end)
         p->end(r);
-    if (!p->picture)
+    if (!p->picture && !r->silent)
         report_print(r->rep, stdout);
     return 0;
 }
@@ -68,6 +68,8 @@ int main(int argc, char **argv)
 {
     const program *p = &chapter_program;
     program_run run = {.program = p, .spec = p->spec, .opt = p->defaults, .device = ""}, *r = &run;
+    if (p->start)
+        p->start();
     if (r->opt.threads == PROGRAM_ALL_CORES)
         r->opt.threads = cli_online_cpus();
     cli_parse(p->spec, &r->opt, argc, argv);
@@ -109,7 +111,7 @@ int main(int argc, char **argv)
         status = report_finish_image(&tables[0], ok, p->spec->program, p->image ? p->image(r) : NULL, r->out,
                                      r->opt.quiet);
         report_print(&tables[0], stdout);
-    } else if (!ok)
+    } else if (!ok && !r->silent)
         fprintf(stderr, "%s: a check failed\n", p->spec->program);
     if (p->finish)
         status = p->finish(r, status);

@@ -5,7 +5,7 @@
  * rows that stand beside the stages, tear it down). The skeleton is written
  * once, here:
  *
- *   1. the command line, from .defaults (cli_parse), then .validate: the
+ *   1. .start, the command line, from .defaults (cli_parse), then .validate: the
  *      chapter's own usage errors and output checks, before any work;
  *   2. if a selected stage runs on a GPU, --device is checked (.device);
  *   3. cli_begin_work; the device is opened (its line printed) where a GPU
@@ -57,6 +57,8 @@ typedef struct program_run {
     const char *out;        /* a picture program's --out, or its default */
     int table;              /* the table being run */
     report *rep;            /* its report: a stage adds its rows here */
+    int silent;             /* set by a hook: this process prints no table and writes no CSV row (ch11's
+                               ranks but rank 0, whose table is the run's) */
 } program_run;
 
 /* A GPU program's device: PROGRAM_CUDA (program_cuda.h) in a CUDA chapter. */
@@ -73,6 +75,7 @@ struct program {
     const char *picture;           /* a picture program: its default --out ("ch01.ppm"); NULL: none */
     int tables;                    /* tables of rows (1 where 0), each its own workload */
     int (*table_of)(const program_run *r, size_t stage); /* a stage's table (NULL: 0) */
+    void (*start)(void);                                 /* before the command line is read (NULL: nothing) */
     void (*validate)(program_run *r);                    /* usage errors (cli_usage_error), before any work */
     void (*setup)(program_run *r);                       /* after the work began and the device opened */
     void (*workload)(program_run *r, int table, char *buf, size_t size); /* the table's CSV workload */

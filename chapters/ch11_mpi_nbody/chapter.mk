@@ -35,13 +35,13 @@ ch11_CHART_YLABEL := GFLOP/s (log scale)
 
 # A run's files in the order it reads (ranks.h), its forces (the CPU's ch07's
 # own cpu.o, the GPU's forces_gpu.cu), and the N-body core it shares with
-# ch07 (common/nbody/).
+# ch07 (common/nbody/); main() is common/program.c's, on every rank.
 ch11_OBJ := $(BUILD)/ch11/deadline.o $(BUILD)/ch11/setup.o $(BUILD)/ch07/cpu.o $(BUILD)/ch11/forces_gpu.o \
-    $(BUILD)/ch11/backend.o $(BUILD)/ch11/exchange.o $(BUILD)/ch11/step.o $(BUILD)/ch11/report.o
+    $(BUILD)/ch11/exchange.o
 
 $(BUILD)/ch11/%.o: $(ch11_DIR)/%.c $(ch11_DIR)/*.h common/*.h common/nbody/*.h | $(BUILD)/ch11/.dir
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) $(MPI_CFLAGS) -c $< -o $@
 $(BUILD)/ch11/%.o: $(ch11_DIR)/%.cu $(ch11_DIR)/*.h common/*.h common/nbody/*.h $(CUDA_CONFIG) | $(BUILD)/ch11/.dir
 	$(CUDA_CXX) -c $< -o $@
-ch11: $(BUILD)/ch11/main.o $(ch11_OBJ) $(NBODY_OBJ) $(NBODY_GPU_OBJ) $(LIBCOMMON)
+ch11: $(BUILD)/ch11/problem.o $(ch11_OBJ) $(NBODY_OBJ) $(NBODY_GPU_OBJ) $(PROGRAM_OBJ) $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS) $(MPI_LIBS)

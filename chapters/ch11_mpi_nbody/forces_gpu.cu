@@ -1,32 +1,12 @@
 /* forces_gpu.cu - see forces_gpu.h. ch07's gpu-two-bodies kernel (its gpu.cu
  * tells the stages that led to it) with its targets and sources apart and its
- * sum written or added: the arithmetic is ch07's, instruction for
+ * sum written or added: the interaction is the N-body core's
+ * body_body_accel_fma (common/nbody/nbody_gpu.h), ch07's, instruction for
  * instruction. */
 #include "forces_gpu.h"
 
 #include "../../common/cuda_util.h"
-
-/* 1/sqrt(x) with the flush-to-zero form of the special-function instruction:
- * x = r.r + eps^2 >= 1e-4 is never subnormal (ch07's gpu-tiled-ftz). */
-static __device__ __forceinline__ float rsqrt_ftz(float x)
-{
-    float y;
-    asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-    return y;
-}
-
-/* a += the pull of bj on bi, r.r + eps^2 summed from eps^2 in three
- * multiply-adds (ch07's gpu-softening-fma). */
-static __device__ __forceinline__ void body_body_accel_float4(vec3 *a, body bi, float4 bj)
-{
-    float rx = bj.x - bi.x, ry = bj.y - bi.y, rz = bj.z - bi.z;
-    float d2 = fmaf(rz, rz, fmaf(ry, ry, fmaf(rx, rx, SOFTENING2)));
-    float inv = rsqrt_ftz(d2);
-    float s = bj.w * inv * inv * inv;
-    a->x += rx * s;
-    a->y += ry * s;
-    a->z += rz * s;
-}
+#include "../../common/nbody/nbody_gpu.h"
 
 /* B targets a thread; the sources split into Q slices (threadIdx.y): slice y
  * takes tiles y, y + Q, ..., and the Q partial sums of each target are added
@@ -56,7 +36,7 @@ __global__ void __launch_bounds__(BLOCK * Q)
             float4 bj = tile[y][jj];
 #pragma unroll
             for (int k = 0; k < B; k++)
-                body_body_accel_float4(&acc[k], bi[k], bj);
+                body_body_accel_fma(&acc[k], bi[k], bj);
         }
         __syncthreads();
     }

@@ -12,17 +12,15 @@
  * A run reads one way, a file a part, each calling only the ones above it:
  *   deadline.c  every MPI wait under a deadline (--timeout)
  *   setup.c     the split, each rank's GPU, its buffers, the initial state
- *   backend.c   a rank's compute: a block's forces, the integration (forces.h)
- *   exchange.c  a step's positions to every rank, each block's forces computed
- *   step.c      a step (exchange, then integrate), and the measure loop's hooks
- *   report.c    each stage measured into its row; --phases and --state-out
+ *   exchange.c  a step: the stage's exchange, each block's forces (forces.h),
+ *               the integration; the measure loop's hooks
+ *   problem.c   the program (common/program.h): MPI, each stage measured into
+ *               its row (rank 0's table); --phases and --state-out
  */
 #ifndef CH11_RANKS_H
 #define CH11_RANKS_H
 
-#include "../../common/cli.h"
 #include "../../common/nbody/nbody.h"
-#include "../../common/report.h"
 #include "../../common/stage.h"
 
 #include <cuda_runtime_api.h>
@@ -85,38 +83,23 @@ void ranks_open(ranks_problem *p);
 void ranks_close(ranks_problem *p);
 void ranks_reset(void *problem); /* own bodies from the initial state, velocities 0, forces poisoned */
 
-/* backend.c: one rank's compute, on its GPU or its CPU. Forces on the own
- * bodies from ns bodies `block` (host memory, or device memory for
- * DEVICE_BUFFERS), written (add = 0) or added: asynchronous on a GPU. */
-void backend_forces(ranks_problem *p, const body *block, int ns, int add);
-void backend_block_released(ranks_problem *p); /* block may be overwritten once this returns */
-void backend_integrate(ranks_problem *p, body *own_out); /* integrates; own positions to own_out; waits */
-void backend_forces_out(ranks_problem *p, vec3 *a);        /* the own bodies' forces, to the host */
-void backend_state_out(ranks_problem *p, body *b, vec3 *v); /* own positions and velocities, to the host */
+static inline int own_count(const ranks_problem *p)
+{
+    return p->count[p->rank];
+}
 
-/* exchange.c: this step's positions to every rank, and the own bodies'
- * forces from all of them. */
-void exchange_forces(ranks_problem *p);
+/* Room for at least one element: a rank may own no bodies. */
+static inline size_t room(int count, size_t size)
+{
+    return (size_t)(count > 0 ? count : 1) * size;
+}
 
-/* step.c: a step, and the functions the shared measure loop runs
- * (common/measure.h), collective: every rank calls them in the same order. */
-void step_forces(ranks_problem *p, int step);
-void step_integrate(ranks_problem *p);
+/* exchange.c: a step, and the functions the shared measure loop runs
+ * (common/measure.h), collective: every rank calls them in the same order;
+ * and the own positions and velocities, to the host (--state-out). */
 void ranks_run(void *problem);
 int ranks_check(void *problem, char *note, size_t size);
 double ranks_time_ms(void (*run)(void *), void *problem);
-
-/* report.c: rank 0's table begun (its workload; this rank's device name into
- * device); stage s measured and (rank 0) its row added: ms per step,
- * GFLOP/s, the step split into phases; 1 if its check passed. --phases'
- * file from the rows measured (rank 0; 1: written), and --state-out's: the
- * last stage run once more, written by rank 0 (1: written). */
-void report_begin(report *rep, const ranks_problem *p, const cli_options *opt, char *device, size_t size);
-int measure_row(report *rep, ranks_problem *p, const rank_stage *s, int repeat, const char *device);
-int write_phases(const char *path, int all_ok);
-int write_state(ranks_problem *p, const char *state_path);
-/* What those two files hold, checked before any work (main.c) and again at
- * the write: each replaces only a file of its own kind, never yours. */
-extern const output_kind phases_kind, state_kind;
+void backend_state_out(ranks_problem *p, body *b, vec3 *v);
 
 #endif

@@ -112,17 +112,6 @@ const char *stage_skipped(const ranks_problem *p, const rank_stage *s)
     return NULL;
 }
 
-static int own_count(const ranks_problem *p)
-{
-    return p->count[p->rank];
-}
-
-/* Room for at least one element: a rank may own no bodies. */
-static size_t room(int count, size_t size)
-{
-    return (size_t)(count > 0 ? count : 1) * size;
-}
-
 static void *host_alloc(ranks_problem *p, size_t bytes, const char *what)
 {
     if (p->gpu < 0 || p->s->memory != HOST_PINNED)
@@ -210,7 +199,7 @@ void ranks_reset(void *problem)
 {
     ranks_problem *p = problem;
     reset_own(p);
-    int c = p->count[p->rank];
+    int c = own_count(p);
     const body *mine = p->init + p->first[p->rank];
     if (p->s->exchange == EXCHANGE_RING) {
         memcpy(p->ring[0], mine, (size_t)c * sizeof(body));

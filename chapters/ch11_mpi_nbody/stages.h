@@ -1,6 +1,6 @@
 /* stages.h - ch11's stages: one change each in how a step's positions reach
  * every rank. The forces are ch07's gpu-two-bodies kernel on every stage
- * (cpu-simd's loop on ranks without a GPU: forces.h). main.c runs them;
+ * (cpu-simd's loop on ranks without a GPU: forces.h). problem.c runs them;
  * tests/test_ch11.c runs every row at P = 1 .. 4. */
 #ifndef CH11_STAGES_H
 #define CH11_STAGES_H
