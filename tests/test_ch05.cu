@@ -377,9 +377,9 @@ START_TEST(a_sweep_launches_its_winner_last)
     static const int sweeps[] = {SWEEP_SHAPES, SWEEP_LANES};
     run r = {};
     r.width = 67, r.height = 45, r.spp = 4; /* odd sizes; the winner depends on timing */
-    ck_assert(image_alloc(&r.host, r.width, r.height) == 0);
-    CUDA_CHECK(cudaMalloc((void **)&r.d_rgb, image_bytes(&r.host)));
-    CUDA_CHECK(cudaMalloc((void **)&r.d_bad, sizeof(int)));
+    ck_assert(image_alloc(&r.pic.host, r.width, r.height) == 0);
+    CUDA_CHECK(cudaMalloc((void **)&r.pic.d_rgb, image_bytes(&r.pic.host)));
+    CUDA_CHECK(cudaMalloc((void **)&r.pic.d_bad, sizeof(int)));
     for (int k = 0; k < 2; k++) {
         stage s = {};
         s.info.name = "sweep", s.info.description = "test", s.info.where = STAGE_GPU;
@@ -393,9 +393,9 @@ START_TEST(a_sweep_launches_its_winner_last)
                       "sweep %d kept %dx%d x %d lanes but launched %dx%d x %d lanes last", k, r.bx, r.by, r.lanes,
                       last_bx, last_by, last_lanes);
     }
-    CUDA_CHECK(cudaFree(r.d_rgb));
-    CUDA_CHECK(cudaFree(r.d_bad));
-    image_free(&r.host);
+    CUDA_CHECK(cudaFree(r.pic.d_rgb));
+    CUDA_CHECK(cudaFree(r.pic.d_bad));
+    image_free(&r.pic.host);
 }
 END_TEST
 

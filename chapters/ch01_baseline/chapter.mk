@@ -31,6 +31,6 @@ ch01_BOOK_EXTRA := $(ch01_DIR)/book_extra.sh
 CHAPTER_TARGETS += original-vs-port
 original-vs-port_HELP := the original program (ORIGINAL=its .cpp) against ch01's port, -O0 .. -O3, each alone
 .PHONY: original-vs-port
-original-vs-port: $(LIBCOMMON) $(BUILD)/image_diff
+original-vs-port: $(PROGRAM_OBJ) $(LIBCOMMON) $(BUILD)/image_diff
 	@mkdir -p data/results/$(MACHINE) && PNG_LIBS="$(PNG_LIBS)" IMAGE_DIFF=$(BUILD)/image_diff \
 	  OUT=data/results/$(MACHINE)/original-vs-port.txt $(ch01_DIR)/original_vs_port.sh

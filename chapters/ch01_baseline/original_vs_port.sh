@@ -34,10 +34,10 @@ sed "s/=64;r--;/=$spp;r--;/" "$original" > "$work/original.cpp"
 
 for level in $levels; do
     g++ "-$level" -o "$work/original-$level" "$work/original.cpp" -lm || exit 2
-    # card.c at the level, ch01's harness (main.c: options, timing, writing) as ch01 builds it
+    # card.c at the level, ch01's harness (problem.c and common/program.c: options, timing, writing) as ch01 builds it
     gcc -std=c11 -D_POSIX_C_SOURCE=200809L "-$level" -c chapters/ch01_baseline/card.c -o "$work/card-$level.o" &&
         gcc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 ${REFERENCE_DEF:-} -o "$work/port-$level" \
-            chapters/ch01_baseline/main.c "$work/card-$level.o" build/libcommon.a ${PNG_LIBS:-} -lm || exit 2
+            chapters/ch01_baseline/problem.c "$work/card-$level.o" build/common/program.o build/libcommon.a ${PNG_LIBS:-} -lm || exit 2
     "$work/original-$level" > "$work/original-$level.ppm" || exit 2
     "$work/port-$level" --spp "$spp" --quiet --out "$work/port-$level.ppm" > /dev/null || exit 2
     same=$("$image_diff" "$work/original-$level.ppm" "$work/port-$level.ppm" "$work/diff.ppm") || exit 2

@@ -19,16 +19,11 @@
 #include "render.h"
 #include "stages.h"
 
-#include "../../common/program_cuda.h" /* and cuda_util.h, program.h */
-#include "../../common/raytracer.h"    /* and cli.h, image.h */
+#include "../../common/gpu_picture.h"  /* and cuda_util.h, raytracer.h: the picture and its check */
+#include "../../common/program_cuda.h" /* and program.h */
 #include "../../common/report.h"
 
-#include <math.h>
 #include <stdio.h>
-
-#define CPU_CHECK_PIXELS 256
-#define CPU_PSNR_DB 35.0
-#define ORIGINAL_PSNR_DB 38.0
 
 /* Two ways to make a launch fail on purpose, to see what a user then sees:
  * --block 32x32 gives the recursive kernel more threads per block than its
@@ -58,10 +53,7 @@ static const cli_spec spec = {
 /* One stage's run as measure_stage sees it: the image poisoned, rendered,
  * and checked against the CPU running the same code. */
 typedef struct {
-    image host, original;
-    int have_original;
-    unsigned char *d_rgb;
-    int *d_bad;
+    gpu_picture pic;
     int width, height, spp, bx, by;
     render_fn *fn; /* the stage's render, and its flags */
     int flags;
@@ -73,58 +65,27 @@ static run job;
 
 static void poison(void *context)
 {
-    run *r = context;
-    CUDA_CHECK(cudaMemset(r->d_bad, 0, sizeof(int)));
-    CUDA_CHECK(cudaMemset(r->d_rgb, 0xEE, image_bytes(&r->host)));
+    gpu_picture_poison(&((run *)context)->pic);
 }
 
 static void render(void *context)
 {
     run *r = context;
-    r->fn(r->flags, r->d_rgb, r->d_bad, r->width, r->height, r->spp, r->bx, r->by, r->info);
+    r->fn(r->flags, r->pic.d_rgb, r->pic.d_bad, r->width, r->height, r->spp, r->bx, r->by, r->info);
     CUDA_CHECK_LAUNCH();
     r->info = NULL;
 }
 
-/* PSNR of the GPU image against the CPU on fixed-seed pixels (seed 0xC4EC4). */
-static double cpu_spot_check(const run *r, int *bad)
+/* The CPU's render of one pixel, by the same code as the stage's kernel. */
+static int cpu_pixel(void *context, int col, int row, unsigned char rgb[3])
 {
-    unsigned long long x = 0xC4EC4;
-    double sq = 0;
-    int n = 0;
-    for (int i = 0; i < CPU_CHECK_PIXELS; i++) {
-        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-        int col = (int)((x >> 33) % (unsigned long long)r->width);
-        int row = (int)((x >> 13) % (unsigned long long)r->height);
-        unsigned char cpu[3];
-        *bad += !cpu_render_picture_pixel(r->flags, col, row, r->width, r->height, r->spp, cpu);
-        const unsigned char *gpu = r->host.rgb + 3 * ((size_t)row * r->width + col);
-        for (int c = 0; c < 3; c++, n++)
-            sq += (double)(cpu[c] - gpu[c]) * (cpu[c] - gpu[c]);
-    }
-    return sq == 0 ? INFINITY : 10 * log10(255.0 * 255.0 * n / sq);
+    const run *r = context;
+    return cpu_render_picture_pixel(r->flags, col, row, r->width, r->height, r->spp, rgb);
 }
 
-/* Copies the image back and runs every check; 1 if all pass. */
 static int check(void *context, char *note, size_t len)
 {
-    run *r = context;
-    int bad = 0;
-    CUDA_CHECK(cudaDeviceSynchronize());
-    CUDA_CHECK(cudaMemcpy(r->host.rgb, r->d_rgb, image_bytes(&r->host), cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(&bad, r->d_bad, sizeof bad, cudaMemcpyDeviceToHost));
-    double cpu_db = cpu_spot_check(r, &bad);
-    int ok = bad == 0 && cpu_db >= CPU_PSNR_DB;
-    size_t used = (size_t)snprintf(note, len, "vs CPU %.1f dB", cpu_db);
-    if (r->have_original) {
-        image_diff d;
-        image_compare(&r->host, &r->original, &d);
-        ok &= d.psnr >= ORIGINAL_PSNR_DB;
-        used += (size_t)snprintf(note + used, len - used, ", vs ch01 %.1f dB", d.psnr);
-    }
-    if (bad)
-        snprintf(note + used, len - used, ", %d NaN/Inf pixels", bad);
-    return ok;
+    return gpu_picture_check(&((run *)context)->pic, cpu_pixel, context, note, len);
 }
 
 /* --block WxH, refused before any work. */
@@ -138,10 +99,7 @@ static void validate(program_run *p)
 static void setup(program_run *p)
 {
     job.width = (int)p->opt.width, job.height = (int)p->opt.height, job.spp = (int)p->opt.spp;
-    raytracer_image_alloc(&job.host, spec.program, &p->opt);
-    job.have_original = raytracer_read_original(&job.original, &p->opt);
-    CUDA_CHECK(cudaMalloc((void **)&job.d_rgb, image_bytes(&job.host)));
-    CUDA_CHECK(cudaMalloc((void **)&job.d_bad, sizeof(int)));
+    gpu_picture_begin(&job.pic, spec.program, &p->opt);
     job.stack = gpu_prepare_stack((int)stack_bytes);
 }
 
@@ -185,16 +143,13 @@ static void say_stack(program_run *p)
 static const image *picture(program_run *p)
 {
     (void)p;
-    return &job.host;
+    return &job.pic.host;
 }
 
 static void teardown(program_run *p)
 {
     (void)p;
-    CUDA_CHECK(cudaFree(job.d_rgb));
-    CUDA_CHECK(cudaFree(job.d_bad));
-    image_free(&job.host);
-    image_free(&job.original);
+    gpu_picture_end(&job.pic);
 }
 
 const program chapter_program = {

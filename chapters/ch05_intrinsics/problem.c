@@ -71,10 +71,7 @@ static const program_device timed_cuda = {count_timed, open_timed};
 static void setup(program_run *p)
 {
     job.width = (int)p->opt.width, job.height = (int)p->opt.height, job.spp = (int)p->opt.spp;
-    raytracer_image_alloc(&job.host, spec.program, &p->opt);
-    job.have_original = raytracer_read_original(&job.original, &p->opt);
-    CUDA_CHECK(cudaMalloc((void **)&job.d_rgb, image_bytes(&job.host)));
-    CUDA_CHECK(cudaMalloc((void **)&job.d_bad, sizeof(int)));
+    gpu_picture_begin(&job.pic, spec.program, &p->opt);
 }
 
 static void workload(program_run *p, int table, char *buf, size_t size)
@@ -112,7 +109,7 @@ static int measure(program_run *p, size_t i)
 static void launch_copy(void *context)
 {
     run *r = context;
-    CUDA_CHECK(cudaMemcpyAsync(r->host.rgb, r->d_rgb, image_bytes(&r->host), cudaMemcpyDeviceToHost, 0));
+    CUDA_CHECK(cudaMemcpyAsync(r->pic.host.rgb, r->pic.d_rgb, image_bytes(&r->pic.host), cudaMemcpyDeviceToHost, 0));
 }
 
 /* After the stages: where the time of a run goes, reported apart from them
@@ -133,16 +130,13 @@ static void startup_rows(program_run *p)
 static const image *picture(program_run *p)
 {
     (void)p;
-    return &job.host;
+    return &job.pic.host;
 }
 
 static void teardown(program_run *p)
 {
     (void)p;
-    CUDA_CHECK(cudaFree(job.d_rgb));
-    CUDA_CHECK(cudaFree(job.d_bad));
-    image_free(&job.host);
-    image_free(&job.original);
+    gpu_picture_end(&job.pic);
 }
 
 const program chapter_program = {

@@ -3,72 +3,42 @@
  * PSNR of the GPU's; ch01's image, when there is one at this size, within 38 dB. */
 #include "run.h"
 
-#include "../../common/cuda_util.h"
+#include "../../common/gpu_picture.h"
 #include "../../common/measure.h"
 
 #include <math.h>
 #include <stdio.h>
 
-#define CPU_CHECK_PIXELS 256
-#define CPU_PSNR_DB 35.0
-#define ORIGINAL_PSNR_DB 38.0
-
 static void poison(void *context)
 {
-    run *r = context;
-    CUDA_CHECK(cudaMemset(r->d_bad, 0, sizeof(int)));
-    CUDA_CHECK(cudaMemset(r->d_rgb, 0xEE, image_bytes(&r->host)));
+    gpu_picture_poison(&((run *)context)->pic);
 }
 
 static void render(void *context)
 {
     run *r = context;
-    r->fn(r->flags, r->lanes, r->d_rgb, r->d_bad, r->width, r->height, r->spp, r->bx, r->by, r->info);
+    r->fn(r->flags, r->lanes, r->pic.d_rgb, r->pic.d_bad, r->width, r->height, r->spp, r->bx, r->by, r->info);
     CUDA_CHECK_LAUNCH();
     r->info = NULL;
 }
 
-/* PSNR of the GPU image against the CPU on fixed-seed pixels (seed 0xC4EC4). */
-static double cpu_spot_check(run *r, int flags, int *bad)
+/* The CPU's render of one pixel, by the same code as the stage's kernel. */
+static int cpu_pixel(void *context, int col, int row, unsigned char rgb[3])
 {
-    unsigned long long x = 0xC4EC4, traces = cpu_trace_calls(), skips = cpu_box_skips(), tests = cpu_sphere_tests();
-    double sq = 0;
-    int n = 0;
-    for (int i = 0; i < CPU_CHECK_PIXELS; i++) {
-        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-        int col = (int)((x >> 33) % (unsigned long long)r->width);
-        int row = (int)((x >> 13) % (unsigned long long)r->height);
-        unsigned char cpu[3];
-        *bad += !cpu_render_picture_pixel(flags, r->lanes, col, row, r->width, r->height, r->spp, cpu);
-        const unsigned char *gpu = r->host.rgb + 3 * ((size_t)row * r->width + col);
-        for (int c = 0; c < 3; c++, n++)
-            sq += (double)(cpu[c] - gpu[c]) * (cpu[c] - gpu[c]);
-    }
-    traces = cpu_trace_calls() - traces;
-    r->box_skip_share = (double)(cpu_box_skips() - skips) / (double)traces;
-    r->spheres_per_trace = (double)(cpu_sphere_tests() - tests) / (double)traces;
-    return sq == 0 ? INFINITY : 10 * log10(255.0 * 255.0 * n / sq);
+    const run *r = context;
+    return cpu_render_picture_pixel(r->flags, r->lanes, col, row, r->width, r->height, r->spp, rgb);
 }
 
-/* Copies the image back and runs every check; 1 if all pass. */
+/* The picture's checks (common/gpu_picture.h), and what the CPU's spot check
+ * counted on the way: how often the bounding box let trace() skip the spheres. */
 static int check(void *context, char *note, size_t len)
 {
     run *r = context;
-    int bad = 0;
-    CUDA_CHECK(cudaDeviceSynchronize());
-    CUDA_CHECK(cudaMemcpy(r->host.rgb, r->d_rgb, image_bytes(&r->host), cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(&bad, r->d_bad, sizeof bad, cudaMemcpyDeviceToHost));
-    double cpu_db = cpu_spot_check(r, r->flags, &bad);
-    int ok = bad == 0 && cpu_db >= CPU_PSNR_DB;
-    size_t used = (size_t)snprintf(note, len, "vs CPU %.1f dB", cpu_db);
-    if (r->have_original) {
-        image_diff d;
-        image_compare(&r->host, &r->original, &d);
-        ok &= d.psnr >= ORIGINAL_PSNR_DB;
-        used += (size_t)snprintf(note + used, len - used, ", vs ch01 %.1f dB", d.psnr);
-    }
-    if (bad)
-        snprintf(note + used, len - used, ", %d NaN/Inf pixels", bad);
+    unsigned long long traces = cpu_trace_calls(), skips = cpu_box_skips(), tests = cpu_sphere_tests();
+    int ok = gpu_picture_check(&r->pic, cpu_pixel, r, note, len);
+    traces = cpu_trace_calls() - traces;
+    r->box_skip_share = (double)(cpu_box_skips() - skips) / (double)traces;
+    r->spheres_per_trace = (double)(cpu_sphere_tests() - tests) / (double)traces;
     return ok;
 }
 

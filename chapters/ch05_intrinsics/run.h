@@ -10,7 +10,7 @@
 
 #include "../../common/measure.h"
 
-#include "../../common/image.h"
+#include "../../common/gpu_picture.h"
 
 #include <stddef.h>
 
@@ -19,10 +19,7 @@ extern "C" { /* tests/test_ch05.cu measures a stage too */
 #endif
 
 typedef struct {
-    image host, original;
-    int have_original;
-    unsigned char *d_rgb;
-    int *d_bad;
+    gpu_picture pic; /* the image on the device, its checks (common/gpu_picture.h) */
     int width, height, spp, lanes, bx, by;
     render_fn *fn; /* the stage's render, and its flags */
     int flags;

@@ -73,13 +73,13 @@ $(BUILD)/ch09/talk-%.ptx: $(BUILD)/ch09/talk-%.cu $(ch09_DIR)/talk.cu $(ch09_DIR
 
 CH09_MAIN_DEPS := $(ch09_DIR)/*.h $(ch05_DIR)/render.h $(ch06_DIR)/reduce.h $(ch07_DIR)/nbody.h common/*.h common/nbody/*.h $(NVCC_CONFIG) $(CLANG_CONFIG)
 CH09_DEFS = -DCH09_HAVE_CLANG=$(if $(CLANG_CUDA),1,0) -DCH09_CLANG='"$(CLANG_CUDA)"' -DCH09_NO_CLANG_WHY='"$(CH09_NO_CLANG)"'
-$(BUILD)/ch09/main.o $(BUILD)/ch09/run.o: $(BUILD)/ch09/%.o: $(ch09_DIR)/%.c $(CH09_MAIN_DEPS) | $(BUILD)/ch09/.dir
+$(BUILD)/ch09/problem.o: $(ch09_DIR)/problem.c $(CH09_MAIN_DEPS) | $(BUILD)/ch09/.dir
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) $(REFERENCE_DEF) $(CH09_DEFS) -c $< -o $@
 $(BUILD)/ch09/reduce_cpu.o: $(ch06_DIR)/reduce_cpu.c $(ch06_DIR)/*.h | $(BUILD)/ch09/.dir
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 # Without a clang that compiles CUDA: the nvcc half, and one line saying why.
 CH09_NO_CLANG = $(if $(CLANG_CUDA),,no clang half: $(subst ",,$(subst ',,$(CLANG_CUDA_WHY))); $(CLANG_CUDA_PROVIDER))
-ch09: $(BUILD)/ch09/main.o $(BUILD)/ch09/run.o $(CH09_OBJ) $(NBODY_OBJ) $(BUILD)/ch09/reduce_cpu.o $(LIBGPU) $(LIBCOMMON)
+ch09: $(BUILD)/ch09/problem.o $(CH09_OBJ) $(NBODY_OBJ) $(BUILD)/ch09/reduce_cpu.o $(PROGRAM_OBJ) $(LIBGPU) $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)
 	$(if $(CLANG_CUDA),,@echo 'ch09: $(CH09_NO_CLANG)')
 

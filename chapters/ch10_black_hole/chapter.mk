@@ -56,7 +56,7 @@ $(BUILD)/ch10/cpu_simd_%.o: $(ch10_DIR)/cpu_simd.c $(ch10_DIR)/*.h common/*.h | 
 	  -DSIMD_REAL=$(firstword $(subst _, ,$*)) -DSIMD_NAME=cpu_simd_row_$* -c $< -o $@
 $(BUILD)/ch10/%.o: $(ch10_DIR)/%.c $(ch10_DIR)/*.h common/*.h | $(BUILD)/ch10/.dir
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) $(NVRTC_DEF) -c $< -o $@
-ch10: $(BUILD)/ch10/main.o $(BUILD)/ch10/run.o $(BUILD)/ch10/expr.o $(BUILD)/ch10/gen.o $(BUILD)/ch10/kernels.o $(BUILD)/ch10/cpu.o $(BUILD)/ch10/cpu_float.o $(ch10_SIMD_OBJ) $(LIBCOMMON)
+ch10: $(BUILD)/ch10/problem.o $(BUILD)/ch10/expr.o $(BUILD)/ch10/gen.o $(BUILD)/ch10/kernels.o $(BUILD)/ch10/cpu.o $(BUILD)/ch10/cpu_float.o $(ch10_SIMD_OBJ) $(PROGRAM_OBJ) $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)
 
 # The evidence: operations and rewrites per rule set, and each kernel's PTX by
