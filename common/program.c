@@ -8,6 +8,12 @@
 
 static report tables[PROGRAM_TABLES_MAX]; /* large (rows and notes): not on the stack */
 
+/* The picture now: --images writes it after each stage, --out at the end. */
+static const image *picture_now(program_run *r)
+{
+    return r->program->image ? r->program->image(r) : r->program->picture_image;
+}
+
 static int table_of(const program_run *r, size_t i)
 {
     return r->program->table_of ? r->program->table_of(r, i) : 0;
@@ -53,7 +59,7 @@ static int run_table(program_run *r, int t)
         int stop = p->stage(r, i);
         if (stop)
             return stop;
-        const image *img = r->opt.images && p->image ? p->image(r) : NULL;
+        const image *img = r->opt.images ? picture_now(r) : NULL;
         if (img && image_write_stage(img, r->opt.images, r->spec->program, program_stage(r, i)->name) != 0)
             return EXIT_CHECK_FAIL;
     }
@@ -108,7 +114,7 @@ int main(int argc, char **argv)
         say_skipped(r, skipped);
     int status = ok ? EXIT_OK : EXIT_CHECK_FAIL;
     if (p->picture) {
-        status = report_finish_image(&tables[0], ok, p->spec->program, p->image ? p->image(r) : NULL, r->out,
+        status = report_finish_image(&tables[0], ok, p->spec->program, picture_now(r), r->out,
                                      r->opt.quiet);
         report_print(&tables[0], stdout);
     } else if (!ok && !r->silent)

@@ -82,7 +82,9 @@ struct program {
     void (*begin)(program_run *r);                       /* before the table's first stage (NULL: nothing) */
     int (*stage)(program_run *r, size_t stage); /* measures it, adds its rows; 0, or an exit status to stop at */
     void (*end)(program_run *r);                /* after the table's stages: the rows beside them (ceilings) */
-    const image *(*image)(program_run *r);      /* the picture now (--images, and --out at the end); NULL: none */
+    const image *picture_image;                 /* the picture (--images, and --out at the end), where it is
+                                                   one image throughout ... */
+    const image *(*image)(program_run *r);      /* ... or the picture now, where it changes or may be none */
     int (*finish)(program_run *r, int status);  /* after the tables (and the picture): the exit status, changed
                                                    if the chapter's own outputs fail (NULL: kept) */
     void (*teardown)(program_run *r);

@@ -100,12 +100,6 @@ static int measure(program_run *p, size_t i)
     return 0;
 }
 
-static const image *picture(program_run *p)
-{
-    (void)p;
-    return &img;
-}
-
 static void teardown(program_run *p)
 {
     (void)p;
@@ -119,6 +113,6 @@ const program chapter_program = {
     .setup = setup,
     .workload = workload,
     .stage = measure,
-    .image = picture,
+    .picture_image = &img,
     .teardown = teardown,
 };

@@ -235,12 +235,6 @@ static void ceiling(program_run *p)
     cpu_fma_ceiling_row(p->rep, (int)p->opt.threads, 3);
 }
 
-static const image *picture(program_run *p)
-{
-    (void)p;
-    return &img;
-}
-
 static void teardown(program_run *p)
 {
     (void)p;
@@ -257,6 +251,6 @@ const program chapter_program = {
     .workload = workload,
     .stage = sweep,
     .end = ceiling,
-    .image = picture,
+    .picture_image = &img,
     .teardown = teardown,
 };

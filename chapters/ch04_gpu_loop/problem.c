@@ -140,12 +140,6 @@ static void say_stack(program_run *p)
         fprintf(stderr, "%s: stack limit (cudaLimitStackSize) %d B per thread\n", spec.program, job.stack);
 }
 
-static const image *picture(program_run *p)
-{
-    (void)p;
-    return &job.pic.host;
-}
-
 static void teardown(program_run *p)
 {
     (void)p;
@@ -163,6 +157,6 @@ const program chapter_program = {
     .workload = workload,
     .stage = measure,
     .end = say_stack,
-    .image = picture,
+    .picture_image = &job.pic.host,
     .teardown = teardown,
 };

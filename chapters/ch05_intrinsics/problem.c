@@ -127,12 +127,6 @@ static void startup_rows(program_run *p)
                                           .device = p->device, .note = notes[i]});
 }
 
-static const image *picture(program_run *p)
-{
-    (void)p;
-    return &job.pic.host;
-}
-
 static void teardown(program_run *p)
 {
     (void)p;
@@ -149,6 +143,6 @@ const program chapter_program = {
     .workload = workload,
     .stage = measure,
     .end = startup_rows,
-    .image = picture,
+    .picture_image = &job.pic.host,
     .teardown = teardown,
 };
