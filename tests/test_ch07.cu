@@ -210,7 +210,7 @@ START_TEST(rows_name_what_they_run)
                       "%s: a multi-GPU row has a mode and no forces function; any other, a function and no mode",
                       r->info.name);
         ck_assert_msg(r->supported == NULL || r->info.where == STAGE_CPU,
-                      "%s: only a CPU row may be unsupported (rows.c asks only the CPU rows)", r->info.name);
+                      "%s: only a CPU row may be unsupported (problem.c asks only the CPU rows)", r->info.name);
     }
 }
 END_TEST

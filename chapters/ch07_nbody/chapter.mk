@@ -28,7 +28,7 @@ $(BUILD)/ch07/%.o: $(ch07_DIR)/%.c $(ch07_DIR)/*.h common/*.h common/gpu/*.h com
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) -c $< -o $@
 $(BUILD)/ch07/%.o: $(ch07_DIR)/%.cu $(ch07_DIR)/*.h common/*.h common/gpu/*.h common/nbody/*.h $(CUDA_CONFIG) | $(BUILD)/ch07/.dir
 	$(CUDA_CXX) -c $< -o $@
-ch07: $(BUILD)/ch07/main.o $(BUILD)/ch07/rows.o $(BUILD)/ch07/steps.o $(BUILD)/ch07/problem.o $(BUILD)/ch07/output.o $(BUILD)/ch07/cpu.o $(BUILD)/ch07/gpu.o $(NBODY_OBJ) $(NBODY_GPU_OBJ) $(LIBGPU) $(LIBCOMMON)
+ch07: $(BUILD)/ch07/problem.o $(BUILD)/ch07/output.o $(BUILD)/ch07/cpu.o $(BUILD)/ch07/gpu.o $(NBODY_OBJ) $(NBODY_GPU_OBJ) $(PROGRAM_OBJ) $(LIBGPU) $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)
 
 # Instructions per body-body interaction in the unrolled tile loop, read from

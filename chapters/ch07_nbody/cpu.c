@@ -4,7 +4,7 @@
  * pair once (the force on j from the force on i): in blocks of two tiles, of
  * eight, and of eight with the compiler's instruction scheduler. */
 #define _GNU_SOURCE
-/* common/'s headers, not rows.h, which brings in the CUDA runtime's: ch11's
+/* common/'s headers, not problem.h, which brings in the CUDA runtime's: ch11's
  * ring exercise compiles this file with mpicc alone (tests/test_ex_ch11.c). */
 #include "../../common/cli.h"
 #include "../../common/cpu_ceiling.h"

@@ -1,7 +1,7 @@
 /* nbody.h - what ch07's stage functions are, as its kernels and CPU code
  * define them. The bodies, the interaction, the integration and the check
  * are the N-body core's (common/nbody/nbody.h), which ch11 shares; the
- * stage type and one stage's problem are rows.h's, the rows stages.h's. */
+ * stage type and one stage's problem are problem.h's, the rows stages.h's. */
 #ifndef CH07_NBODY_H
 #define CH07_NBODY_H
 

@@ -1,6 +1,6 @@
 /* output.c - see output.h. */
 #include "output.h"
-#include "rows.h"
+#include "problem.h"
 
 #include "../../common/nbody/nbody_gpu.h"
 

@@ -29,7 +29,7 @@ typedef struct {
     body *d_b;
     vec3 *d_v, *d_a;
 } gpu_buffers;
-struct problem; /* rows.h */
+struct problem; /* problem.h */
 
 /* --timeline: a traced run records each operation's start and end (CUDA
  * events on its stream; the host's reads by its clock, from an origin event

@@ -2,11 +2,11 @@
  * make profile measures, the extra runs make bench makes of it (GFLOP/s
  * against n, the book's chart), tags for the chapter's scripts (ptx-mix=K:
  * ptx_mix.sh counts its unrolled loop, K interactions per shared load); then
- * how to run it. rows.c runs them; tests/test_ch07.cu tests every row. */
+ * how to run it. problem.c runs them; tests/test_ch07.cu tests every row. */
 #ifndef CH07_STAGES_H
 #define CH07_STAGES_H
 
-#include "rows.h"
+#include "problem.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,7 +1,7 @@
-/* rows.h - what ch07 runs a stage with: its row (the table is stages.h), its
- * problem as the measure loop sees it, and the tables of rows (rows.c). */
-#ifndef CH07_ROWS_H
-#define CH07_ROWS_H
+/* problem.h - what ch07 runs a stage with: its row's type (the rows are
+ * stages.h's) and its problem as the measure loop sees it (problem.c). */
+#ifndef CH07_PROBLEM_H
+#define CH07_PROBLEM_H
 
 #include "nbody.h"
 #include "output.h"
@@ -9,8 +9,6 @@
 #include "../../common/cli.h"
 #include "../../common/cpu_ceiling.h"
 #include "../../common/report.h"
-
-#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -30,11 +28,8 @@ typedef struct stage { /* STAGE_ZERO: see stage.h */
     void (*note)(report_row *row) STAGE_ZERO; /* adds to the row's note once measured; NULL: nothing */
 } stage;
 
-/* One stage at n bodies, as measure_stage resets, runs and checks it
- * (problem.c: reset_bodies puts them back to the start; steps.c: run_steps
- * makes `steps` leapfrog steps, and check_forces checks they stayed finite
- * and the forces on the initial bodies (multi-gpu: its first step's) are
- * within the bound). */
+/* One table's problem: n bodies, as measure_stage resets, runs and checks
+ * them for a stage (problem.c). */
 typedef struct problem {
     int n, steps, threads, devices;
     body *b;
@@ -43,22 +38,11 @@ typedef struct problem {
     const stage *s;
     gpu_buffers g;
     struct output_run *out; /* an output stage's buffers and streams (output.h), or NULL */
-    const cpu_ceiling *fma; /* a CPU stage's ruler: the host's FMA ceiling on its threads (rows.c), or NULL */
+    const cpu_ceiling *fma; /* a CPU stage's ruler: the host's FMA ceiling on its threads (problem.c), or NULL */
 } problem;
+/* The bodies back to their start (on the host and, for a GPU stage, on the
+ * GPU): measure.h's reset, and the output stages' own check's (output.c). */
 void reset_bodies(void *problem);
-void run_steps(void *problem);
-int check_forces(void *problem, char *note, size_t size);
-
-/* rows.c: the CPU stages, or the GPU ones, measured as one table with the
- * FMA ceilings measured beside them; 1 if every check passed. */
-typedef struct {
-    const cli_spec *spec;
-    const cli_options *opt;
-    int ceilings;   /* measure the FMA ceilings (--ceiling yes) */
-    FILE *timeline; /* --timeline's file, or NULL */
-} rows_plan;
-int run_cpu_rows(const rows_plan *plan, int n);
-int run_gpu_rows(const rows_plan *plan, int n, int devices);
 #ifdef __cplusplus
 }
 #endif
