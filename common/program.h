@@ -1,4 +1,6 @@
-/* program.h - the one main() every chapter runs (common/program.c).
+/* program.h - the one main() every chapter runs (common/program.c; the
+ * helpers program_stage and program_measure are in common/measure.c, the
+ * library, so a test that links a problem file links them too).
  *
  * A chapter's program is its stage table (stages.h) and one `program`, in
  * its problem file: what the problem is (set it up, run a stage on it, the
@@ -15,15 +17,18 @@
  *   4. .setup, then for each table (most chapters have one, whose workload
  *      .workload names): .begin, each selected stage that can run (.stage),
  *      .end (the ceilings' rows), and the table printed, CSV rows appended;
- *   5. a picture program (.picture: its default --out) writes .image's
- *      picture if every check passed; --images gets each stage's;
+ *   5. a picture program (.picture: its default --out) writes its picture
+ *      (.picture_image, or .image's) if every check passed; --images gets
+ *      each stage's;
  *   6. .finish (the chapter's own outputs), .teardown, and the exit status: 0, 1 (a check failed), 3 (GPU stages
- *      skipped without a device).
+ *      skipped without a device). A .stage that returns an exit status ends the program there, without them.
  *
+ * ch06's (chapters/ch06_reduction/problem.c):
  *   const program chapter_program = {
- *       .spec = &spec, .defaults = {.n = 1 << 28, .repeat = 20, .threads = PROGRAM_ALL_CORES},
- *       .gpu = PROGRAM_GPU_IF_ANY, .device = PROGRAM_CUDA,
- *       .setup = reduce_setup, .workload = reduce_workload, .stage = reduce_stage, .end = reduce_ceilings,
+ *       .spec = &spec, .defaults = {.n = 1LL << 28, .repeat = 0, .threads = PROGRAM_ALL_CORES},
+ *       .gpu = PROGRAM_GPU_IF_ANY, .device = &reduce_device, (PROGRAM_CUDA, and ch06's device-memory check)
+ *       .validate = validate, .setup = setup, .workload = workload,
+ *       .begin = measure_host_ceiling, .stage = measure, .end = ceiling_rows, .teardown = teardown,
  *   };
  */
 #ifndef COMMON_PROGRAM_H
