@@ -35,7 +35,7 @@
 
 #include "card.h"
 #include "render.h"
-#include "run.h"
+#include "problem.h"
 
 #include "cuda_util.h"
 

@@ -13,7 +13,7 @@ CH05_FLAGS_ftz := $(CUDA_FTZ)
 CH05_FLAGS_approx_div := $(CUDA_APPROX_DIV)
 CH05_FLAGS_approx_sqrt := $(CUDA_APPROX_SQRT)
 CH05_RENDER_OBJ := $(BUILD)/ch05/render.o $(CH05_BUILDS:%=$(BUILD)/ch05/render_%.o)
-ch05_TEST_OBJ := $(CH05_RENDER_OBJ) $(BUILD)/ch05/run.o $(BUILD)/ch03/card.o $(LIBGPU)
+ch05_TEST_OBJ := $(CH05_RENDER_OBJ) $(BUILD)/ch05/problem.o $(BUILD)/ch03/card.o $(LIBGPU)
 ch05_TEST_FLAGS := -I$(BUILD)/tests
 ch05_TEST_DEPS := $(BUILD)/tests/ch05_card_planted.h
 ch05_DIFFS := ch05-loop ch05-float-only diff-ch05-float-only;ch05-sphere-list ch05-fast-math diff-ch05-fast-math
@@ -31,7 +31,7 @@ $(BUILD)/ch05/render.o: $(ch05_DIR)/render.cu $(ch05_DIR)/*.h common/*.h $(CUDA_
 	$(CUDA_CXX) -c $< -o $@
 $(BUILD)/ch05/render_%.o: $(ch05_DIR)/render_%.cu $(ch05_DIR)/*.h common/*.h $(CUDA_CONFIG) | $(BUILD)/ch05/.dir
 	$(CUDA_CXX) $(CH05_FLAGS_$*) -c $< -o $@
-ch05: $(BUILD)/ch05/problem.o $(BUILD)/ch05/run.o $(CH05_RENDER_OBJ) $(LIBGPU) $(PROGRAM_OBJ) $(LIBCOMMON)
+ch05: $(BUILD)/ch05/problem.o $(CH05_RENDER_OBJ) $(LIBGPU) $(PROGRAM_OBJ) $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)
 
 # FP64 instructions in each kernel's machine code (SASS), and all its

@@ -1,4 +1,4 @@
-/* render.h - ch05's GPU and CPU renders, callable from C (run.c, problem.c).
+/* render.h - ch05's GPU and CPU renders, callable from C (problem.c).
  * The kernels (kernels.h) are built once per set of floating-point flags, each
  * build exporting its render_fn: gpu_render (as is: render.cu), gpu_render_fast
  * (-use_fast_math) and one for each of the three flags -use_fast_math turns on

@@ -1,9 +1,9 @@
-/* run.h - one stage's run as common/measure.h sees it (run.c): the image
- * poisoned, rendered, and checked against the CPU running the same code, at
- * the best geometry a sweep finds. problem.c reports it; tests/test_ch05.cu
- * tests the sweep. */
-#ifndef CH05_RUN_H
-#define CH05_RUN_H
+/* problem.h - one stage's run as common/measure.h sees it (problem.c): the
+ * image poisoned, rendered, and checked against the CPU running the same
+ * code, at the best geometry a sweep finds; tests/test_ch05.cu tests the
+ * sweep. */
+#ifndef CH05_PROBLEM_H
+#define CH05_PROBLEM_H
 
 #include "render.h"
 #include "stages.h"
