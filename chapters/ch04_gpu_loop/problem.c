@@ -28,7 +28,7 @@
 /* Two ways to make a launch fail on purpose, to see what a user then sees:
  * --block 32x32 gives the recursive kernel more threads per block than its
  * registers allow on an SM ("too many resources requested for launch"), and
- * --stack-bytes 256 leaves its recursion less stack than one call needs. */
+ * --stack-bytes 128 (the book's example) leaves its recursion less stack than one call needs. */
 static const char *block = "16x16";
 static long stack_bytes = STACK_BYTES;
 static const cli_option options[] = {
