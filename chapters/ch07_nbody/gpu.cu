@@ -3,6 +3,7 @@
 #include "nbody.h"
 
 #include "../../common/cuda_util.h"
+#include "../../common/nbody/nbody_gpu.h" /* rsqrt_ftz */
 
 #include <pthread.h>
 #include <string.h>
@@ -57,17 +58,9 @@ __global__ void tiled_kernel(const body *b, vec3 *a, int n)
         a[i] = acc;
 }
 
-/* 1/sqrt(x) with the flush-to-zero form of the special-function instruction.
- * Plain rsqrtf must give the right answer for subnormal x too, so (unless the
- * whole file is built with -ftz=true) it wraps the instruction in a test and
- * two rescalings. Here x = r.r + eps^2 >= 1e-4 is never subnormal, so the
- * flush-to-zero form gives the same result without them. */
-static __device__ __forceinline__ float rsqrt_ftz(float x)
-{
-    float y;
-    asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-    return y;
-}
+/* rsqrt_ftz(x), 1/sqrt(x) by the flush-to-zero form of the special-function
+ * instruction (rsqrt.approx.ftz.f32), is the N-body core's, which ch11's
+ * kernel shares: common/nbody/nbody_gpu.h. */
 
 /* The tiled stages after gpu-tiled differ by one change each, as bits of V:
  * the tile as float4 (all of them), then RSQRT, then UNROLL, then FTZ, then

@@ -9,9 +9,12 @@
 #include <cuda_runtime_api.h>
 
 #ifdef __CUDACC__
-/* 1/sqrt(x) with the flush-to-zero form of the special-function instruction:
- * x = r.r + eps^2 >= 1e-4 is never subnormal, so it needs none of rsqrtf's
- * rescalings (ch07's gpu-tiled-ftz). */
+/* 1/sqrt(x) with the flush-to-zero form of the special-function instruction
+ * (ch07's gpu-tiled-ftz). Plain rsqrtf must give the right answer for
+ * subnormal x too, so (unless the whole file is built with -ftz=true) it
+ * wraps the instruction in a test and two rescalings. Here x = r.r + eps^2
+ * >= 1e-4 is never subnormal, so the flush-to-zero form gives the same
+ * result without them. */
 static __device__ __forceinline__ float rsqrt_ftz(float x)
 {
     float y;
