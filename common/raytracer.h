@@ -1,4 +1,4 @@
-/* raytracer.h - what every main.c of the card (ch01's raytracer) sets up the
+/* raytracer.h - what every program of the card (ch01's raytracer) sets up the
  * same way: its image, the label of its workload, whether it runs the
  * standard workload, and the original program's image at that workload.
  *
@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "image.h"
+#include "program.h"
 #include "status.h"
 
 #include <stdio.h>
@@ -32,6 +33,13 @@ static inline const char *raytracer_workload(char *buf, size_t size, const cli_o
 {
     snprintf(buf, size, "%ldx%ldx%ldspp", opt->width, opt->height, opt->spp);
     return buf;
+}
+
+/* The same label as a program's .workload hook (common/program.h): every raytracer chapter's. */
+static inline void raytracer_program_workload(program_run *p, int table, char *buf, size_t size)
+{
+    (void)table;
+    raytracer_workload(buf, size, &p->opt);
 }
 
 /* Allocates img, or says so and exits EXIT_CHECK_FAIL (every allocation is checked, as the course's contract asks). */

@@ -14,6 +14,7 @@
 #include "../../common/image.h"
 #include "../../common/measure.h"
 #include "../../common/program.h"
+#include "../../common/raytracer.h" /* the workload label, the image */
 #include "../../common/report.h"
 
 #include <math.h>
@@ -75,16 +76,7 @@ static image img;
 
 static void setup(program_run *p)
 {
-    if (image_alloc(&img, (int)p->opt.width, (int)p->opt.height) != 0) {
-        fprintf(stderr, "ch01: out of memory (%ldx%ld image)\n", p->opt.width, p->opt.height);
-        exit(EXIT_CHECK_FAIL);
-    }
-}
-
-static void workload(program_run *p, int table, char *buf, size_t size)
-{
-    (void)table;
-    snprintf(buf, size, "%ldx%ldx%ldspp", p->opt.width, p->opt.height, p->opt.spp);
+    raytracer_image_alloc(&img, "ch01", &p->opt);
 }
 
 /* The render, each timed run checked (a run takes seconds), in Msamples/s. */
@@ -111,7 +103,7 @@ const program chapter_program = {
     .defaults = {.width = 512, .height = 512, .spp = 64, .repeat = 1},
     .picture = "ch01.ppm",
     .setup = setup,
-    .workload = workload,
+    .workload = raytracer_program_workload,
     .stage = measure,
     .picture_image = &img,
     .teardown = teardown,

@@ -59,12 +59,6 @@ static void setup(program_run *p)
     stages[0].run(&ref, (int)opt->spp, NULL, NULL);
 }
 
-static void workload(program_run *p, int table, char *buf, size_t size)
-{
-    (void)table;
-    raytracer_workload(buf, size, &p->opt);
-}
-
 /* One build's runs: the reference build's image becomes the reference for the others. */
 typedef struct {
     progress_job render;
@@ -119,7 +113,7 @@ const program chapter_program = {
     .defaults = {.width = 512, .height = 512, .spp = 64, .repeat = 1},
     .picture = "ch02.ppm",
     .setup = setup,
-    .workload = workload,
+    .workload = raytracer_program_workload,
     .stage = measure,
     .picture_image = &img,
     .teardown = teardown,

@@ -178,12 +178,6 @@ static void setup(program_run *p)
         card_set_rng_divisor((float)rng_divisor);
 }
 
-static void workload(program_run *p, int table, char *buf, size_t size)
-{
-    (void)table;
-    raytracer_workload(buf, size, &p->opt);
-}
-
 /* One stage at one thread count: what measure_stage runs and checks. */
 typedef struct {
     const stage *s;
@@ -248,7 +242,7 @@ const program chapter_program = {
     .defaults = {.width = 512, .height = 512, .spp = 64, .repeat = 1, .threads = PROGRAM_ALL_CORES},
     .picture = "ch03.ppm",
     .setup = setup,
-    .workload = workload,
+    .workload = raytracer_program_workload,
     .stage = sweep,
     .end = ceiling,
     .picture_image = &img,

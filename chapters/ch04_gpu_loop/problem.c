@@ -103,12 +103,6 @@ static void setup(program_run *p)
     job.stack = gpu_prepare_stack((int)stack_bytes);
 }
 
-static void workload(program_run *p, int table, char *buf, size_t size)
-{
-    (void)table;
-    raytracer_workload(buf, size, &p->opt);
-}
-
 /* The render, checked before timing and after, in Msamples/s; its note and
  * stderr line say what the kernel costs in registers, stack and occupancy. */
 static int measure(program_run *p, size_t i)
@@ -154,7 +148,7 @@ const program chapter_program = {
     .picture = "ch04.ppm",
     .validate = validate,
     .setup = setup,
-    .workload = workload,
+    .workload = raytracer_program_workload,
     .stage = measure,
     .end = say_stack,
     .picture_image = &job.pic.host,

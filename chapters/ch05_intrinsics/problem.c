@@ -163,12 +163,6 @@ static void setup(program_run *p)
     gpu_picture_begin(&job.pic, spec.program, &p->opt);
 }
 
-static void workload(program_run *p, int table, char *buf, size_t size)
-{
-    (void)table;
-    raytracer_workload(buf, size, &p->opt);
-}
-
 /* The stage at its best geometry (a sweep finds it: measure_best), in Msamples/s;
  * its note names that geometry and the kernel's registers and occupancy. */
 static int measure(program_run *p, size_t i)
@@ -229,7 +223,7 @@ const program chapter_program = {
     .device = &timed_cuda,
     .picture = "ch05.ppm",
     .setup = setup,
-    .workload = workload,
+    .workload = raytracer_program_workload,
     .stage = measure,
     .end = startup_rows,
     .picture_image = &job.pic.host,

@@ -54,6 +54,7 @@
 #include "../../common/image.h"
 #include "../../common/measure.h"
 #include "../../common/program.h"
+#include "../../common/raytracer.h" /* the workload label */
 #include "../../common/program_cuda.h"
 #include "../../common/report.h"
 
@@ -463,12 +464,6 @@ static void setup(program_run *p)
         run_gpu_begin(r, linear_out || linear_reference);
 }
 
-static void workload(program_run *p, int table, char *buf, size_t size)
-{
-    (void)table;
-    (void)p;
-    snprintf(buf, size, "%dx%dx%dspp", state.width, state.height, state.spp);
-}
 
 /* The host's FMA ceiling beside the CPU rows, on their threads: a reference
  * (a path's flops are not counted, so no stage claims a share of it). */
@@ -506,7 +501,7 @@ const program chapter_program = {
     .picture = "ch08.ppm",
     .validate = validate,
     .setup = setup,
-    .workload = workload,
+    .workload = raytracer_program_workload,
     .stage = measure,
     .end = fma_ceiling,
     .image = picture,
