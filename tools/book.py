@@ -78,28 +78,55 @@ def lines_of(text):
     return lines
 
 
-class Row:
-    """One CSV line, split at every comma as awk -F, does (no quoting in these files).
-    row[1] is the first field, as awk's $1; a field past the end is ""."""
+# The results' columns, by name, in the order the programs write them (common/report.h's
+# REPORT_CSV_HEADER): where a file has no header line to read them from. A file's own header
+# wins: its rows are read by the names in its first line, so a column added, dropped or moved
+# touches nothing here that reads the others.
+RESULT_COLUMNS = ("chapter,stage,workload,threads,median_ms,value,unit,check,device,date,commit,run_id,"
+                  "machine_id,sm_mhz_start,sm_mhz_end,power_w_start,power_w_end,temp_c_start,temp_c_end,"
+                  "runs,lo_ms,hi_ms").split(",")
 
-    def __init__(self, line):
+
+def column_index(header_line):
+    """{name: field number (1-based)} of a results file's header line."""
+    return {name: i + 1 for i, name in enumerate(header_line.split(","))} if header_line else {}
+
+
+DEFAULT_INDEX = {name: i + 1 for i, name in enumerate(RESULT_COLUMNS)}
+
+
+class Row:
+    """One CSV line, split at every comma as awk -F, does (no quoting in these files), its fields
+    read by column name (row["median_ms"]) through its file's header; a column the file lacks, or a
+    field past the end of the line, is ""."""
+
+    def __init__(self, line, index=None):
         self.line = line
         self.fields = line.split(",") if line != "" else []
         self.nf = len(self.fields)
+        self.index = index if index is not None else DEFAULT_INDEX
 
-    def __getitem__(self, i):
+    def __getitem__(self, name):
+        i = self.index.get(name, 0)
         return self.fields[i - 1] if 1 <= i <= self.nf else ""
+
+    def has(self, name):
+        """1 if the line reaches that column (a row of ten fields has no provenance)."""
+        return 1 <= self.index.get(name, 0) <= self.nf
 
 
 def read_csv(path):
     """(header line, rows after it) of a results file."""
     lines = lines_of(read_text(path))
-    return (lines[0] if lines else ""), [Row(line) for line in lines[1:]]
+    index = column_index(lines[0]) if lines else {}
+    return (lines[0] if lines else ""), [Row(line, index) for line in lines[1:]]
 
 
 def all_rows(path):
     """Every line as a Row, the header too: the programs that did not skip it (a header never matches a chapter)."""
-    return [Row(line) for line in lines_of(read_text(path))]
+    lines = lines_of(read_text(path))
+    index = column_index(lines[0]) if lines else {}
+    return [Row(line, index) for line in lines]
 
 
 def machine_of(csv):
@@ -209,17 +236,21 @@ TEN_COLUMNS = "chapter,stage,workload,threads,median_ms,value,unit,check,device,
 CONFLICT_MARKERS = ("<<<<<<<", "=======", ">>>>>>>", "|||||||")
 
 
-def line_problem(line, columns, chapters):
-    """Why one data line of a results file is malformed, or None."""
+def line_problem(line, columns, chapters, index=None):
+    """Why one data line of a results file is malformed, or None. Its fields are found by the file's
+    header (index: column_index of it; the course's order where None)."""
+    at = index or DEFAULT_INDEX
     if "\0" in line:
         return "a NUL byte: not a results row (a file cut short or overwritten: take it again from git)"
     if line.startswith(CONFLICT_MARKERS):
         return "a merge-conflict marker (%s): resolve the conflict first" % line[:7]
     nf = len(line.split(","))
-    if nf != 10 and nf != columns:
+    in_order = all(at.get(name) == i + 1 for i, name in enumerate(TEN_COLUMNS.split(",")))
+    if nf != columns and not (nf == 10 and in_order):
         return "%d fields, not the ten columns of %s or the header's %d: a row cut short or joined" % (nf, TEN_COLUMNS, columns)
-    fields = line.split(",")
-    chapter = fields[0]
+    row = Row(line, at)
+    fields = row.fields
+    chapter = row["chapter"]
     if chapter not in chapters:
         return "'%s' is not a chapter of this course (make -s print-registry): not read" % chapter
     # the fields reach gnuplot's scripts, where a quote, a backtick or a ;
@@ -227,8 +258,8 @@ def line_problem(line, columns, chapters):
     unsafe = [f for f in fields if UNSAFE_FIELD.search(f)]
     if unsafe:
         return "a field with a quote, backtick, backslash, $, ;, | or ! in it (%s): not a row the course writes" % unsafe[0][:40]
-    if not NUMBER.match(fields[4]) or not (NUMBER.match(fields[5]) or fields[5] == "n/a"):
-        return "median_ms '%s' or value '%s' is not a number" % (fields[4][:20], fields[5][:20])
+    if not NUMBER.match(row["median_ms"]) or not (NUMBER.match(row["value"]) or row["value"] == "n/a"):
+        return "median_ms '%s' or value '%s' is not a number" % (row["median_ms"][:20], row["value"][:20])
     return None
 
 
@@ -246,15 +277,16 @@ def check_results(csvs, chapters):
             continue
         lines = lines_of(read_text(csv))
         header = lines[0] if lines else ""
-        if not (header + ",").startswith(TEN_COLUMNS + ","):
+        names = header.split(",")
+        if not all(name in names for name in TEN_COLUMNS.split(",")):
             looks = ("it begins with a byte-order mark, which the programs never write" if header.startswith("\ufeff")
                      else "its lines end in CR LF (a Windows editor?): the programs end them in LF alone"
-                     if header.endswith("\r") else "the header must start %s" % TEN_COLUMNS)
+                     if header.endswith("\r") else "the header must name the columns %s (in any order)" % TEN_COLUMNS)
             problems.append("%s:1: not a results file's header: %s" % (csv, looks))
             continue
         columns = len(header.split(","))
         for number, line in enumerate(lines[1:], start=2):
-            why = line_problem(line, columns, chapters)
+            why = line_problem(line, columns, chapters, column_index(header))
             if why:
                 problems.append("%s:%d: %s" % (csv, number, why))
     if problems:
@@ -302,12 +334,12 @@ def read_registry():
 # was measured on other code. The same files give the same book on any machine.
 
 def recorded(row):
-    return row.nf >= 13 and row[11] not in ("", "-") and row[12] != "" and row[13] != ""
+    return row.has("machine_id") and row["commit"] not in ("", "-") and row["run_id"] != "" and row["machine_id"] != ""
 
 
 def machine_key(row):
     """The machine a row is grouped under: its id, or (not recorded) its UTC day."""
-    return "machine id " + row[13] if recorded(row) else "provenance not recorded, rows of " + row[10][:10]
+    return "machine id " + row["machine_id"] if recorded(row) else "provenance not recorded, rows of " + row["date"][:10]
 
 
 _STAMP = re.compile(r"# run .* code ([0-9a-f]*) .*")
@@ -328,7 +360,7 @@ def stale_map(csvs, registry):
     states, now_of = {}, {}
     for csv in csvs:
         _, rows = read_csv(csv)
-        pairs = sorted({row[1] + " " + row[11] for row in rows if row.nf >= 13 and row[11] not in ("", "-")},
+        pairs = sorted({row["chapter"] + " " + row["commit"] for row in rows if row.has("machine_id") and row["commit"] not in ("", "-")},
                        key=lambda s: s.encode("utf-8", "surrogateescape"))
         for pair in pairs:
             ch, commit = pair.split(" ", 1)
@@ -372,10 +404,10 @@ class Provenance:
         if k not in self.seen:
             self.seen.add(k)
             self.keys.append(k)
-        if recorded(row) and row[12] not in self.commit_of:
-            self.runs.append(row[12])
-            self.commit_of[row[12]] = row[11]
-        day = row[10][:10]
+        if recorded(row) and row["run_id"] not in self.commit_of:
+            self.runs.append(row["run_id"])
+            self.commit_of[row["run_id"]] = row["commit"]
+        day = row["date"][:10]
         if self.day1 == "" or day < self.day1:
             self.day1 = day
         if day > self.day2:
@@ -405,17 +437,17 @@ class Provenance:
         """'' fresh or not recorded, ' †' stale, ' ‡' unknown; the footnotes collected."""
         if not recorded(row):
             return ""
-        k = (ch, row[11])
+        k = (ch, row["commit"])
         state, why = self.states.get(k, ("", ""))
         if state == "stale":
             if k not in self.noted:
                 self.noted.add(k)
-                self.stale_note += " %s at commit %s was %s;" % (ch, row[11], why)
+                self.stale_note += " %s at commit %s was %s;" % (ch, row["commit"], why)
             return " †"
         if state == "unknown":
             if k not in self.noted:
                 self.noted.add(k)
-                self.unknown_note += " commit %s: %s;" % (row[11], why)
+                self.unknown_note += " commit %s: %s;" % (row["commit"], why)
             return " ‡"
         return ""
 
@@ -435,8 +467,8 @@ def machine_groups(csv):
     first, members = {}, {}
     for row in rows:
         k = machine_key(row)
-        if k not in first or row[10] < first[k]:
-            first[k] = row[10]
+        if k not in first or row["date"] < first[k]:
+            first[k] = row["date"]
         members.setdefault(k, []).append(row)
     return [members[k] for k in sorted(first, key=lambda k: (first[k], k))]
 
@@ -451,14 +483,14 @@ def provenance_block(csvs, states):
         _, rows = read_csv(csv)
         runs, old = {}, False  # key -> {t1, t2, commit, count, chapters}
         for row in rows:
-            k = (row[13], row[12]) if recorded(row) else ("", row[10][:10])
-            run = runs.setdefault(k, {"t1": row[10], "t2": row[10], "commit": row[11] if recorded(row) else "",
+            k = (row["machine_id"], row["run_id"]) if recorded(row) else ("", row["date"][:10])
+            run = runs.setdefault(k, {"t1": row["date"], "t2": row["date"], "commit": row["commit"] if recorded(row) else "",
                                       "count": 0, "chapters": {}})
             run["count"] += 1
-            run["t1"] = min(run["t1"], row[10])
-            run["t2"] = max(run["t2"], row[10])
-            if row[1] not in run["chapters"]:
-                run["chapters"][row[1]] = row[1] + prov.mark(row[1], row)
+            run["t1"] = min(run["t1"], row["date"])
+            run["t2"] = max(run["t2"], row["date"])
+            if row["chapter"] not in run["chapters"]:
+                run["chapters"][row["chapter"]] = row["chapter"] + prov.mark(row["chapter"], row)
                 if not recorded(row):
                     old = True
         minute = lambda t: t[:16] + "Z"
@@ -498,7 +530,7 @@ def work_tags(machine, chapters):
     """{(chapter, stage): label} of the tagged stages in MACHINE's results (CHAPTERS: the registry's)."""
     _, rows = read_csv("data/results/%s.csv" % machine)
     tags = {}
-    for ch in sorted({row[1] for row in rows} & set(chapters)):  # check_results refused any other
+    for ch in sorted({row["chapter"] for row in rows} & set(chapters)):  # check_results refused any other
         listing = "data/results/%s/%s-stages.tsv" % (machine, ch)
         if os.path.isfile(listing):
             stages = read_text(listing)
@@ -536,8 +568,8 @@ def stages_of(rows, ch):
     """CHAPTER's stages in the order of the file, once each."""
     seen = []
     for row in rows:
-        if row[1] == ch and row[2] not in seen:
-            seen.append(row[2])
+        if row["chapter"] == ch and row["stage"] not in seen:
+            seen.append(row["stage"])
     return [w for st in seen for w in st.split()]
 
 
@@ -571,9 +603,9 @@ def reference_lines(rows, ch, unit):
     """Plot items, one dashed line per reference row (check n/a) of CH in UNIT, at its value, named."""
     seen, items = set(), ""
     for row in rows:
-        if row[1] == ch and row[8] == "n/a" and row[7] == unit and row[2] not in seen:
-            seen.add(row[2])
-            items += ', %s with lines dt 2 lw 2 title "%s (%s)"' % (row[6], row[2], row[3])
+        if row["chapter"] == ch and row["check"] == "n/a" and row["unit"] == unit and row["stage"] not in seen:
+            seen.add(row["stage"])
+            items += ', %s with lines dt 2 lw 2 title "%s (%s)"' % (row["value"], row["stage"], row["workload"])
     return items
 
 
@@ -582,31 +614,31 @@ def chapter_chart(registry, csv, rows, ch):
     machine = machine_of(csv)
     kind, title, ylabel = (registry.get(ch + "_CHART" + s, "") for s in ("", "_TITLE", "_YLABEL"))
     out = "data/plots/%s_%s.svg" % (ch, machine)
-    first = next((row for row in rows if row[1] == ch and row[8] != "n/a"), None)
-    unit, wl = (first[7], first[3]) if first else ("", "")
+    first = next((row for row in rows if row["chapter"] == ch and row["check"] != "n/a"), None)
+    unit, wl = (first["unit"], first["workload"]) if first else ("", "")
     if kind in ("bar", "bar-log"):
         dat = "%s/%s_%s.dat" % (GEN, ch, machine)
-        value = (lambda row: awk_str(num(row[5]) / 1000)) if kind == "bar" else (lambda row: row[6])
-        write_text(dat, "".join("%s %s\n" % (row[2], value(row)) for row in rows
-                                if row[1] == ch and row[3] == wl and row[8] != "n/a"))
+        value = (lambda row: awk_str(num(row["median_ms"]) / 1000)) if kind == "bar" else (lambda row: row["value"])
+        write_text(dat, "".join("%s %s\n" % (row["stage"], value(row)) for row in rows
+                                if row["chapter"] == ch and row["workload"] == wl and row["check"] != "n/a"))
         settings = "unset key" if kind == "bar" else "set logscale y; set key left top"
         bar_chart(out, title, ylabel, settings, '"%s" using 0:2:xtic(1) with boxes lc rgb "#4477aa" title "stage"%s'
                   % (dat, reference_lines(rows, ch, unit)))
     elif kind == "lines-threads":
         line_chart(out, rows, machine, ch, "",
-                   lambda row, st: (row[4], row[6]) if row[1] == ch and row[2] == st and row[3] == wl and row[8] != "n/a" else None,
+                   lambda row, st: (row["threads"], row["value"]) if row["chapter"] == ch and row["stage"] == st and row["workload"] == wl and row["check"] != "n/a" else None,
                    title, "threads", ylabel, "x 2", "left top")
     elif kind == "lines-quality":
         line_chart(out, rows, machine, ch, '52 with lines dt 2 lw 2 title "MSE 52 (the report\'s bar)"',
-                   lambda row, st: (awk_str(num(row[5]) / 1000), row[6])
-                   if row[1] == ch and row[2] == st and row[7] == "MSE" and row[3].startswith("1024x768x") else None,
+                   lambda row, st: (awk_str(num(row["median_ms"]) / 1000), row["value"])
+                   if row["chapter"] == ch and row["stage"] == st and row["unit"] == "MSE" and row["workload"].startswith("1024x768x") else None,
                    title, "kernel time, s (log scale)", ylabel, "xy", "right top")
     elif kind == "lines-n":
         def n_and_value(row, st):  # the n of workload "n=N steps=S"
-            if row[1] != ch or row[2] != st or st.startswith("cpu-") or row[8] == "n/a":
+            if row["chapter"] != ch or row["stage"] != st or st.startswith("cpu-") or row["check"] == "n/a":
                 return None
-            parts = re.split("[= ]", row[3]) if row[3] else []
-            return (parts[1] if len(parts) > 1 else "", row[6])
+            parts = re.split("[= ]", row["workload"]) if row["workload"] else []
+            return (parts[1] if len(parts) > 1 else "", row["value"])
         line_chart(out, rows, machine, ch, reference_lines(rows, ch, unit).removeprefix(", "), n_and_value,
                    title, "bodies n", ylabel, "xy", "right bottom")
 
@@ -623,18 +655,18 @@ def through_line_chart(registry, chapters, csv, rows):
     ray = {c for c in chapters if registry.get(c + "_RAYTRACER", "") == "yes"}
     best, name = {}, {}
     for row in rows:
-        if (row[1] in ray and row[3] == "512x512x64spp" and row[7] == "Msamples/s" and row[2] != "bounding-box"
-                and row[8] == "ok"):
-            k = (row[1], "kernel" if is_zero(row[4]) else "wall")
-            if k not in best or num(row[5]) < best[k]:
-                best[k], name[k] = num(row[5]), row[2]
+        if (row["chapter"] in ray and row["workload"] == "512x512x64spp" and row["unit"] == "Msamples/s" and row["stage"] != "bounding-box"
+                and row["check"] == "ok"):
+            k = (row["chapter"], "kernel" if is_zero(row["threads"]) else "wall")
+            if k not in best or num(row["median_ms"]) < best[k]:
+                best[k], name[k] = num(row["median_ms"]), row["stage"]
     lines = sorted(("%s-%s %s %s\\n%s" % (c, clock, awk_str(best[c, clock] / 1000), c, name[c, clock])
                     for c, clock in best), key=lambda s: s.encode("utf-8", "surrogateescape"))
     write_text("%s/through_%s.dat" % (GEN, machine), "".join(line + "\n" for line in lines))
     if not lines:
         return
-    lines += ["%s-process %s %s\\nwhole-process" % (row[1], awk_str(num(row[5]) / 1000), row[1])
-              for row in rows if row[2] == "process-fastest-stage-only"]
+    lines += ["%s-process %s %s\\nwhole-process" % (row["chapter"], awk_str(num(row["median_ms"]) / 1000), row["chapter"])
+              for row in rows if row["stage"] == "process-fastest-stage-only"]
     write_text("%s/through_%s.dat" % (GEN, machine), "".join(line + "\n" for line in lines))
     plot, offset = "", 0
     for clock, colour, label in THROUGH_SERIES:
@@ -661,7 +693,7 @@ def draw_charts(registry, chapters, csvs):
     for csv in csvs:
         rows = all_rows(csv)
         for ch in chapters:
-            if registry.get(ch + "_CHART", "") and any(r.line.startswith(ch + ",") for r in rows):
+            if registry.get(ch + "_CHART", "") and any(r["chapter"] == ch for r in rows):
                 chapter_chart(registry, csv, rows, ch)
         through_line_chart(registry, chapters, csv, rows)
     return "charts redrawn"
@@ -686,16 +718,14 @@ def through_line_links(csvs):
 # ---------------------------------------------------------------- the tables
 
 def is_quality(row):
-    return row[7] in ("MSE", "relMSE")
+    return row["unit"] in ("MSE", "relMSE")
 
 
 def spread_columns(header):
-    """Where a results file keeps its runs' spread, by name (1-based, as Row counts): (runs, lo_ms, hi_ms),
-    or None for a file written before the spread was recorded."""
+    """The spread's column names, (runs, lo_ms, hi_ms), where a results file has them, or None for a
+    file written before the spread was recorded."""
     names = header.fields if header else []
-    if all(n in names for n in SPREAD_COLUMNS):
-        return tuple(names.index(n) + 1 for n in SPREAD_COLUMNS)
-    return None
+    return SPREAD_COLUMNS if all(n in names for n in SPREAD_COLUMNS) else None
 
 
 SPREAD_COLUMNS = ("runs", "lo_ms", "hi_ms")
@@ -722,13 +752,13 @@ def results_table(csv, rows, ch, work, states, spread_at=None):
     the spread of each row's timed runs beside its median where the file records it."""
     prov, shown, devices = Provenance(states), [], []
     for row in rows:
-        if row[1] != ch:
+        if row["chapter"] != ch:
             continue
         prov.add(row)
         if not is_quality(row):
             shown.append((row, prov.mark(ch, row)))
-            if row[9] not in devices:
-                devices.append(row[9])
+            if row["device"] not in devices:
+                devices.append(row["device"])
     prov.refuse_mixed(csv, ch)
     spreads = [fspread(row, spread_at) for row, _ in shown]
     with_spread = any(x != "-" for x in spreads)
@@ -741,19 +771,19 @@ def results_table(csv, rows, ch, work, states, spread_at=None):
         # a speedup compares rows of one workload, unit and work: against the first such row ("of LABEL"
         # where the work is not that of the first stage); references (check n/a: ceilings, start-up
         # times) have none; threads 0 = a GPU stage
-        w = work.get((ch, row[2]), "")
+        w = work.get((ch, row["stage"]), "")
         if i == 0:
             w1 = w
-        key = (row[3], row[7], w)
-        reference = row[8] == "n/a"
+        key = (row["workload"], row["unit"], w)
+        reference = row["check"] == "n/a"
         if not reference and key not in base:
-            base[key] = num(row[5])
-        speedup = "%.2fx%s" % (base[key] / num(row[5]), " of " + w if w != w1 else "") if not reference else "-"
+            base[key] = num(row["median_ms"])
+        speedup = "%.2fx%s" % (base[key] / num(row["median_ms"]), " of " + w if w != w1 else "") if not reference else "-"
         if w != w1 and not reference:
             others = True
-        time = ftime(row[5]) + (" | " + spreads[i] if with_spread else "")
-        out.append("| %s | %s | %s | %s | %s | %s %s | %s |\n" % (row[2] + mark, row[3], "GPU" if is_zero(row[4]) else row[4],
-                                                                 time, speedup, fval(row[6]), row[7], row[8]))
+        time = ftime(row["median_ms"]) + (" | " + spreads[i] if with_spread else "")
+        out.append("| %s | %s | %s | %s | %s | %s %s | %s |\n" % (row["stage"] + mark, row["workload"], "GPU" if is_zero(row["threads"]) else row["threads"],
+                                                                 time, speedup, fval(row["value"]), row["unit"], row["check"]))
     if others:
         out.append("\n*\"of LABEL\": that row does other work than the first stage (its row is tagged work=LABEL: "
                    "another precision or estimator, or less work), so its speedup is against the first row of its own "
@@ -768,23 +798,23 @@ def quality_table(csv, rows, ch, states):
     prov = Provenance(states)
     order, mark, spps, ms, mse, rel = [], {}, {}, {}, {}, {}
     for row in rows:
-        if row[1] != ch:
+        if row["chapter"] != ch:
             continue
         prov.add(row)
-        if not (is_quality(row) and row[3].startswith("1024x768x")):
+        if not (is_quality(row) and row["workload"].startswith("1024x768x")):
             continue
-        s = row[2]
+        s = row["stage"]
         if s not in mark:
             order.append(s)
             mark[s] = prov.mark(ch, row)
-        spp = num(re.sub(r"spp$", "", row[3][len("1024x768x"):]))
+        spp = num(re.sub(r"spp$", "", row["workload"][len("1024x768x"):]))
         k = (s, spp)
         if k not in ms:  # (as it was: a relMSE row before its MSE row lists its spp twice)
             spps.setdefault(s, []).append(spp)
-        if row[7] == "relMSE":
-            rel[k] = row[6]
+        if row["unit"] == "relMSE":
+            rel[k] = row["value"]
         else:
-            ms[k], mse[k] = row[5], row[6]
+            ms[k], mse[k] = row["median_ms"], row["value"]
     prov.refuse_mixed(csv, ch + " (quality)")
     out = ["*Time to MSE < 52 at 1024x768 (kernel time at the smallest spp measured below it: the sweep doubles, then "
            "bisects until its bracket is at most 1.25x wide; relative MSE of the unclamped linear radiance, mean of "
@@ -828,40 +858,40 @@ def summary_table(csv, rows, work, states):
     prov = Provenance(states)
     # the GPUs first (the device of every row with threads 0), so a row on
     # several GPUs (threads = the GPU count) is not taken for a CPU row
-    gpus = {row[9] for row in rows if is_zero(row[4])}
+    gpus = {row["device"] for row in rows if is_zero(row["threads"])}
     chmark, first, best, order, devices, fails = {}, {}, {}, [], [], {}
     cpu, gpu, gpu_rows, keys = {}, {}, {}, []
     for row in rows:
         prov.add(row)
-        c = row[1]
+        c = row["chapter"]
         if c not in chmark:
             chmark[c] = prov.mark(c, row)
-        if row[8] == "n/a" or is_quality(row):
+        if row["check"] == "n/a" or is_quality(row):
             continue
         # the fastest row of the workload, unit and work of the first row (not a smaller n of a sweep,
         # not a stage doing other work); and per (workload, unit, work) the fastest CPU row (on no
         # GPU) and the fastest GPU row, for the like-for-like pair
-        w = work.get((c, row[2]), "")
-        ms = num(row[5])
+        w = work.get((c, row["stage"]), "")
+        ms = num(row["median_ms"])
         if c not in first:
             order.append(c)
-            first[c] = {"stage": row[2], "ms": ms, "unit": row[7], "wl": row[3], "work": w}
-            best[c] = (row[2], ms)
+            first[c] = {"stage": row["stage"], "ms": ms, "unit": row["unit"], "wl": row["workload"], "work": w}
+            best[c] = (row["stage"], ms)
         f = first[c]
-        if row[7] == f["unit"] and row[3] == f["wl"] and w == f["work"] and ms < best[c][1]:
-            best[c] = (row[2], ms)
-        k = (c, row[3], row[7], w)
-        if row[9] in gpus:
+        if row["unit"] == f["unit"] and row["workload"] == f["wl"] and w == f["work"] and ms < best[c][1]:
+            best[c] = (row["stage"], ms)
+        k = (c, row["workload"], row["unit"], w)
+        if row["device"] in gpus:
             if k not in gpu or ms < gpu[k][0]:
-                gpu[k] = (ms, row[2])
-            gpu_rows[c, row[3]] = gpu_rows.get((c, row[3]), 0) + 1
+                gpu[k] = (ms, row["stage"])
+            gpu_rows[c, row["workload"]] = gpu_rows.get((c, row["workload"]), 0) + 1
         elif k not in cpu or ms < cpu[k][0]:
-            cpu[k] = (ms, row[2])
+            cpu[k] = (ms, row["stage"])
         if k not in keys:
             keys.append(k)
-        if row[9] not in devices:
-            devices.append(row[9])
-        if row[8] == "FAIL":
+        if row["device"] not in devices:
+            devices.append(row["device"])
+        if row["check"] == "FAIL":
             fails[c] = fails.get(c, 0) + 1
     pair = like_for_like(keys, cpu, gpu, gpu_rows)
     out = ["*%s, %s; %s (`%s`)*\n\n| chapter | workload | first stage | time | fastest stage, same work | time | "
@@ -895,7 +925,7 @@ def write_tables(registry, csvs, works, states):
     lines = {csv: all_rows(csv) for csv in csvs}  # the header too: grep "^chNN," saw it
     data = {csv: lines[csv][1:] for csv in csvs}
     everything = [row for csv in csvs for row in data[csv]]
-    for ch in sorted({w for row in everything for w in row[1].split()}):
+    for ch in sorted({w for row in everything for w in row["chapter"].split()}):
         # chNN_BOOK_WORKLOADS (the registry; workloads separated by ";"): the chapter's table shows
         # those workloads' rows only (ch07's standard sizes, not its sweeps; ch10's not its math=
         # variants, which tables of their own show); its evidence page has them all (results:chNN-full)
@@ -903,15 +933,15 @@ def write_tables(registry, csvs, works, states):
         # short table of its own after the ladder, stay out of its results table too
         shown = [w.strip() for w in registry.get(ch + "_BOOK_WORKLOADS", "").split(";") if w.strip()]
         trips = set(registry.get(ch + "_BOOK_TRIPS", "").split())
-        unknown = trips - {r[2] for r in everything if r[1] == ch}
-        if unknown and any(r[1] == ch for r in everything):  # (a results file of some stages only: a warning)
+        unknown = trips - {r["stage"] for r in everything if r["chapter"] == ch}
+        if unknown and any(r["chapter"] == ch for r in everything):  # (a results file of some stages only: a warning)
             print("book: warning: %s_BOOK_TRIPS names %s, which no results row of %s has (a stage renamed?)"
                   % (ch, ", ".join(sorted(unknown)), ch), file=sys.stderr)
         parts, full = [], ""
         for csv in csvs:
-            if not any(r.line.startswith(ch + ",") for r in lines[csv]):
+            if not any(r["chapter"] == ch for r in lines[csv]):
                 continue
-            kept = [r for r in data[csv] if not (r[1] == ch and ((shown and r[3] not in shown) or r[2] in trips))]
+            kept = [r for r in data[csv] if not (r["chapter"] == ch and ((shown and r["workload"] not in shown) or r["stage"] in trips))]
             try:
                 at = spread_columns(lines[csv][0] if lines[csv] else None)
                 part = results_table(csv, kept, ch, works[csv], states, at)
@@ -925,10 +955,10 @@ def write_tables(registry, csvs, works, states):
             parts.append(part)
         write_headline_and_others("results_" + ch, parts)
         write_text("%s/results_%s-full.md" % (GEN, ch), full)
-    for ch in sorted({w for row in everything if row[7] == "MSE" for w in row[1].split()}):
+    for ch in sorted({w for row in everything if row["unit"] == "MSE" for w in row["chapter"].split()}):
         parts = []
         for csv in csvs:
-            if not any(r.line.startswith(ch + ",") and ",MSE," in r.line[len(ch) + 1:] for r in lines[csv]):
+            if not any(r["chapter"] == ch and r["unit"] == "MSE" for r in lines[csv]):
                 continue
             try:
                 part = quality_table(csv, data[csv], ch, states)
@@ -1246,7 +1276,7 @@ def splice(doc):
 # A reference that matches no row, or rows of two values, is an error naming the file and line.
 _NUMBER_MARK = re.compile(r"<!-- n:(.*?) -->(.*?)<!-- /n -->")
 _REFERENCE = re.compile(r"\{(ch[0-9]+)/([A-Za-z0-9_.+-]+)(?:\[([^\]]*)\])?/(ms|value|threads)(?:@([A-Za-z0-9_.-]+))?\}")
-_FIELD = {"workload": 3, "threads": 4, "ms": 5, "value": 6, "unit": 7}
+_FIELD = {"workload": "workload", "threads": "threads", "ms": "median_ms", "value": "value", "unit": "unit"}
 
 
 def reference_value(m, csv_rows):
@@ -1261,7 +1291,7 @@ def reference_value(m, csv_rows):
     for csv, rows in csv_rows:
         if machine and machine.lower() not in machine_of(csv).lower():
             continue
-        found = [r for r in rows if r[1] == ch and r[2] == stage and all(r[k] == v for k, v in wanted.items())]
+        found = [r for r in rows if r["chapter"] == ch and r["stage"] == stage and all(r[k] == v for k, v in wanted.items())]
         if found:
             values = {r[_FIELD[field]] for r in found}
             if len(values) > 1:
@@ -1353,7 +1383,7 @@ def newest_first(csvs):
     typed into a list."""
     def latest(csv):
         _, rows = read_csv(csv)
-        return max((row[10] for row in rows if row.nf >= 10), default="")
+        return max((row["date"] for row in rows if row.has("date")), default="")
     return sorted(sorted(csvs), key=latest, reverse=True)
 
 
