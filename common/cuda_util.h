@@ -134,31 +134,6 @@ static inline void cuda_print_device(FILE *f, int device, const cuda_device_info
             info->peak_bw_gbs, info->fp32_peak_gflops * 1e-3, info->fp32_per_fp64);
 }
 
-/* After cli_begin_work, in a chapter whose GPU stages run only where a device
- * was found (found: cuda_check_device_option's count, checked before it):
- * requires, selects and describes the device, whose line is printed unless
- * quiet; where none was found, info is zeroed. Returns found. */
-static inline int cuda_open_device(const cli_spec *spec, int found, long device, int quiet, cuda_device_info *info)
-{
-    memset(info, 0, sizeof *info);
-    if (found <= 0)
-        return found;
-    cuda_require_device(spec, (int)device);
-    cuda_describe_device((int)device, info);
-    if (!quiet)
-        cuda_print_device(stderr, (int)device, info);
-    return found;
-}
-
-/* The one line a chapter without a device says of the GPU stages it did not
- * run (none: nothing to say), why being cuda_device_count's reason. */
-static inline void cuda_say_skipped(const char *program, const char *why, int skipped, int quiet)
-{
-    if (skipped && !quiet)
-        fprintf(stderr, "%s: no CUDA device found (%s): %d GPU stage%s not run (exit status %d)\n", program, why,
-                skipped, skipped == 1 ? "" : "s", EXIT_NO_GPU);
-}
-
 /* Event timer: times work on the GPU's own clock, between two points in a stream. */
 typedef struct {
     cudaEvent_t start, stop;
