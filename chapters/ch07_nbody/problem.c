@@ -28,6 +28,7 @@
  * --ceiling no skips them.
  * Without a CUDA device the CPU stages run and the exit status is 3.
  */
+#include "problem.h"
 #include "stages.h"
 
 #include "../../common/cpu_ceiling.h"

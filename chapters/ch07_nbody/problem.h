@@ -1,5 +1,5 @@
-/* problem.h - what ch07 runs a stage with: its row's type (the rows are
- * stages.h's) and its problem as the measure loop sees it (problem.c). */
+/* problem.h - what ch07 runs a stage on: its problem as the measure loop
+ * sees it (problem.c); a row's type and the rows are stages.h's. */
 #ifndef CH07_PROBLEM_H
 #define CH07_PROBLEM_H
 
@@ -14,19 +14,7 @@
 extern "C" {
 #endif
 
-void cpu_isa_note(report_row *row);       /* cpu.c: which ISA cpu-avx512-threads ran with */
-void cpu_scheduled_note(report_row *row); /* cpu.c: the same, and if clang built the block without gcc's scheduler */
-
-/* A stage: its head, then how to run it. */
-typedef struct stage { /* STAGE_ZERO: see stage.h */
-    stage_info info;
-    forces_fn *run;        /* one step's forces; NULL for a multi-GPU stage (it runs multi_gpu_run) */
-    int output STAGE_ZERO; /* output.h's OUTPUT_*: how each step's positions reach the host (0: they do not) */
-    int multi STAGE_ZERO;  /* a STAGE_ALL_GPUS stage: how the host drives the GPUs (MULTI_*) */
-    int (*supported)(void) STAGE_ZERO; /* a CPU stage: 0 where this CPU lacks the ISA it needs (AVX2 + FMA, all
-                                          the rows need today): skipped; NULL: any CPU */
-    void (*note)(report_row *row) STAGE_ZERO; /* adds to the row's note once measured; NULL: nothing */
-} stage;
+struct stage; /* a row of the table (stages.h) */
 
 /* One table's problem: n bodies, as measure_stage resets, runs and checks
  * them for a stage (problem.c). */
@@ -35,7 +23,7 @@ typedef struct problem {
     body *b;
     vec3 *v, *a;
     reference ref;
-    const stage *s;
+    const struct stage *s;
     gpu_buffers g;
     struct output_run *out; /* an output stage's buffers and streams (output.h), or NULL */
     const cpu_ceiling *fma; /* a CPU stage's ruler: the host's FMA ceiling on its threads (problem.c), or NULL */

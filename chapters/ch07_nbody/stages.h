@@ -6,11 +6,29 @@
 #ifndef CH07_STAGES_H
 #define CH07_STAGES_H
 
-#include "problem.h"
+#include "nbody.h"
+#include "output.h"
+
+#include "../../common/report.h"
+#include "../../common/stage.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+void cpu_isa_note(report_row *row);       /* cpu.c: which ISA cpu-avx512-threads ran with */
+void cpu_scheduled_note(report_row *row); /* cpu.c: the same, and if clang built the block without gcc's scheduler */
+
+/* A stage: its head, then how to run it. */
+typedef struct stage { /* STAGE_ZERO: see stage.h */
+    stage_info info;
+    forces_fn *run;        /* one step's forces; NULL for a multi-GPU stage (it runs multi_gpu_run) */
+    int output STAGE_ZERO; /* output.h's OUTPUT_*: how each step's positions reach the host (0: they do not) */
+    int multi STAGE_ZERO;  /* a STAGE_ALL_GPUS stage: how the host drives the GPUs (MULTI_*) */
+    int (*supported)(void) STAGE_ZERO; /* a CPU stage: 0 where this CPU lacks the ISA it needs (AVX2 + FMA, all
+                                          the rows need today): skipped; NULL: any CPU */
+    void (*note)(report_row *row) STAGE_ZERO; /* adds to the row's note once measured; NULL: nothing */
+} stage;
+
 forces_fn cpu_scalar_forces, cpu_simd_forces, cpu_simd_threads_forces, cpu_avx512_threads_forces,
     cpu_avx512_pieces_forces, cpu_avx512_folded_forces, cpu_avx512_two_vectors_forces, cpu_avx512_mass_table_forces,
     cpu_avx512_symmetric_forces, cpu_avx512_eight_tiles_forces, cpu_avx512_scheduled_forces;
@@ -23,10 +41,10 @@ forces_fn gpu_naive_forces, gpu_tiled_forces, gpu_tiled_float4_forces, gpu_tiled
 #endif
 
 #define N_SWEEP "--n 1024;--n 4096;--n 16384;--n 65536;--n 262144"
-/* The output stages where a step is short and the copy and the launches are
- * not: 100 steps each (enum values from output.h). */
 /* The multi-GPU stages where a step is short (the host's part shows) and long. */
 #define MULTI_SWEEP "--n 16384 --steps 20;--n 1048576"
+/* The output stages where a step is short and the copy and the launches are
+ * not: 100 steps each (enum values from output.h). */
 #define OUTPUT_SWEEP "--n 1024 --steps 100;--n 4096 --steps 100;--n 16384 --steps 100"
 
 static const stage stages[] = {
