@@ -57,11 +57,12 @@ typedef struct output_run {
 
 void output_begin(output_run *o, int mode, const gpu_buffers *g, int n, int steps);
 void output_steps(output_run *o, const gpu_buffers *g, float dt); /* returns when the host has read every step */
-/* 1 if o's sums are those of the same steps with plain copies (g's bodies
- * are put back to the start first); the first wrong step in the note. */
+/* 1 if o's sums are those of the same steps with plain copies, from p's
+ * bodies as they are (the caller puts them back to the start first: problem.c
+ * owns that, and this file calls nothing of it); the first wrong step in the note. */
 int output_check(output_run *o, struct problem *p, char *note, size_t size);
 void output_end(output_run *o);
-/* One traced run of the steps (bodies put back to the start first), its
+/* One traced run of the steps (from the bodies as they are: the caller puts them back to the start), its
  * spans appended to csv as "stage,step,lane,what,start_ms,end_ms" rows. */
 void output_trace(output_run *o, struct problem *p, const char *stage, FILE *csv);
 

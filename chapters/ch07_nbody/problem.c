@@ -180,8 +180,10 @@ static int check_forces(void *context, char *note, size_t size)
         CUDA_CHECK(cudaMemcpy(p->b, p->g.d_b, (size_t)p->n * sizeof(body), cudaMemcpyDeviceToHost));
     int moved_ok = positions_finite(p->b, p->n), output_ok = 1;
     char output_note[160] = "";
-    if (p->out)
+    if (p->out) {
+        reset_bodies(p);
         output_ok = output_check(p->out, p, output_note, sizeof output_note);
+    }
     initial_forces(p);
     double err = force_error(&p->ref, p->a);
     snprintf(note, size, "%serror %.2g (bound %.2g)%s", output_note, err, error_bound(p->n),
@@ -236,8 +238,10 @@ static report_row *measure_row(program_run *r, const stage *s, const char *devic
                                   .ruler_work = p->fma ? pass_flops(p) : 0},
                   m);
     if (s->output) {
-        if (timeline)
+        if (timeline) {
+            reset_bodies(p);
             output_trace(&out, p, s->info.name, timeline);
+        }
         output_end(&out);
         p->out = NULL;
     }
