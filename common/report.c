@@ -62,7 +62,8 @@ static const char *header_problem(int fd)
         return "was written by an older version of the course (its header has no runs,lo_ms,hi_ms columns): "
                "give a new file";
     if (strncmp(head, REPORT_CSV_HEADER "\n", sizeof head - 1) != 0)
-        return "does not start with the course's CSV header (" REPORT_CSV_HEADER ")";
+        return "does not have the course's CSV header as its first line, exactly (" REPORT_CSV_HEADER "): a file "
+               "with other columns (your own, or more) is not appended to; give a new file";
     return NULL;
 }
 

@@ -1382,7 +1382,7 @@ START_TEST(csv_checked_again_before_the_append)
              "{ echo \"$1: exit $rc\"; cat err; exit 1; }; "
              "[ \"$(cat x.csv 2> /dev/null | cksum)\" = \"$sum\" ] || { echo \"$1: the CSV was changed\"; exit 1; }; "
              "chmod 644 x.csv 2> /dev/null; rm -f x.csv; }; "
-             "change \"printf 'my notes\\n' > x.csv\" 'does not start with the course'; "
+             "change \"printf 'my notes\\n' > x.csv\" 'does not have the course'; "
              "change \"head -c 64 /dev/zero >> x.csv\" 'is not a text file'; "
              "change 'chmod 444 x.csv' 'read-only'; "
              "change 'rm x.csv && ln -s gone.csv x.csv' 'symbolic link to nothing'; "

@@ -166,7 +166,8 @@ kind_problem() {
     IFS= read -r first < "$f"
     case $name in
     "$machine.csv") # as make book reads it: the course's header, then rows of ten fields or the header's
-        [[ "$first," == "$results_columns_10,"* ]] || { echo "its first line is not the results' header"; return 1; }
+        [[ "$first," == "$results_columns_10,"* && "$results_columns," == "$first,"* ]] ||
+            { echo "its first line is not the results' header (the course's columns, in order: a column of your own would be lost)"; return 1; }
         lines_problem "$f" -F, 'NF != 10 && NF != fields { print "line " NR " has " NF " fields, not 10 or the header'"'"'s " fields; exit 1 }' ;;
     *.csv) # a chapter's extra table: a header of two fields or more, every line as many
         lines_problem "$f" -F, 'NR == 1 && NF < 2 { print "its first line is no header"; exit 1 }

@@ -26,6 +26,11 @@ stage_list=name,where,kernel,bench,tags,description
 # The results' first ten columns: the whole header of the oldest files, and
 # the header bench.sh writes where no program wrote one.
 results_columns_10=chapter,stage,workload,threads,median_ms,value,unit,check,device,date
+# The whole header the programs write now (common/report.h's REPORT_CSV_HEADER;
+# tests/tools/csv_header_written_once.sh checks the two agree). A results file's
+# header is the first ten of these or more, in this order (the course's older
+# formats are its shorter prefixes): a column of anyone else's is no results file.
+results_columns=$results_columns_10,commit,run_id,machine_id,sm_mhz_start,sm_mhz_end,power_w_start,power_w_end,temp_c_start,temp_c_end,runs,lo_ms,hi_ms
 
 csv_columns() {
     local file=$1 header=

@@ -59,6 +59,8 @@ cp "$logs/ch04.txt" "$scratch/kept" && sed -i '1s/ body [0-9a-f]*$//' "$logs/ch0
 grep -q 'an older bench' bench.log || fail "an older bench's log: not said why: $(tail -n 2 bench.log)"
 notes "notes after the results" "$csv"
 cp "$csv" "$scratch/kept" && echo "ch04,my,notes" >> "$csv" && refused "a row of three fields in the results" "$csv"
+# a column of your own in the header (and in the rows): the bench would rewrite the file without it
+cp "$csv" "$scratch/kept" && sed -i '1s/$/,my_note/; 2,$s/$/,MY NOTE/' "$csv" && refused "a column of your own in the results' header" "$csv"
 notes "notes after the stage list" "$logs/ch04-stages.tsv"
 notes "notes after load.txt" "$logs/load.txt"
 notes "notes after bench-run.txt" "$logs/bench-run.txt"
