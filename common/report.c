@@ -58,9 +58,11 @@ static const char *header_problem(int fd)
         return "cannot be read";
     if (n == 0)
         return NULL;
-    if (strncmp(head, REPORT_CSV_HEADER_BEFORE_SPREAD, strlen(REPORT_CSV_HEADER_BEFORE_SPREAD)) == 0)
-        return "was written by an older version of the course (its header has no runs,lo_ms,hi_ms columns): "
-               "give a new file";
+    /* a first line that is the header cut at a comma: the course's older format, with fewer columns */
+    size_t line = strcspn(head, "\n");
+    if (head[line] == '\n' && line < strlen(REPORT_CSV_HEADER) && REPORT_CSV_HEADER[line] == ',' &&
+        strncmp(head, REPORT_CSV_HEADER, line) == 0)
+        return "was written by an older version of the course (its header lacks the newer columns): give a new file";
     if (strncmp(head, REPORT_CSV_HEADER "\n", sizeof head - 1) != 0)
         return "does not have the course's CSV header as its first line, exactly (" REPORT_CSV_HEADER "): a file "
                "with other columns (your own, or more) is not appended to; give a new file";

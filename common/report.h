@@ -25,11 +25,6 @@ extern "C" {
 #define REPORT_CSV_HEADER                                                                                      \
     "chapter,stage,workload,threads,median_ms,value,unit,check,device,date,commit,run_id,machine_id,sm_mhz_start," \
     "sm_mhz_end,power_w_start,power_w_end,temp_c_start,temp_c_end,runs,lo_ms,hi_ms"
-/* The header before the spread's columns (runs, fastest, slowest) were added:
- * a file that starts with it is refused by name (report_check_csv). */
-#define REPORT_CSV_HEADER_BEFORE_SPREAD                                                                        \
-    "chapter,stage,workload,threads,median_ms,value,unit,check,device,date,commit,run_id,machine_id,sm_mhz_start," \
-    "sm_mhz_end,power_w_start,power_w_end,temp_c_start,temp_c_end\n"
 #define REPORT_MAX_ROWS 128
 
 /* The threads column of a GPU stage (the CSV format writes 0). */
