@@ -17,16 +17,10 @@
 # Every expected line below is written by hand. No git: stale or not comes
 # from the files (tools/code_id.sh), the same with or without a history.
 set -u
-# (make book's generator is tools/book.py: without python3, skipped, saying so)
-if [ "${1:-}" = --can-run ]; then
-    command -v python3 > /dev/null || { echo "no python3: make book's generator, tools/book.py, needs it"; exit 77; }
-    exit 0
-fi
 . "$(dirname "$0")/lib.bash"
-scratch_copy "$1"
+can_run_book "$@" # (make book's generator is tools/book.py: without python3, skipped, saying so)
 fixture=$1/tests/fixtures/book_provenance
-cp -r "$1/common" "$repo/" || exit 1 # the code fingerprints read it
-cd "$repo" || exit 1
+book_copy "$1"
 
 c1=1234567 c2=89abcde
 csv=data/results/GPU-A_CPU-A.csv

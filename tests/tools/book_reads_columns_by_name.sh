@@ -5,15 +5,10 @@
 # book.md and README.md, byte for byte, as the file as committed. And a file
 # whose header lacks one of the ten columns the book needs is refused by name.
 set -u
-if [ "${1:-}" = --can-run ]; then
-    command -v python3 > /dev/null || { echo "no python3: make book's generator, tools/book.py, needs it"; exit 77; }
-    exit 0
-fi
 . "$(dirname "$0")/lib.bash"
-scratch_copy "$1"
+can_run_book "$@" # (make book's generator is tools/book.py: without python3, skipped, saying so)
 fixture=$1/tests/fixtures/book
-cp -r "$1/common" "$repo/" || exit 1 # the code fingerprints read it
-cd "$repo" || exit 1
+book_copy "$1"
 csv=data/results/GPU-F_CPU-F.csv
 mkdir -p data/results/GPU-F_CPU-F || exit 1
 cp "$fixture"/ch0[45]-stages.tsv data/results/GPU-F_CPU-F/ && cp "$fixture/note.txt" data/ || exit 1

@@ -9,15 +9,10 @@
 # rows, each of its own run, is answered in seconds (a quadratic sort took
 # minutes).
 set -u
-if [ "${1:-}" = --can-run ]; then
-    command -v python3 > /dev/null || { echo "no python3: make book's generator, tools/book.py, needs it"; exit 77; }
-    exit 0
-fi
 . "$(dirname "$0")/lib.bash"
-scratch_copy "$1"
+can_run_book "$@" # (make book's generator is tools/book.py: without python3, skipped, saying so)
 fixture=$1/tests/fixtures/book
-cp -r "$1/common" "$repo/" || exit 1
-cd "$repo" || exit 1
+book_copy "$1"
 csv=data/results/GPU-F_CPU-F.csv
 mkdir -p data/results/GPU-F_CPU-F && cp "$fixture"/ch0[45]-stages.tsv data/results/GPU-F_CPU-F/ &&
     cp "$fixture/note.txt" data/ && cp "$fixture/book.md" "$fixture/README.md" . || exit 1

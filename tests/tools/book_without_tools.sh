@@ -8,16 +8,11 @@
 # not change a byte of either file: no speedup of a *-clang row against
 # another work's first row, no link to a committed chart dropped.
 set -u
-# (make book's generator is tools/book.py: without python3, skipped, saying so)
-if [ "${1:-}" = --can-run ]; then
-    command -v python3 > /dev/null || { echo "no python3: make book's generator, tools/book.py, needs it"; exit 77; }
-    exit 0
-fi
 . "$(dirname "$0")/lib.bash"
-scratch_copy "$1"
-cp -R "$1/book.md" "$1/README.md" "$1/data" "$1/common" "$repo/" || exit 1 # (common/: the code fingerprints read it)
-[ ! -d "$1/evidence" ] || cp -R "$1/evidence" "$repo/" || exit 1
-cd "$repo" || exit 1
+can_run_book "$@" # (make book's generator is tools/book.py: without python3, skipped, saying so)
+book_copy "$1"
+cp -R "$1/book.md" "$1/README.md" "$1/data" . || exit 1
+[ ! -d "$1/evidence" ] || cp -R "$1/evidence" . || exit 1
 
 # The stand-in PATH: a link to the first of each name on PATH, but gnuplot, clang and mpicc.
 bin=$scratch/bin

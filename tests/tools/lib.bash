@@ -14,6 +14,20 @@ fixture_copy() {
     scratch_copy "$1"
     cd "$repo" || exit 1
 }
+# can_run_book "$@": a test of make book's generator answers --can-run
+# (tools/book.py needs python3: exits 77 saying so, else 0); other arguments pass.
+can_run_book() {
+    [ "${1:-}" = --can-run ] || return 0
+    command -v python3 > /dev/null || { echo "no python3: make book's generator, tools/book.py, needs it"; exit 77; }
+    exit 0
+}
+# book_copy ROOT: scratch_copy ROOT with common/ too (the code fingerprints
+# make book marks stale rows by read it), then into the copy.
+book_copy() {
+    scratch_copy "$1"
+    cp -R "$1/common" "$repo/" || exit 1
+    cd "$repo" || exit 1
+}
 # fail MESSAGE: says why on the last line and fails the test.
 fail() { echo "FAIL: $*"; exit 1; }
 # A test's commit and run id come from its own scratch repository and run, not
