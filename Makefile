@@ -765,12 +765,12 @@ sanitize: check-deps $(SAN_PROGRAMS:%=$(SAN)/%) $(foreach c,$(SAN_PROGRAMS),$(if
 # one summary line (tools/check_gpu.sh). Run it before calling GPU work done.
 .PHONY: check-gpu
 check-gpu:
-	@tools/check_gpu.sh
+	@tools/check_gpu.sh $(call sh_quote,$(value PARTS))
 
 # CH, STAGE, A, B and EX reach the scripts as their literal text, quoted (above
 # and below), and are never exported: make would expand them as make code to
 # put them in a recipe's environment.
-unexport CH STAGE A B EX
+unexport CH STAGE A B EX PARTS
 .PHONY: show
 show:
 	@command -v python3 >/dev/null || { echo "make show: python3 is not installed (apt-get install python3)" >&2; exit 1; }

@@ -12,6 +12,12 @@
 #      every chapter must exit 0 and every row say ok.
 # It ends with one line: "check-gpu: PASS|FAIL on <device> (commit C): ..." and
 # exits 0 only when all three passed. Without a GPU it says so and exits 3.
+#
+# Parts by name (tools/check_gpu.sh sanitize bench-smoke; make check-gpu
+# PARTS="..."): runs those alone, for a machine lent in calls shorter than the
+# whole gate. Each part leaves $out/NAME.done ("commit device exit"); the
+# summary reads every part's log, and a part not run now counts only when its
+# .done names this commit and this device and exit 0. Anything else: FAIL.
 set -u
 # shellcheck source=tools/columns.sh
 . "$(dirname "$0")/columns.sh"
@@ -27,9 +33,15 @@ commit=$("$(dirname "$0")/commit.sh") # as every tool records it (COURSE_COMMIT 
 echo "check-gpu: on $device, commit $commit; logs in $out/"
 make=(make --no-print-directory)
 status=0
+all_parts="check sanitize bench-smoke"
+parts=${*:-$all_parts}
+for p in $parts; do
+    case " $all_parts " in *" $p "*) ;; *) echo "check-gpu: no part '$p' (the parts: $all_parts)" >&2; exit 2 ;; esac
+done
+wanted() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 
-# part NAME CMD...: runs CMD with its output to the terminal and $out/NAME.log;
-# sets last_line to the log's last line, and status to 1 when CMD fails.
+# part NAME CMD...: runs CMD with its output to the terminal and $out/NAME.log,
+# and leaves $out/NAME.done: this commit, this device, CMD's exit status.
 part() {
     local name=$1 start=$SECONDS
     shift
@@ -38,28 +50,46 @@ part() {
     "$@" 2>&1 | tee "$out/$name.log"
     local rc=$?
     set +o pipefail
-    last_line=$(tail -n 1 "$out/$name.log")
     echo "check-gpu: $name took $((SECONDS - start)) s (exit $rc)"
-    [ $rc -eq 0 ] || status=1
+    echo "$commit ${device%%,*} $rc" >"$out/$name.done"
     return $rc
+}
+
+# kept NAME: is part NAME's log from this commit and device, and did it pass?
+# (run now or earlier); says so and sets status to 1 when not.
+kept() {
+    local name=$1 done=
+    [ -f "$out/$name.done" ] && done=$(cat "$out/$name.done")
+    if [ "$done" = "$commit ${device%%,*} 0" ] && [ -f "$out/$name.log" ]; then
+        wanted "$name" || echo "check-gpu: $name: kept from an earlier call ($out/$name.log)"
+        return 0
+    fi
+    echo "check-gpu: $name: ${done:+failed or from another commit or device ($done)}${done:-not run}"
+    status=1
+    return 1
 }
 
 # 1. make check. Its suites run side by side here (TEST_JOBS), one per four
 # cores: ch11's suite starts up to four MPI ranks of its own, each with a GPU
 # context, so the cores and the GPU stay shared, not starved.
 jobs=$(( $(nproc) / 4 > 1 ? $(nproc) / 4 : 1 ))
-part check env WERROR="${WERROR:-1}" TEST_JOBS="${TEST_JOBS:-$jobs}" "${make[@]}" -j"$(nproc)" check
-check_line=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$out/check.log" | tail -n 1)
-[ -n "$check_line" ] || { check_line="no summary line"; status=1; }
-# On a GPU machine a skipped GPU suite is a part not run: name every skip.
-skips=$(grep -E '^  skip ' "$out/check.log" | sed 's/^  skip  //' | cut -c1-100)
+wanted check && part check env WERROR="${WERROR:-1}" TEST_JOBS="${TEST_JOBS:-$jobs}" "${make[@]}" -j"$(nproc)" check
+check_line="not run" skips=
+if kept check; then
+    check_line=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$out/check.log" | tail -n 1)
+    [ -n "$check_line" ] || { check_line="no summary line"; status=1; }
+    # On a GPU machine a skipped GPU suite is a part not run: name every skip.
+    skips=$(grep -E '^  skip ' "$out/check.log" | sed 's/^  skip  //' | cut -c1-100)
+fi
 
 # 2. compute-sanitizer over every GPU stage.
-part sanitize tools/gpu_sanitize.sh
-san_line=${last_line#gpu-sanitize: }
+wanted sanitize && part sanitize tools/gpu_sanitize.sh
+san_line="not run"
+kept sanitize && { san_line=$(tail -n 1 "$out/sanitize.log"); san_line=${san_line#gpu-sanitize: }; }
 
 # 3. the bench's smoke run: every chapter exits 0, every row's check is ok.
-part bench-smoke env BENCH_SMOKE=1 IMAGE_DIFF=build/image_diff tools/bench.sh
+wanted bench-smoke && part bench-smoke env BENCH_SMOKE=1 IMAGE_DIFF=build/image_diff tools/bench.sh
+kept bench-smoke
 machine=$(tools/machine.sh)
 smoke_csv=build/bench-smoke/$machine.csv
 rows=0 bad=0
@@ -70,7 +100,7 @@ if [ -f "$smoke_csv" ]; then
     csv_columns "$smoke_csv" check && bad=$(awk -F, "${cols[@]}" 'NR > 1 && $c_check != "ok" && $c_check != "n/a"' "$smoke_csv" | wc -l)
 fi
 [ "$rows" -gt 0 ] && [ "$bad" -eq 0 ] || status=1
-grep -q 'no CUDA device here' "$out/bench-smoke.log" && { echo "check-gpu: a chapter found no CUDA device"; status=1; }
+grep -qs 'no CUDA device here' "$out/bench-smoke.log" && { echo "check-gpu: a chapter found no CUDA device"; status=1; }
 
 [ -z "$skips" ] || { echo "check-gpu: skipped in make check:"; sed 's/^/  /' <<<"$skips"; }
 verdict=PASS
