@@ -64,7 +64,11 @@ kept() {
         wanted "$name" || echo "check-gpu: $name: kept from an earlier call ($out/$name.log)"
         return 0
     fi
-    echo "check-gpu: $name: ${done:+failed or from another commit or device ($done)}${done:-not run}"
+    if [ -n "$done" ]; then
+        echo "check-gpu: $name: failed, or run on another commit or device ($out/$name.done: $done)"
+    else
+        echo "check-gpu: $name: not run"
+    fi
     status=1
     return 1
 }
