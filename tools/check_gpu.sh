@@ -55,20 +55,22 @@ part() {
     return $rc
 }
 
-# kept NAME: is part NAME's log from this commit and device, and did it pass?
-# (run now or earlier); says so and sets status to 1 when not.
+# kept NAME: is part NAME's log from this commit and this device (run now or
+# earlier)? Returns 0 when it is, so its log can be read; status becomes 1
+# unless it is and the part passed; says which when not.
 kept() {
     local name=$1 done=
-    [ -f "$out/$name.done" ] && done=$(cat "$out/$name.done")
-    if [ "$done" = "$commit ${device%%,*} 0" ] && [ -f "$out/$name.log" ]; then
+    [ -f "$out/$name.done" ] && [ -f "$out/$name.log" ] && done=$(cat "$out/$name.done")
+    case $done in
+    "$commit ${device%%,*} 0")
         wanted "$name" || echo "check-gpu: $name: kept from an earlier call ($out/$name.log)"
-        return 0
-    fi
-    if [ -n "$done" ]; then
-        echo "check-gpu: $name: failed, or run on another commit or device ($out/$name.done: $done)"
-    else
-        echo "check-gpu: $name: not run"
-    fi
+        return 0 ;;
+    "$commit ${device%%,*} "*)
+        status=1
+        return 0 ;;
+    "") echo "check-gpu: $name: not run" ;;
+    *) echo "check-gpu: $name: run on another commit or device ($out/$name.done: $done)" ;;
+    esac
     status=1
     return 1
 }
