@@ -34,7 +34,8 @@ echo "check-gpu: on $device, commit $commit; logs in $out/"
 make=(make --no-print-directory)
 status=0
 all_parts="check sanitize bench-smoke"
-parts=${*:-$all_parts}
+parts=$* # (make check-gpu passes PARTS as one word, empty when not given)
+[ -n "${parts// /}" ] || parts=$all_parts
 for p in $parts; do
     case " $all_parts " in *" $p "*) ;; *) echo "check-gpu: no part '$p' (the parts: $all_parts)" >&2; exit 2 ;; esac
 done

@@ -34,6 +34,9 @@ want_pass='check-gpu: PASS on Stand-in GPU (commit abc1234): make check 3 passed
 gate || fail "the whole gate failed: $(cat gate.log)"
 [ "$(summary)" = "$want_pass" ] || fail "whole gate: $(summary)"
 rm -rf build
+gate '' || fail "the whole gate, as make check-gpu gives no PARTS (one empty word), failed: $(cat gate.log)"
+[ "$(summary)" = "$want_pass" ] || fail "whole gate from an empty PARTS: $(summary)"
+rm -rf build
 gate check || true
 grep -q 'check-gpu: sanitize: not run' gate.log || fail "a part not run is not named: $(cat gate.log)"
 summary | grep -q '^check-gpu: FAIL' || fail "one part of three passed: $(summary)"
