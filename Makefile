@@ -343,7 +343,8 @@ help:
 	@echo "                      no tests/wrong/, no last hints; it builds, grades its stubs and passes make check, which it runs"
 	@echo "                      in the copy before handing it over (RELEASE_CHECK=command: another check)$(NOT_IN_RELEASE)"
 	@echo "  make check-gpu      on a GPU machine: make check with the GPU suites, compute-sanitizer over every"
-	@echo "                      GPU stage, a one-repetition smoke of make bench; one summary line"
+	@echo "                      GPU stage, a one-repetition smoke of make bench; one summary line (ONLY=\"sanitize"
+	@echo "                      bench-smoke\": those parts alone, the others read from an earlier call's logs)"
 	@echo "  make check-add-stage  add one row to a chapter in a scratch copy: program, tests, bench, book show it"
 	@echo "  make grade          your answers in exercises/: PASS/FAIL each (EX=ch03: just that one;"
 	@echo "                      GRADE_OUT=result.csv STUDENT=id: also a result file to hand in)"
@@ -765,12 +766,12 @@ sanitize: check-deps $(SAN_PROGRAMS:%=$(SAN)/%) $(foreach c,$(SAN_PROGRAMS),$(if
 # one summary line (tools/check_gpu.sh). Run it before calling GPU work done.
 .PHONY: check-gpu
 check-gpu:
-	@tools/check_gpu.sh $(call sh_quote,$(value PARTS))
+	@tools/check_gpu.sh $(call sh_quote,$(value ONLY))
 
 # CH, STAGE, A, B and EX reach the scripts as their literal text, quoted (above
 # and below), and are never exported: make would expand them as make code to
 # put them in a recipe's environment.
-unexport CH STAGE A B EX PARTS
+unexport CH STAGE A B EX ONLY
 .PHONY: show
 show:
 	@command -v python3 >/dev/null || { echo "make show: python3 is not installed (apt-get install python3)" >&2; exit 1; }

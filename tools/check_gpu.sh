@@ -14,7 +14,7 @@
 # exits 0 only when all three passed. Without a GPU it says so and exits 3.
 #
 # Parts by name (tools/check_gpu.sh sanitize bench-smoke; make check-gpu
-# PARTS="..."): runs those alone, for a machine lent in calls shorter than the
+# ONLY="..."): runs those alone, for a machine lent in calls shorter than the
 # whole gate. Each part leaves $out/NAME.done ("commit device exit"); the
 # summary reads every part's log, and a part not run now counts only when its
 # .done names this commit and this device and exit 0. Anything else: FAIL.
@@ -34,7 +34,7 @@ echo "check-gpu: on $device, commit $commit; logs in $out/"
 make=(make --no-print-directory)
 status=0
 all_parts="check sanitize bench-smoke"
-parts=$* # (make check-gpu passes PARTS as one word, empty when not given)
+parts=$* # (make check-gpu passes ONLY as one word, empty when not given)
 [ -n "${parts// /}" ] || parts=$all_parts
 for p in $parts; do
     case " $all_parts " in *" $p "*) ;; *) echo "check-gpu: no part '$p' (the parts: $all_parts)" >&2; exit 2 ;; esac
