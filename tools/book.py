@@ -1269,13 +1269,20 @@ def splice(doc):
 # <!-- n:EXPR -->TEXT<!-- /n -->, inside a line of prose: TEXT is EXPR's value, written by make book.
 # EXPR is arithmetic (+ - * / and brackets, numbers) over references {chNN/STAGE/FIELD}, FIELD one
 # of ms (the median time), value (the rate) or threads, then an optional |FORMAT: a %-format
-# (%.1f, %.0f%%), or "time" (as the tables write a time) or "rate" (as they write a rate; the
-# default). A reference takes the headline machine's row (the first results file holding the
-# stage); {chNN/STAGE/FIELD@NAME} the results file whose name holds NAME (H100); [k=v,...] after
-# STAGE picks among rows by workload, threads or unit ({ch12/ceiling-cpu-fma[threads=16]/value}).
-# A reference that matches no row, or rows of two values, is an error naming the file and line.
+# (%.1f, %.0f%%), or "time" (as the tables write a time), "rate" (as they write a rate; the
+# default) or "count" (a whole number with thousands commas). A reference takes the headline
+# machine's row (the first results file holding the stage); {chNN/STAGE/FIELD@NAME} the results
+# file whose name holds NAME (H100); [k=v,...] after STAGE picks among rows by workload, threads or
+# unit ({ch12/ceiling-cpu-fma[threads=16]/value}). A reference that matches no row, or rows of two
+# values, is an error naming the file and line.
+# FIELD note:PATTERN reads a number from the row's note in the same run's table (chNN.txt beside
+# the results file, the program's own output): PATTERN is the note's words with # where the
+# number stands ({ch03/rng-local[threads=16]/note:busy max/mean #}, {.../note:# ctx sw}). The
+# table's line must be that row's (its stage, its threads, its median time), so a table from
+# another run is an error, not a number.
 _NUMBER_MARK = re.compile(r"<!-- n:(.*?) -->(.*?)<!-- /n -->")
-_REFERENCE = re.compile(r"\{(ch[0-9]+)/([A-Za-z0-9_.+-]+)(?:\[([^\]]*)\])?/(ms|value|threads)(?:@([A-Za-z0-9_.-]+))?\}")
+_REFERENCE = re.compile(r"\{(ch[0-9]+)/([A-Za-z0-9_.+-]+)(?:\[([^\]]*)\])?/(ms|value|threads|note:[^}@]+)"
+                        r"(?:@([A-Za-z0-9_.-]+))?\}")
 _FIELD = {"workload": "workload", "threads": "threads", "ms": "median_ms", "value": "value", "unit": "unit"}
 
 
@@ -1292,6 +1299,8 @@ def reference_value(m, csv_rows):
         if machine and machine.lower() not in machine_of(csv).lower():
             continue
         found = [r for r in rows if r["chapter"] == ch and r["stage"] == stage and all(r[k] == v for k, v in wanted.items())]
+        if found and field.startswith("note:"):
+            return note_value(m.group(0), field[5:], csv, found)
         if found:
             values = {r[_FIELD[field]] for r in found}
             if len(values) > 1:
@@ -1300,6 +1309,38 @@ def reference_value(m, csv_rows):
             return num(values.pop())
     raise ValueError("%s: no such row in %s" % (m.group(0), "any results file" if not machine else
                                                  "a results file named like '%s'" % machine))
+
+
+def note_value(ref, pattern, csv, rows):
+    """The number at # in PATTERN, in the note of ROWS' one row, read from its table in the run's
+    output (chNN.txt in the folder beside CSV); ValueError naming the file and why when it is not there."""
+    if len(rows) != 1:
+        raise ValueError("%s: %d rows in %s (pick one: [workload=...], [threads=...])" % (ref, len(rows), csv))
+    if pattern.count("#") != 1:
+        raise ValueError("%s: note:PATTERN wants one # where the number stands" % ref)
+    row = rows[0]
+    log = os.path.join(csv[:-len(".csv")], row["chapter"] + ".txt")
+    try:
+        lines = read_text(log).split("\n")
+    except OSError as e:
+        raise ValueError("%s: the run's table %s cannot be read (%s)" % (ref, log, e.strerror))
+    before, _, after = pattern.partition("#")
+    number = re.compile(re.escape(before) + r"([0-9][0-9,]*(?:\.[0-9]+)?)" + re.escape(after) + r"(?![0-9A-Za-z])")
+    found = set()
+    for line in lines:
+        words = line.split()
+        if len(words) < 3 or words[0] != row["stage"] or (row["threads"] != "-" and row["threads"] not in words[1:2]):
+            continue
+        times = [w for w in words[1:4] if re.fullmatch(r"[0-9]+\.[0-9]+", w)]
+        # (the table writes 3 decimals, the CSV 6 significant digits: either rounding may differ)
+        if not any(abs(float(t) - num(row["median_ms"])) <= 0.0005 + 5e-6 * abs(float(t)) for t in times):
+            continue  # another workload's line, or another run's
+        found.update(x.group(1) for x in number.finditer(line))
+    if len(found) != 1:
+        raise ValueError("%s: %s in %s: %s" % (ref, "'%s'" % pattern, log,
+                         "not in the line of that row (its stage, threads and median %s ms)" % row["median_ms"]
+                         if not found else "%d different numbers" % len(found)))
+    return float(found.pop().replace(",", ""))
 
 
 def number_text(expr, csv_rows):
@@ -1314,6 +1355,8 @@ def number_text(expr, csv_rows):
     form = form.strip() or "rate"
     if form == "time":
         return ftime(x)
+    if form == "count":
+        return "{:,}".format(int(round(x)))
     if form == "rate":
         return fval(x)
     try:
