@@ -8,7 +8,11 @@ ch07_RAYTRACER := no
 ch07_SMALL := --n 1025 --steps 1
 ch07_BAD := --n 16777217 --n
 ch07_SANITIZE := --n 1 --steps 1 --ceiling no;--n 1025 --steps 1 --ceiling no
-ch07_TEST_OBJ := $(BUILD)/ch07/cpu.o $(BUILD)/ch07/gpu.o $(NBODY_OBJ)
+# The GPU stages by family: the tiled ladder, several bodies a thread, each
+# pair once (symmetric), several GPUs.
+CH07_GPU_SRC := $(addprefix $(ch07_DIR)/,gpu_tiled.cu gpu_bodies.cu gpu_symmetric.cu gpu_multi.cu)
+CH07_GPU_OBJ := $(CH07_GPU_SRC:$(ch07_DIR)/%.cu=$(BUILD)/ch07/%.o)
+ch07_TEST_OBJ := $(BUILD)/ch07/cpu.o $(CH07_GPU_OBJ) $(NBODY_OBJ)
 ch07_CHART := lines-n
 # The book's table: the CPU's and the GPU's standard sizes; the sweeps are the
 # chart's, and the evidence page shows every row.
@@ -28,13 +32,16 @@ $(BUILD)/ch07/%.o: $(ch07_DIR)/%.c $(ch07_DIR)/*.h common/*.h common/gpu/*.h com
 	$(CC) $(ALL_CFLAGS) $(CUDA_CFLAGS) -c $< -o $@
 $(BUILD)/ch07/%.o: $(ch07_DIR)/%.cu $(ch07_DIR)/*.h common/*.h common/gpu/*.h common/nbody/*.h $(CUDA_CONFIG) | $(BUILD)/ch07/.dir
 	$(CUDA_CXX) -c $< -o $@
-ch07: $(BUILD)/ch07/problem.o $(BUILD)/ch07/output.o $(BUILD)/ch07/cpu.o $(BUILD)/ch07/gpu.o $(NBODY_OBJ) $(NBODY_GPU_OBJ) $(PROGRAM_OBJ) $(LIBGPU) $(LIBCOMMON)
+ch07: $(BUILD)/ch07/problem.o $(BUILD)/ch07/output.o $(BUILD)/ch07/cpu.o $(CH07_GPU_OBJ) $(NBODY_OBJ) $(NBODY_GPU_OBJ) $(PROGRAM_OBJ) $(LIBGPU) $(LIBCOMMON)
 	$(NVCC) $(NVCC_ARCH) $^ -o $@ $(NVCC_LDLIBS)
 
-# Instructions per body-body interaction in the unrolled tile loop, read from
-# the PTX (nvcc alone: no GPU, no cuobjdump needed).
-$(BUILD)/ch07/gpu.ptx: $(ch07_DIR)/gpu.cu $(ch07_DIR)/nbody.h common/*.h common/nbody/*.h $(CUDA_CONFIG) | $(BUILD)/ch07/.dir
+# Instructions per body-body interaction in the unrolled tile loops, read from
+# the PTX (nvcc alone: no GPU, no cuobjdump needed): every GPU family's PTX in
+# one file, as ptx_mix.sh reads it.
+$(BUILD)/ch07/%.ptx: $(ch07_DIR)/%.cu $(ch07_DIR)/*.h common/*.h common/nbody/*.h $(CUDA_CONFIG) | $(BUILD)/ch07/.dir
 	$(NVCC) -O3 -std=c++17 -arch=$(CUDA_ARCH) -ptx $< -o $@
+$(BUILD)/ch07/gpu.ptx: $(CH07_GPU_OBJ:.o=.ptx)
+	cat $^ > $@.$$$$.tmp && mv -f $@.$$$$.tmp $@
 CHAPTER_TARGETS += ch07-ptx ch07-sass
 ch07-ptx_HELP := instructions per N-body interaction in ch07's unrolled loops (PTX)
 ch07-sass_HELP := per ch07 kernel: SASS instructions, MUFU and FSETP (needs cuobjdump)
@@ -47,10 +54,10 @@ ch07-ptx: $(BUILD)/ch07/gpu.ptx ch07
 # instructions and float comparisons per kernel (tools/sass_count.sh). Needs
 # cuobjdump.
 .PHONY: ch07-sass
-ch07-sass: $(BUILD)/ch07/gpu.o
+ch07-sass: $(CH07_GPU_OBJ)
 	@if [ -z "$(CUOBJDUMP)" ]; then echo "ch07-sass: cuobjdump not found (it comes with the full CUDA Toolkit); nothing counted"; exit 0; fi; \
 	tools/sass_count.sh --demangle --kernel-title 'kernel (demangled by c++filt where present)' "$(CUOBJDUMP)" \
-	  'SASS instructions=.' 'MUFU=MUFU' 'FSETP=FSETP' -- $< > data/asm/ch07_sass_counts.md.tmp && \
+	  'SASS instructions=.' 'MUFU=MUFU' 'FSETP=FSETP' -- $^ > data/asm/ch07_sass_counts.md.tmp && \
 	  mv data/asm/ch07_sass_counts.md.tmp data/asm/ch07_sass_counts.md && cat data/asm/ch07_sass_counts.md
 
 # The side-trips: the book's text lists them after the ladder, one line each;

@@ -5,7 +5,7 @@
  *   ./ch09 --stage ch07-naive-clang
  *
  * The Makefile compiles ch05's render.cu and render_fast.cu (fast math), ch06's
- * reduce_gpu.cu and ch07's gpu.cu once with each compiler, keeps each
+ * reduce_gpu.cu and ch07's gpu_tiled.cu once with each compiler, keeps each
  * object's C functions and renames them <function>_<compiler> (objcopy), so
  * stage "<kernel>-nvcc" and stage "<kernel>-clang" run the same source.
  * Without a clang that compiles CUDA for the GPU (the Makefile tries

@@ -23,9 +23,9 @@ ch05fast|chapters/ch05_intrinsics/render_fast.cu|ch05-fast-math|_Z13render_kerne
 ch05fast|chapters/ch05_intrinsics/render_fast.cu|ch05-bounding-box|_Z13render_kernelILi31EE
 ch06|chapters/ch06_reduction/reduce_gpu.cu|ch06-sequential|_Z17sequential_kernel
 ch06|chapters/ch06_reduction/reduce_gpu.cu|ch06-vector-shuffle|_Z21vector_shuffle_kernel
-ch07|chapters/ch07_nbody/gpu.cu|ch07-naive|_Z12naive_kernel
-ch07|chapters/ch07_nbody/gpu.cu|ch07-tiled|_Z12tiled_kernel
-ch07|chapters/ch07_nbody/gpu.cu|ch07-tiled-ftz|_Z19tiled_float4_kernelILi7EE'
+ch07|chapters/ch07_nbody/gpu_tiled.cu|ch07-naive|_Z12naive_kernel
+ch07|chapters/ch07_nbody/gpu_tiled.cu|ch07-tiled|_Z12tiled_kernel
+ch07|chapters/ch07_nbody/gpu_tiled.cu|ch07-tiled-ftz|_Z19tiled_float4_kernelILi7EE'
 
 # PTX and ptxas's register report of one source, once per part and compiler.
 compile() { # part source compiler

@@ -1,5 +1,5 @@
-/* forces_gpu.cu - see forces_gpu.h. ch07's gpu-two-bodies kernel (its gpu.cu
- * tells the stages that led to it) with its targets and sources apart and its
+/* forces_gpu.cu - see forces_gpu.h. ch07's gpu-two-bodies kernel (its
+ * gpu_bodies.cu; gpu_tiled.cu tells the stages that led to it) with its targets and sources apart and its
  * sum written or added: the interaction is the N-body core's
  * body_body_accel_fma (common/nbody/nbody_gpu.h), ch07's, instruction for
  * instruction. */
