@@ -1208,7 +1208,9 @@ def code_excerpt(path, name):
     if len(found) != 1:
         raise ValueError("%d definitions of '%s' in %s (want one)" % (len(found), name, path))
     first, last = definition_span(lines, found[0], name, path)
-    lang = "cpp" if path.endswith((".cu", ".cuh")) else "c"
+    # (a CUDA header the course names .h, as gpu_interaction.h: CUDA C++ by what it holds)
+    cuda = path.endswith((".cu", ".cuh")) or re.search(r"__(device|global)__|\btemplate\s*<", "\n".join(lines))
+    lang = "cpp" if cuda else "c"
     return "```%s\n%s\n```\n\n*`%s` in [`%s`](%s)*\n" % (lang, "\n".join(lines[first:last + 1]), name, path, path)
 
 
