@@ -1282,6 +1282,10 @@ def splice(doc):
 # number stands ({ch03/rng-local[threads=16]/note:busy max/mean #}, {.../note:# ctx sw}). The
 # table's line must be that row's (its stage, its threads, its median time), so a table from
 # another run is an error, not a number.
+# {profile:FILE/METRIC@NAME}: METRIC's value in a saved Nsight Compute report (make profile's
+# data/profiles/<machine>/FILE.txt, the machine the one whose name holds NAME: always named, as
+# the prose names it), as ncu printed it: "METRIC  [unit]  value". Every kernel of the report
+# that has the metric must give one value.
 _NUMBER_MARK = re.compile(r"<!-- n:(.*?) -->(.*?)<!-- /n -->")
 _REFERENCE = re.compile(r"\{(ch[0-9]+)/([A-Za-z0-9_.+-]+)(?:\[([^\]]*)\])?/(ms|value|threads|note:[^}@]+)"
                         r"(?:@([A-Za-z0-9_.-]+))?\}")
@@ -1345,8 +1349,34 @@ def note_value(ref, pattern, csv, rows):
     return float(found.pop().replace(",", ""))
 
 
+_PROFILE_REFERENCE = re.compile(r"\{profile:([A-Za-z0-9_.+-]+)/([^{}@]+?)(?:@([A-Za-z0-9_.-]+))?\}")
+
+
+def profile_value(m, csv_rows):
+    """The number {profile:FILE/METRIC@NAME} names; ValueError naming the report and why otherwise."""
+    name, metric, machine = m.group(1), m.group(2).strip(), m.group(3)
+    if not machine:
+        raise ValueError("%s: name the machine (@H100, @H200): the prose says whose profile it quotes" % m.group(0))
+    folders = sorted({os.path.join(os.path.dirname(os.path.dirname(csv)), "profiles", machine_of(csv))
+                      for csv, _ in csv_rows if machine.lower() in machine_of(csv).lower()})
+    if len(folders) != 1:
+        raise ValueError("%s: %d machines named like '%s' have results" % (m.group(0), len(folders), machine))
+    report = os.path.join(folders[0], name + ".txt")
+    try:
+        text = read_text(report)
+    except OSError as e:
+        raise ValueError("%s: the report %s cannot be read (%s)" % (m.group(0), report, e.strerror))
+    line = re.compile(r"\s*" + re.escape(metric) + r"\s+(?:\S+\s+)?([0-9][0-9,]*(?:\.[0-9]+)?)\s*$")
+    values = {x.group(1) for x in map(line.fullmatch, text.split("\n")) if x}
+    if len(values) != 1:
+        raise ValueError("%s: '%s' in %s: %s" % (m.group(0), metric, report, "%d different values (%s)" % (
+            len(values), ", ".join(sorted(values))) if values else "no such metric line"))
+    return float(values.pop().replace(",", ""))
+
+
 def number_text(expr, csv_rows):
     expr, _, form = expr.replace("\\|", "|").partition("|")  # \| in a table row: its cell's |
+    expr = _PROFILE_REFERENCE.sub(lambda m: repr(profile_value(m, csv_rows)), expr)
     arithmetic = _REFERENCE.sub(lambda m: repr(reference_value(m, csv_rows)), expr)
     if not re.fullmatch(r"[0-9eE.+\-*/() ]+", arithmetic):
         raise ValueError("'%s' is not arithmetic over {chNN/STAGE/FIELD} references" % expr.strip())
