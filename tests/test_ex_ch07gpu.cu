@@ -630,28 +630,25 @@ static long ptx_count(const ptx_prog *p, int ctaid, int tid, int n, long tally[4
     return count;
 }
 
-/* Where a count above the bound goes, in words (each: per interaction, T_*),
- * or "" when nothing stands out. */
+/* Where a count above the bound goes, in words (each: per interaction, T_*):
+ * what the PTX does, not what to change (make hint's three steps say that,
+ * so a failing grade does not hand out the answer). */
 static void where_the_instructions_go(const double each[4], char *text, size_t size)
 {
     size_t at = 0;
     text[0] = '\0';
     if (each[T_IEEE] > 0.01 || each[T_DIVS] > 0.01)
         at += (size_t)snprintf(text + at, size - at, " Each interaction runs %.2g IEEE square root%s (sqrt.rn) and "
-                               "%.2g division%s (div, rcp): one reciprocal square root, rsqrtf (rsqrt.approx), does "
-                               "the work of both.", each[T_IEEE], each[T_IEEE] == 1 ? "" : "s", each[T_DIVS],
-                               each[T_DIVS] == 1 ? "" : "s");
+                               "%.2g division%s (div, rcp): more than the force needs.", each[T_IEEE],
+                               each[T_IEEE] == 1 ? "" : "s", each[T_DIVS], each[T_DIVS] == 1 ? "" : "s");
     else if (each[T_ROOTS] > 1.01)
-        at += (size_t)snprintf(text + at, size - at, " Each interaction runs %.3g (reciprocal) square roots: one "
-                               "rsqrtf of d2 gives 1/d, and s = m inv^3 needs no other.", each[T_ROOTS]);
+        at += (size_t)snprintf(text + at, size - at, " Each interaction runs %.3g (reciprocal) square roots: more "
+                               "than the force needs.", each[T_ROOTS]);
     if (each[T_BRANCHES] > 1.0 / 16 + 1e-9 && at < size)
         snprintf(text + at, size - at, " The loop branches once every %.3g interactions: its counter, compare and "
-                 "branch are paid that often; unroll the loop over the tile (#pragma unroll with a count that divides "
-                 "EX_TILE, 16 or more).", 1 / each[T_BRANCHES]);
+                 "branch are paid that often.", 1 / each[T_BRANCHES]);
     else if (!text[0])
-        snprintf(text, size, " The arithmetic needs 14 (a shared load, 3 subtractions, 3 FMAs for d2 with the "
-                 "softening as the chain's first term, one rsqrt, 3 multiplies for s, 3 FMAs for the sum): find the "
-                 "extras in the PTX (nvcc -ptx).");
+        snprintf(text, size, " The arithmetic needs 14 an interaction: find the extras in the PTX (nvcc -ptx).");
 }
 
 START_TEST(few_instructions_per_interaction)
