@@ -335,8 +335,10 @@ grade_student() {
         echo "grade-class: $id: $log is a link, not a file or read-only: not graded" >&2; return 1
     fi
     tmp=$(mktemp -- "$grading/logs/.$id.XXXXXX") && text=$(mktemp -- "$grading/logs/.$id.XXXXXX") || return 1
-    # (every submission hidden from every run of an answer: no answer reads a classmate's)
-    JUDGE_PREPARED=1 JUDGE_HIDE=$(realpath -m -- "$dir") ANSWERS="$from" GRADE_OUT="$grading/results/$id.csv" STUDENT="$id" \
+    # (every submission hidden from every run of an answer: no answer reads a
+    # classmate's; class_dir is the start_grading's argument, never empty)
+    [ -n "${class_dir:-}" ] || { echo "grade-class: $id: no class folder to hide: not graded" >&2; return 1; }
+    JUDGE_PREPARED=1 JUDGE_HIDE=$class_dir ANSWERS="$from" GRADE_OUT="$grading/results/$id.csv" STUDENT="$id" \
         "$here/grade.sh" "$ex_text" "$@" > "$text" 2>&1 < /dev/null
     rc=$?
     # the stamp first: what the log is, and the hash of the text under it
@@ -360,15 +362,16 @@ grade_student() {
 # what they read by arguments: grade.sh inherits none of it.)
 export -f grade_student log_stamp
 # shellcheck disable=SC2016 # the words are the child's to expand
-one_grading='export -nf grade_student log_stamp; grading=$1 here=$2 ex_text=$3; shift 3; grade_student "$@"'
+one_grading='export -nf grade_student log_stamp; grading=$1 here=$2 ex_text=$3 class_dir=$4; shift 4; grade_student "$@"'
+class_dir=$(realpath -m -- "$dir") && [ -n "$class_dir" ] || { echo "grade-class: $dir: no path to hide it by" >&2; exit 2; }
 start_grading() {
     local id=$1
     shift
     if command -v setsid > /dev/null; then
-        setsid bash -c "$one_grading" grade-class "$grading" "$here" "$ex_text" "$id" "${answers[$id]}" "$@" &
+        setsid bash -c "$one_grading" grade-class "$grading" "$here" "$ex_text" "$class_dir" "$id" "${answers[$id]}" "$@" &
     else
         set -m
-        bash -c "$one_grading" grade-class "$grading" "$here" "$ex_text" "$id" "${answers[$id]}" "$@" &
+        bash -c "$one_grading" grade-class "$grading" "$here" "$ex_text" "$class_dir" "$id" "${answers[$id]}" "$@" &
         set +m
     fi
     pids+=($!)

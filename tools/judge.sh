@@ -637,16 +637,20 @@ judge_hide() {
     local root hide=() d extra=()
     root=$(pwd -P)
     # and the folder the answer was laid from (a file left beside it, a
-    # compiled helper, is not the answer), and JUDGE_HIDE's (colon-separated:
-    # make grade-class hides the whole class's submissions)
+    # compiled helper, is not the answer), and JUDGE_HIDE's (one folder a
+    # line: a path may hold a colon; make grade-class hides the whole class's
+    # submissions)
     [ -z "${1:-}" ] || extra+=("$(realpath -m -- "$1")")
-    [ -z "${JUDGE_HIDE:-}" ] || { IFS=: read -r -a d <<< "$JUDGE_HIDE"; extra+=("${d[@]}"); }
+    [ -z "${JUDGE_HIDE:-}" ] || { mapfile -t d <<< "$JUDGE_HIDE"; extra+=("${d[@]}"); }
     for d in "$root/solutions" "$root/tests/wrong" "$root/.git" "$root"/build* "$root/$judge_build/wrong" \
         "$root/$judge_build/tests" "$root/$judge_build/hints" "$judge_root" "${extra[@]}"; do
+        [ -n "$d" ] || continue
+        # (a folder whose path holds a newline could not be named to the sandbox: nothing is graded)
+        [[ $d != *$'\n'* ]] || { echo "grade: '$d': a path with a newline in it cannot be hidden: not graded" >&2; exit 2; }
         [ ! -e "$d" ] || [ "$d" = "$root/$judge_build" ] || hide+=("$d")
     done
     export SANDBOX_HIDE SANDBOX_READ
-    SANDBOX_HIDE=$(IFS=:; echo "${hide[*]}") SANDBOX_READ=$judge_w:$judge_a
+    SANDBOX_HIDE=$(printf '%s\n' "${hide[@]}") SANDBOX_READ=$judge_w$'\n'$judge_a
 }
 
 # judge_steps E FOLDER W A: steps 1 to 4, the answer in A, the rest in W.

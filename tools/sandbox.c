@@ -20,7 +20,7 @@
  * - cannot read or run any file below a --hide folder (the model answers, the
  *   wrong answers, git's objects, the build: a run that compiled the model
  *   answer and called it would pass): every other file may be read, and
- *   every folder listed (SANDBOX_HIDE, folders separated by colons, adds to
+ *   every folder listed (SANDBOX_HIDE, one folder a line, adds to
  *   them); a --read folder (and SANDBOX_READ's) may be read even inside a
  *   hidden one (a grading's own folder, inside the folder of all gradings);
  * - opens no network socket (IPv4, IPv6, raw: seccomp, on x86-64; a local
@@ -56,12 +56,13 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-enum { MAX_PATHS = 16, MAX_FDS = 8 };
+enum { MAX_PATHS = 64, MAX_FDS = 8 };
 #define IOCTL_DEV (1ULL << 15) /* LANDLOCK_ACCESS_FS_IOCTL_DEV (ABI 5), which older headers lack */
 
 static void usage(void)
@@ -138,6 +139,13 @@ static int allow_reading(int ruleset, const char *dir, char **hidden, int nh)
             continue;
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", strcmp(dir, "/") == 0 ? "" : dir, e->d_name);
+        struct stat st;
+        /* A link is not granted: allow() would follow it, and a link beside a
+         * hidden folder's parents (~/course -> ~/src/course, exercises/notes ->
+         * ../solutions) would grant what it points to, the hidden folder too.
+         * Its target is read where its own folder is granted, or not at all. */
+        if (lstat(path, &st) != 0 || S_ISLNK(st.st_mode))
+            continue;
         if (above_or_in(path, hidden, nh, 1))
             rc = allow_reading(ruleset, path, hidden, nh); /* go down towards the hidden one */
         else if (!above_or_in(path, hidden, nh, 0))
@@ -368,15 +376,28 @@ int main(int argc, char **argv)
     }
     if (i >= argc)
         usage();
-    /* and the folders SANDBOX_HIDE names (colon-separated): what a grader hides from every run */
+    /* and the folders SANDBOX_HIDE names, one a line (a path may hold a colon):
+     * what a grader hides from every run; SANDBOX_READ's likewise. One more
+     * than this holds is refused, never dropped: a folder left unhidden is a
+     * model answer read. */
     char *more = getenv("SANDBOX_HIDE") ? strdup(getenv("SANDBOX_HIDE")) : NULL;
-    for (char *p = more ? strtok(more, ":") : NULL; p && nh < MAX_PATHS; p = strtok(NULL, ":"))
+    for (char *p = more ? strtok(more, "\n") : NULL; p; p = strtok(NULL, "\n")) {
+        if (nh == MAX_PATHS) {
+            fprintf(stderr, "sandbox: SANDBOX_HIDE names more than %d folders\n", MAX_PATHS);
+            return 125;
+        }
         if ((hidden[nh] = realpath(p, NULL)))
             nh++;
+    }
     char *also = getenv("SANDBOX_READ") ? strdup(getenv("SANDBOX_READ")) : NULL;
-    for (char *p = also ? strtok(also, ":") : NULL; p && nr < MAX_PATHS; p = strtok(NULL, ":"))
+    for (char *p = also ? strtok(also, "\n") : NULL; p; p = strtok(NULL, "\n")) {
+        if (nr == MAX_PATHS) {
+            fprintf(stderr, "sandbox: SANDBOX_READ names more than %d folders\n", MAX_PATHS);
+            return 125;
+        }
         if (p[0] == '/')
             readable[nr++] = p;
+    }
     if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {
         perror("sandbox: PR_SET_CHILD_SUBREAPER");
         return 125;

@@ -31,7 +31,25 @@ if "$t/sandbox" --check; then
     run sh -c "echo x > '$t/out/f'" 2> /dev/null; [ ! -e "$t/out/f" ] || fail "the sandbox wrote outside its --write folder"
     run sh -c "echo x > '$t/w/f'" && [ -s "$t/w/f" ] || fail "the sandbox could not write its own folder"
     run cat "$t/hidden/f" > "$t/seen" 2> /dev/null; grep -q secret "$t/seen" && fail "a --hide folder was read"
-    echo "the sandbox: no IPv4/IPv6 socket (a local one works), no write outside its folder, no read of a hidden one"
+    # A hidden folder under a path with a colon (SANDBOX_HIDE is one folder a
+    # line), and links that point at a hidden folder or above it: one beside
+    # the folders above it (~/course -> ~/src/course), one inside them
+    # (exercises/notes -> ../solutions). None may read the secret.
+    mkdir -p "$t/grading:2025/course/solutions" "$t/grading:2025/course/exercises" &&
+        echo secret > "$t/grading:2025/course/solutions/f" &&
+        ln -s "$t/grading:2025/course" "$t/course-current" && ln -s ../solutions "$t/grading:2025/course/exercises/notes" || exit 1
+    for path in "$t/grading:2025/course/solutions/f" "$t/course-current/solutions/f" "$t/grading:2025/course/exercises/notes/f"; do
+        SANDBOX_HIDE="$t/elsewhere"$'\n'"$t/grading:2025/course/solutions" "$t/sandbox" --write "$t/w" --timeout 60 -- \
+            cat "$path" > "$t/seen" 2> /dev/null
+        grep -q secret "$t/seen" && fail "a hidden folder was read as $path"
+    done
+    SANDBOX_HIDE="$t/grading:2025/course/solutions" "$t/sandbox" --write "$t/w" --timeout 60 -- cat "$t/hidden/f" > "$t/seen" 2> /dev/null
+    grep -q secret "$t/seen" || fail "a folder not hidden could not be read (the rule hides too much)"
+    # More folders to hide than the sandbox holds: refused, none dropped.
+    SANDBOX_HIDE=$(for i in $(seq 70); do echo "$t/hidden"; done) "$t/sandbox" --write "$t/w" -- true 2> "$t/err" &&
+        fail "70 folders to hide were taken (some would be dropped unhidden)"
+    grep -q 'SANDBOX_HIDE names more than' "$t/err" || fail "too many folders to hide, but not said: $(cat "$t/err")"
+    echo "the sandbox: no IPv4/IPv6 socket (a local one works), no write outside its folder, no read of a hidden one (a colon in its path, a link to it or above it), too many to hide refused"
 else
     echo "the sandbox: no IPv4/IPv6 socket (a local one works); this kernel has no Landlock, so the file rules were not tested"
 fi
