@@ -255,6 +255,10 @@ define newline
 
 
 endef
+# A line break in a value the course's targets take as text would split the
+# recipe's shell line (an unexplained "unexpected EOF"): refused at once.
+TEXT_VARIABLES := EX GRADE_OUT STUDENT DIR N DEST RELEASE_CHECK CH STAGE A B JOBS PARTS SHARD ONLY CHAPTERS
+$(foreach v,$(TEXT_VARIABLES),$(if $(findstring $(newline),$(value $(v))),$(error $(v): a value with a line break in it is not taken (give it on one line))))
 REGISTERED :=
 UNAVAILABLE :=
 CHECK_DEPS_APT :=

@@ -53,8 +53,8 @@ A file that is not a grade result is named on stderr with its line and why,
 and left out: a wrong header, a row of the wrong width, an exercise that is
 not the course's (the registry's COURSE_EXERCISES, make -s print-registry;
 where make cannot run, chapters/*/chapter.mk, which it is made from), an
-unknown verdict, an exercise twice, two students in one file, a second file
-for a student already read, a student id outside the set grade allows, a NUL
+unknown verdict, an exercise twice, two students in one file, two files for
+one student (none of them counted, each named), a student id outside the set grade allows, a NUL
 byte, bytes that are not UTF-8, a quote in the middle of a field or never
 closed. Reading is linear in the file's size whatever it holds, and a file
 has at most one row per exercise of the course.
@@ -793,12 +793,17 @@ def collect(folder):
             rejected += 1
             continue
         s = rows[0]["student"]
-        if s in owner:
-            print(f'{path}: a second file for student "{s}" (the first: {owner[s]}): left out', file=sys.stderr)
-            rejected += 1
-            continue
-        owner[s] = path
+        owner.setdefault(s, []).append(path)
         students[s] = {r["exercise"]: r for r in rows}
+    # Two files for one student: none counted, each named (the first by name
+    # would let any file take a classmate's place: aa.csv over hal's own).
+    for s, paths in owner.items():
+        if len(paths) > 1:
+            for path in paths:
+                print(f'{path}: one of {len(paths)} files for student "{s}" ({", ".join(paths)}): none counted '
+                      f'(keep the one that is theirs)', file=sys.stderr)
+            rejected += len(paths)
+            del students[s]
     return students, rejected
 
 

@@ -101,7 +101,9 @@ printf 'a,b\n' > class/foreign.csv
 printf '%s\n"x","c","m","g","d","ch01","passed",""\n' "$h" > class/short.csv
 printf '%s\n"y","c","m","g","d","ch01","great","",""\n' "$h" > class/verdict.csv
 printf '%s\n"w","c","m","g","d","ch01","passed","",""\n"v","c","m","g","d","ch02","failed","",""\n' "$h" > class/two.csv
-printf '%s\n"ann","c","m","g","d","ch03","passed","",""\n' "$h" > class/ann2.csv
+# (two files for one student: neither counted, both named; a file cannot take a classmate's place)
+printf '%s\n"zed","c","m","g","d","ch03","passed","",""\n' "$h" > class/aa.csv
+printf '%s\n"zed","c","m","g","d","ch01","passed","",""\n' "$h" > class/zed.csv
 printf '%s\n"u","c","m","g","d","ch01","passed","\0",""\n' "$h" > class/nul.csv
 printf '%s\n"t","c","m","g","d","ch01","passed","oops\n' "$h" > class/open.csv
 printf '%s\n"s","c","m","g","d","ch01","passed","\xff",""\n' "$h" > class/latin.csv
@@ -110,7 +112,7 @@ printf '%s\n"an n","c","m","g","d","ch01","passed","",""\n' "$h" > class/blank.c
 make --no-print-directory collect-grades DIR=class > said 2>&1 && fail "malformed files, yet exit 0"
 for why in 'foreign.csv: line 1: its header is not' 'short.csv: line 2: 8 fields, not 9' \
     'verdict.csv: line 2: verdict "great" is not one' 'two.csv: line 3: a second student' \
-    'ann2.csv: a second file for student "ann"' 'nul.csv: line 2: a NUL byte' 'open.csv: line 2: a quote is never closed' \
+    'aa.csv: one of 2 files for student "zed"' 'zed.csv: one of 2 files for student "zed"' 'nul.csv: line 2: a NUL byte' 'open.csv: line 2: a quote is never closed' \
     'latin.csv: line 2: bytes that are not UTF-8' 'rlo.csv: line 2: the student id is not' 'blank.csv: line 2: the student id is not'; do
     grep -qF "class/$why" said || fail "not said: $why; it said: $(cat said)"
 done

@@ -6,7 +6,8 @@
 # answer's differ); a folder whose name is no student id, a link, and one
 # holding a link to another's answer are left out by name (exit 1) while the rest are graded; the class's table, gradebook
 # and Gradescope results follow. SHARD=1/2 grades every second student only
-# and collects nothing; a bad JOBS or SHARD is refused before anything.
+# and collects nothing; a bad JOBS or SHARD is refused before anything. Every
+# grading is given the class folder to hide (no answer reads a classmate's).
 set -u
 . "$(dirname "$0")/lib.bash"
 [ "${1:-}" != --can-run ] || can_run_grading patch python3
@@ -31,6 +32,9 @@ rc=$?
 grep -qF 'not\ an\ id: not a student id' said && grep -q "dan is not a folder" said && grep -q "eve holds a link" said ||
     fail "the folders left out are not named: $(cat said)"
 grep -q '^grade-class: 3 students graded in [0-9]* s (3 at once' said || fail "no timing line: $(cat said)"
+# (each grading hides the class folder: its path reached every grading; an
+# empty one, as once, made realpath complain and hid no classmate)
+grep -q "realpath\|no class folder to hide" said && fail "a grading was not given the class folder to hide: $(cat said)"
 verdict() { sed -n 2p "mine/grades/results/$1.csv" | awk -F'","' '{print $7}'; }
 answer() { sed -n 2p "mine/grades/results/$1.csv" | awk -F'","' '{gsub(/"$/, "", $9); print $9}'; }
 [ "$(verdict ann)" = passed ] && [ "$(verdict bob)" = failed ] && [ "$(verdict cy)" = failed ] ||
