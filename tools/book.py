@@ -451,6 +451,16 @@ class Provenance:
             return " ‡"
         return ""
 
+    def lesson_notes(self, ch):
+        """notes(), as a lesson says them: what a mark means, the ids on the chapter's evidence page."""
+        s = ""
+        if self.stale_note:
+            s += ("\n*† measured on an earlier version of this chapter's code (its folder or `common/` changed "
+                  "since); the next bench replaces it ([which versions](evidence/%s.md)).*\n" % ch)
+        if self.unknown_note:
+            s += "\n*‡ whether it is stale is unknown ([why](evidence/%s.md)).*\n" % ch
+        return s
+
     def notes(self):
         s = ""
         if self.stale_note:
@@ -746,10 +756,12 @@ def fspread(row, at):
     return "%s (%d runs)" % (span, runs)
 
 
-def results_table(csv, rows, ch, work, states, spread_at=None):
+def results_table(csv, rows, ch, work, states, spread_at=None, lesson=False):
     """CH's rows of one results file: headed by its machine and runs (one machine only: refused
     otherwise), stale rows marked, each speedup against the first row of the same workload, unit and work;
-    the spread of each row's timed runs beside its median where the file records it."""
+    the spread of each row's timed runs beside its median where the file records it. LESSON (the
+    chapter's own table in book.md): headed by the device and the day only, its run, commit and code
+    ids left to the evidence pages, which a lesson links."""
     prov, shown, devices = Provenance(states), [], []
     for row in rows:
         if row["chapter"] != ch:
@@ -762,7 +774,10 @@ def results_table(csv, rows, ch, work, states, spread_at=None):
     prov.refuse_mixed(csv, ch)
     spreads = [fspread(row, spread_at) for row, _ in shown]
     with_spread = any(x != "-" for x in spreads)
-    out = ["*Measured on %s, %s; %s (`%s`).*\n\n" % ("; ".join(devices), prov.days(), prov.ids(), csv),
+    head = ("*Measured on %s, %s%s (`%s`; where its rows come from: [the evidence](evidence/intro.md)).*\n\n"
+            % ("; ".join(devices), prov.days(), "" if prov.runs else "; provenance not recorded", csv) if lesson else
+            "*Measured on %s, %s; %s (`%s`).*\n\n" % ("; ".join(devices), prov.days(), prov.ids(), csv))
+    out = [head,
            "| stage | workload | threads | time | spread | speedup | rate | check |\n|---|---|---:|---:|---:|---:|---:|---|\n"
            if with_spread else
            "| stage | workload | threads | time | speedup | rate | check |\n|---|---|---:|---:|---:|---:|---|\n"]
@@ -788,7 +803,7 @@ def results_table(csv, rows, ch, work, states, spread_at=None):
         out.append("\n*\"of LABEL\": that row does other work than the first stage (its row is tagged work=LABEL: "
                    "another precision or estimator, or less work), so its speedup is against the first row of its own "
                    "work; across works compare the rates.*\n")
-    out.append(prov.notes() + "\n")
+    out.append((prov.lesson_notes(ch) if lesson else prov.notes()) + "\n")
     return "".join(out)
 
 
@@ -944,9 +959,9 @@ def write_tables(registry, csvs, works, states):
             kept = [r for r in data[csv] if not (r["chapter"] == ch and ((shown and r["workload"] not in shown) or r["stage"] in trips))]
             try:
                 at = spread_columns(lines[csv][0] if lines[csv] else None)
-                part = results_table(csv, kept, ch, works[csv], states, at)
+                part = results_table(csv, kept, ch, works[csv], states, at, lesson=not parts)
                 if not parts:
-                    full = results_table(csv, data[csv], ch, works[csv], states, at) if shown or trips else part
+                    full = results_table(csv, data[csv], ch, works[csv], states, at)
             except BookError as e:
                 raise BookError("%s\nbook: making the %s table from %s failed" % (e, ch, csv))
             # the chart under its machine's table (ch08's under its quality table)

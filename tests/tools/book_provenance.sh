@@ -6,10 +6,13 @@
 # fingerprint), in a scratch copy, book.py must
 #   - list each machine's runs, commits, times, rows and chapters, and the row
 #     without provenance as "not recorded";
-#   - head each chapter table with its machine, run and commit, and mark
-#     ch03's rows stale (†) with a footnote naming both fingerprints; ch04's
-#     rows, stamped with its code's fingerprint as it is, fresh until a file
-#     of ch04 changes;
+#   - head each chapter's own table (a lesson's) with its device and day, a
+#     link to where its rows come from, and no run, commit or code id; its
+#     evidence table (results:chNN-full) with its machine, run and commit;
+#     mark ch03's rows stale (†): in the lesson with a plain footnote linking
+#     the evidence, in the evidence table with a footnote naming both
+#     fingerprints; ch04's rows, stamped with its code's fingerprint as it
+#     is, fresh until a file of ch04 changes;
 #   - refuse (and leave book.md alone) when one chapter's rows come from two
 #     machines, naming the file, the chapter and the machines;
 #   - refuse an include of an empty or a missing file, with book.md:LINE;
@@ -45,7 +48,13 @@ expect "| 1111aaaa | 20261125T0100Z-aaaa | $c1 | 2026-11-25T01:00Z to 2026-11-25
 expect "| 2222bbbb | 20261126T0200Z-bbbb | $c2-dirty | 2026-11-26T02:00Z to 2026-11-26T02:01Z | 2 | ch04 |"
 expect '**`GPU-A_CPU-A`** (`data/results/GPU-A_CPU-A.csv`, 5 rows):'
 [ "$(grep -c '^| .* | .* | .* | 2026-' book.md)" -eq 3 ] || fail "the provenance block has other than three lines (one a run, one the day without provenance)"
-# The chapter tables: headed by machine, run and commit; ch03's rows marked, with the footnote.
+# The chapter tables: the lesson's headed by device and day; the evidence's by machine, run and
+# commit; ch03's rows marked, with the footnotes.
+expect "*Measured on CPU A, 2026-11-25 (\`$csv\`; where its rows come from: [the evidence](evidence/intro.md)).*"
+expect "*Measured on GPU A, 2026-11-26 (\`$csv\`; where its rows come from: [the evidence](evidence/intro.md)).*"
+expect "*† measured on an earlier version of this chapter's code (its folder or \`common/\` changed since); the next bench replaces it ([which versions](evidence/ch03.md)).*"
+[ "$(grep -c '^\*Measured on .*20261125T0100Z-aaaa' book.md)" -eq 1 ] && [ "$(grep -c '^\*Measured on .*run 20261126T0200Z-bbbb' book.md)" -eq 1 ] ||
+    { cat book.md; fail "a run id in a lesson's table, or none in its evidence table (book.md above)"; }
 expect "*Measured on CPU A, 2026-11-25; machine id 1111aaaa, run 20261125T0100Z-aaaa, commit $c1 (\`$csv\`).*"
 expect "*Measured on GPU A, 2026-11-26; machine id 2222bbbb, run 20261126T0200Z-bbbb, commit $c2-dirty (\`$csv\`).*"
 expect '| rand-shared † | 512x512x64spp | 4 | 1.00 s | 1.00x | 0.5 Msamples/s | ok |'
