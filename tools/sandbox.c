@@ -110,16 +110,24 @@ static int allow(int ruleset, const char *path, unsigned long long rights)
 
 enum { READ_RIGHTS = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_EXECUTE };
 
-/* 1 when path is one of the n paths in list, or lies above one of them. */
-static int above_or_in(const char *path, char **list, int n, int strict_above)
+/* 1 when path is one of the n paths in list or lies inside one of them. */
+static int in_any(const char *path, char **list, int n)
 {
-    size_t len = strlen(path);
     for (int i = 0; i < n; i++) {
-        if (strcmp(path, list[i]) == 0)
-            return !strict_above;
-        if (strncmp(list[i], path, len) == 0 && (list[i][len] == '/' || len == 1))
+        size_t len = strlen(list[i]);
+        if (strncmp(path, list[i], len) == 0 && (path[len] == '\0' || path[len] == '/' || len == 1))
             return 1;
     }
+    return 0;
+}
+
+/* 1 when path lies strictly above one of the n paths in list. */
+static int above_any(const char *path, char **list, int n)
+{
+    size_t len = strlen(path);
+    for (int i = 0; i < n; i++)
+        if (strncmp(list[i], path, len) == 0 && (list[i][len] == '/' || len == 1) && list[i][len + (len > 1)] != '\0')
+            return 1;
     return 0;
 }
 
@@ -146,9 +154,13 @@ static int allow_reading(int ruleset, const char *dir, char **hidden, int nh)
          * Its target is read where its own folder is granted, or not at all. */
         if (lstat(path, &st) != 0 || S_ISLNK(st.st_mode))
             continue;
-        if (above_or_in(path, hidden, nh, 1))
+        /* hidden first: a hidden folder that holds another hidden one (the
+         * class's folder, a student's inside it) is not walked into */
+        if (in_any(path, hidden, nh))
+            continue;
+        if (above_any(path, hidden, nh))
             rc = allow_reading(ruleset, path, hidden, nh); /* go down towards the hidden one */
-        else if (!above_or_in(path, hidden, nh, 0))
+        else
             rc = allow(ruleset, path, READ_RIGHTS);
     }
     closedir(d);

@@ -43,13 +43,19 @@ if "$t/sandbox" --check; then
             cat "$path" > "$t/seen" 2> /dev/null
         grep -q secret "$t/seen" && fail "a hidden folder was read as $path"
     done
+    # A hidden folder holding another hidden one, the inner named first (a
+    # class's folder and the student's own inside it): a classmate's file stays hidden.
+    mkdir -p "$t/class/ann/ch01" "$t/class/bob/ch01" && echo secret > "$t/class/bob/ch01/vec.c" || exit 1
+    SANDBOX_HIDE="$t/class/ann/ch01"$'\n'"$t/class" "$t/sandbox" --write "$t/w" --timeout 60 -- cat "$t/class/bob/ch01/vec.c" \
+        > "$t/seen" 2> /dev/null
+    grep -q secret "$t/seen" && fail "a hidden folder holding another hidden one was read (a classmate's answer)"
     SANDBOX_HIDE="$t/grading:2025/course/solutions" "$t/sandbox" --write "$t/w" --timeout 60 -- cat "$t/hidden/f" > "$t/seen" 2> /dev/null
     grep -q secret "$t/seen" || fail "a folder not hidden could not be read (the rule hides too much)"
     # More folders to hide than the sandbox holds: refused, none dropped.
     SANDBOX_HIDE=$(for i in $(seq 70); do echo "$t/hidden"; done) "$t/sandbox" --write "$t/w" -- true 2> "$t/err" &&
         fail "70 folders to hide were taken (some would be dropped unhidden)"
     grep -q 'SANDBOX_HIDE names more than' "$t/err" || fail "too many folders to hide, but not said: $(cat "$t/err")"
-    echo "the sandbox: no IPv4/IPv6 socket (a local one works), no write outside its folder, no read of a hidden one (a colon in its path, a link to it or above it), too many to hide refused"
+    echo "the sandbox: no IPv4/IPv6 socket (a local one works), no write outside its folder, no read of a hidden one (a colon in its path, a link to it or above it, one hidden inside another), too many to hide refused"
 else
     echo "the sandbox: no IPv4/IPv6 socket (a local one works); this kernel has no Landlock, so the file rules were not tested"
 fi
