@@ -634,20 +634,22 @@ judge_confined() { "$judge_sandbox_path" --write "$judge_w" --timeout 300 -- "$@
 # folder but this one's shared files (its wrong answers and its tests, which
 # link the solutions, hidden too).
 judge_hide() {
-    local root hide=() d extra=()
+    local root hide=() d extra=() jb
     root=$(pwd -P)
+    # the build's folder where it is (BUILD=/scratch/x, or ../x, lies outside the checkout)
+    jb=$(realpath -m -- "$judge_build")
     # and the folder the answer was laid from (a file left beside it, a
     # compiled helper, is not the answer), and JUDGE_HIDE's (one folder a
     # line: a path may hold a colon; make grade-class hides the whole class's
     # submissions)
     [ -z "${1:-}" ] || extra+=("$(realpath -m -- "$1")")
     [ -z "${JUDGE_HIDE:-}" ] || { mapfile -t d <<< "$JUDGE_HIDE"; extra+=("${d[@]}"); }
-    for d in "$root/solutions" "$root/tests/wrong" "$root/.git" "$root"/build* "$root/$judge_build/wrong" \
-        "$root/$judge_build/tests" "$root/$judge_build/hints" "$judge_root" "${extra[@]}"; do
+    for d in "$root/solutions" "$root/tests/wrong" "$root/.git" "$root"/build* "$jb/wrong" \
+        "$jb/tests" "$jb/hints" "$judge_root" "${extra[@]}"; do
         [ -n "$d" ] || continue
         # (a folder whose path holds a newline could not be named to the sandbox: nothing is graded)
         [[ $d != *$'\n'* ]] || { echo "grade: '$d': a path with a newline in it cannot be hidden: not graded" >&2; exit 2; }
-        [ ! -e "$d" ] || [ "$d" = "$root/$judge_build" ] || hide+=("$d")
+        [ ! -e "$d" ] || [ "$d" = "$jb" ] || hide+=("$d")
     done
     export SANDBOX_HIDE SANDBOX_READ
     SANDBOX_HIDE=$(printf '%s\n' "${hide[@]}") SANDBOX_READ=$judge_w$'\n'$judge_a
@@ -715,7 +717,11 @@ judge_run() {
     local w a
     judge_registry
     notes='' stage=lay answer_hash=''
-    mkdir -p "$judge_root" && chmod 700 "$judge_root" && w=$(mktemp -d "$judge_root/$1.XXXXXX") &&
+    # (the folder must be this user's own, no link: one another user made
+    # first could swap a grading's folders for links and take its files)
+    mkdir -p "$judge_root" && [ ! -L "$judge_root" ] && [ -O "$judge_root" ] ||
+        { judge_fail lay "the grader's folder $judge_root is not yours (another user made it, or it is a link): remove it, or grade with TMPDIR set to a folder of your own"; return; }
+    chmod 700 "$judge_root" && w=$(mktemp -d "$judge_root/$1.XXXXXX") &&
         a=$(mktemp -d "$judge_root/$1.XXXXXX") ||
         { judge_fail lay "the grader cannot make its folders in $judge_root"; return; }
     judge_current_w=$w judge_current_a=$a

@@ -23,9 +23,11 @@
  *   every folder listed (SANDBOX_HIDE, one folder a line, adds to
  *   them); a --read folder (and SANDBOX_READ's) may be read even inside a
  *   hidden one (a grading's own folder, inside the folder of all gradings);
- * - opens no network socket (IPv4, IPv6, raw: seccomp, on x86-64; a local
- *   socket, AF_UNIX, is left), so nothing it computes can come from or go to another machine
- *   or a server on this one; SANDBOX_NET=1 leaves the network (MPI's ranks
+ * - opens no socket (IPv4, IPv6, raw, local AF_UNIX: seccomp, on x86-64; a
+ *   socketpair is left), so nothing it computes can come from or go to another machine
+ *   or a server on this one (tmux's, an agent's); the variables that name such
+ *   servers (TMUX, SSH_AUTH_SOCK, DBUS_SESSION_BUS_ADDRESS, DISPLAY, ...) are
+ *   not handed on; SANDBOX_NET=1 leaves the network (MPI's ranks
  *   talk over loopback TCP), and so does SANDBOX_PROC=1 for now (a GPU run:
  *   the CUDA tools are not yet checked under the rule);
  * - cannot trace, read or write the memory of any process outside it, nor
@@ -206,10 +208,13 @@ static void give_up_terminal_and_privilege(void)
     syscall(SYS_capset, &head, none);
 }
 
-/* No socket but a local one (AF_UNIX), and no io_uring (which can make
- * sockets of its own), for this process and what it starts: a seccomp
- * filter, after no_new_privs. A system call of another ABI (x32, i386) is
- * refused whole. */
+/* No socket of any family, and no io_uring (which can make sockets of its
+ * own), for this process and what it starts: a seccomp filter, after
+ * no_new_privs. Not even a local one (AF_UNIX): Landlock does not guard
+ * connect() on a named socket, and a server outside the sandbox listening on
+ * one (tmux's, under which a grader runs: the answer asked it to compile a
+ * model answer) runs what it is asked. socketpair() stays: it reaches nothing
+ * outside. A system call of another ABI (x32, i386) is refused whole. */
 static int forbid_network(void)
 {
 #ifndef __x86_64__
@@ -224,9 +229,7 @@ static int forbid_network(void)
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_io_uring_setup, 0, 1),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 0, 3),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 1, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 0, 1),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
     };
@@ -428,6 +431,12 @@ int main(int argc, char **argv)
         struct rlimit no_core = {0, 0};
         setrlimit(RLIMIT_CORE, &no_core);
         close_other_fds(keep, nk);
+        /* (no name of a server outside: the MPI and GPU runs, which keep sockets, least of all) */
+        static const char *const servers[] = {"TMUX", "TMUX_PANE", "STY", "SSH_AUTH_SOCK", "SSH_AGENT_PID",
+                                              "DBUS_SESSION_BUS_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY",
+                                              "XDG_RUNTIME_DIR", "GPG_AGENT_INFO", "DOCKER_HOST"};
+        for (size_t k = 0; k < sizeof servers / sizeof servers[0]; k++)
+            unsetenv(servers[k]);
         if (nw > 0) { /* temporary files go where they may be written (Check reads TEMP) */
             setenv("TMPDIR", writable[0], 1);
             setenv("TEMP", writable[0], 1);

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # tools/sandbox.c, which every run of an answer goes through: outside its
 # --write folder it writes nothing, a --hide folder it cannot read, and it
-# opens no network socket (IPv4 or IPv6: an answer could fetch its values
-# from a server) while a local one still works; SANDBOX_NET=1 (MPI's ranks)
-# leaves the network. Where the kernel has no Landlock the file rules are
+# opens no socket (IPv4 or IPv6: an answer could fetch its values from a
+# server; nor a local one: tmux's server outside would run what it is asked),
+# a socketpair still works, and the variables that name servers are not handed
+# on; SANDBOX_NET=1 (MPI's ranks) leaves the network. Where the kernel has no Landlock the file rules are
 # not there to test (skipped, saying so).
 set -u
 if [ "${1:-}" = --can-run ]; then
@@ -25,8 +26,14 @@ if [ "$(uname -m)" = x86_64 ] && ! run true 2>&1 | grep -q 'no seccomp filter'; 
     [ "$(run python3 -c "$sock" AF_INET)" = "refused 13" ] || fail "an IPv4 socket opened in the sandbox: $(run python3 -c "$sock" AF_INET)"
     [ "$(run python3 -c "$sock" AF_INET6)" = "refused 13" ] || fail "an IPv6 socket opened in the sandbox"
     [ "$(SANDBOX_NET=1 run python3 -c "$sock" AF_INET)" = open ] || fail "SANDBOX_NET=1 did not leave the network"
+    # nor a local one: a server outside listening on a named socket (tmux's) would run what it is asked
+    [ "$(run python3 -c "$sock" AF_UNIX)" = "refused 13" ] || fail "a local socket (AF_UNIX) opened in the sandbox"
+    [ "$(SANDBOX_NET=1 run python3 -c "$sock" AF_UNIX)" = open ] || fail "SANDBOX_NET=1 refused a local socket (MPI's ranks need one)"
+    run python3 -c 'import socket; socket.socketpair()' || fail "a socketpair (it reaches nothing outside) was refused"
 fi
-[ "$(run python3 -c "$sock" AF_UNIX)" = open ] || fail "a local socket (AF_UNIX) refused: $(run python3 -c "$sock" AF_UNIX)"
+# the names of servers outside are not handed on
+[ -z "$(TMUX=/tmp/tmux-0/default,1,0 SSH_AUTH_SOCK=/tmp/agent DISPLAY=:0 run sh -c 'echo "$TMUX$SSH_AUTH_SOCK$DISPLAY"')" ] ||
+    fail "a server's name (TMUX, SSH_AUTH_SOCK, DISPLAY) reached the sandboxed command"
 if "$t/sandbox" --check; then
     run sh -c "echo x > '$t/out/f'" 2> /dev/null; [ ! -e "$t/out/f" ] || fail "the sandbox wrote outside its --write folder"
     run sh -c "echo x > '$t/w/f'" && [ -s "$t/w/f" ] || fail "the sandbox could not write its own folder"
@@ -55,7 +62,7 @@ if "$t/sandbox" --check; then
     SANDBOX_HIDE=$(for i in $(seq 70); do echo "$t/hidden"; done) "$t/sandbox" --write "$t/w" -- true 2> "$t/err" &&
         fail "70 folders to hide were taken (some would be dropped unhidden)"
     grep -q 'SANDBOX_HIDE names more than' "$t/err" || fail "too many folders to hide, but not said: $(cat "$t/err")"
-    echo "the sandbox: no IPv4/IPv6 socket (a local one works), no write outside its folder, no read of a hidden one (a colon in its path, a link to it or above it, one hidden inside another), too many to hide refused"
+    echo "the sandbox: no socket (a socketpair works), no write outside its folder, no read of a hidden one (a colon in its path, a link to it or above it, one hidden inside another), too many to hide refused"
 else
-    echo "the sandbox: no IPv4/IPv6 socket (a local one works); this kernel has no Landlock, so the file rules were not tested"
+    echo "the sandbox: no socket (a socketpair works); this kernel has no Landlock, so the file rules were not tested"
 fi
