@@ -13,6 +13,19 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
+# A line break in a value the course's targets take as text, or in any
+# variable given on make's command line, would split a recipe's shell line or
+# a rule (an unexplained "unexpected EOF", "missing separator"): refused at
+# once, before anything reads it.
+define newline
+
+
+endef
+TEXT_VARIABLES := EX GRADE_OUT GRADES_OUT STUDENT DIR N DEST RELEASE_CHECK CH STAGE A B JOBS PARTS SHARD ONLY CHAPTERS \
+                  BUILD ORIGINAL SIZE SPP CUDA_COMPILER COURSE_DATA JUDGE_TIMEOUT ANSWERS
+$(foreach v,$(sort $(TEXT_VARIABLES) $(foreach c,$(.VARIABLES),$(if $(filter command line,$(origin $(c))),$(c)))),$\
+  $(if $(findstring $(newline),$(value $(v))),$(error $(v): a value with a line break in it is not taken (give it on one line))))
+
 ifeq ($(origin CC),default)
 CC := gcc
 endif
@@ -231,7 +244,7 @@ CUDA_CONFIG := $(NVCC_CONFIG) $(if $(filter clang,$(CUDA_COMPILER)),$(CLANG_CONF
 #   chNN_BENCH_EXTRA           a script bench.sh runs after the chapter (short extra runs, images)
 #   chNN_STUDY                 a script make studies runs: a long study (full-size renders, MSE ladders,
 #                              scaling curves), its rows in the same CSV under a run id of its own
-#   chNN_BOOK_EXTRA            a bash script tools/book.py runs: the chapter's own generated sections
+#   chNN_BOOK_EXTRA            a Python hook (book_extra.py) tools/book.py calls in-process: book_extra(csvs, gen) writes the chapter's own generated sections
 #   chNN_BOOK_WORKLOADS        the workloads (separated by ";") whose rows the chapter's table in the
 #                              book shows; its evidence page shows every row (results:chNN-full)
 #   chNN_BOOK_TRIPS            the stages that are side-trips: the chapter's text lists them after the
@@ -251,14 +264,6 @@ CUDA_CONFIG := $(NVCC_CONFIG) $(if $(filter clang,$(CUDA_COMPILER)),$(CLANG_CONF
 # and the rules that build ./chNN. tests/test_chNN.c (CPU) or .cu (GPU) is its
 # suite; tests/test_ex_NAME.{c,cu} each exercise's.
 comma := ,
-define newline
-
-
-endef
-# A line break in a value the course's targets take as text would split the
-# recipe's shell line (an unexplained "unexpected EOF"): refused at once.
-TEXT_VARIABLES := EX GRADE_OUT STUDENT DIR N DEST RELEASE_CHECK CH STAGE A B JOBS PARTS SHARD ONLY CHAPTERS
-$(foreach v,$(TEXT_VARIABLES),$(if $(findstring $(newline),$(value $(v))),$(error $(v): a value with a line break in it is not taken (give it on one line))))
 REGISTERED :=
 UNAVAILABLE :=
 CHECK_DEPS_APT :=

@@ -78,6 +78,7 @@ asks before it grades anyone).
 Usage: collect_grades.py DIR   (the environment: GRADES_OUT, PARTS)
 """
 import glob
+import grp
 import hashlib
 import json
 import os
@@ -391,6 +392,53 @@ def students_files(n):
     return "1 student's file" if n == 1 else f"{n} students' files"
 
 
+def others_folder(d):
+    """Why a grading may not be written in folder D: D or a folder above it
+    that another user could write, now or later: one whose owner is neither
+    this user nor root (whatever its mode: an owner may change it), one its
+    group may write where the group holds another user, one anyone may write
+    without the sticky bit, or one with an access list (ACL: it may grant
+    anyone). They could replace the grades once written, or swap a folder
+    while a class is graded (file_checks.bash's others_folder_problem says
+    the same). Or None."""
+    d, uid = os.path.realpath(d), os.geteuid()
+    while True:
+        st = os.stat(d)
+        mode, sticky = st.st_mode, st.st_mode & stat.S_ISVTX
+        if st.st_uid not in (uid, 0):
+            return (f"GRADES_OUT: '{d}' belongs to {owner_name(st.st_uid)}, who could replace the grades "
+                    f"written in it: give a folder of your own")
+        if mode & stat.S_IWGRP and not sticky and group_has_others(st.st_gid, uid):
+            return (f"GRADES_OUT: '{d}' may be written by its group, which holds other users "
+                    f"(mode {mode & 0o7777:o}): give a folder of your own")
+        if mode & stat.S_IWOTH and not sticky:
+            return (f"GRADES_OUT: '{d}' may be written by anyone (mode {mode & 0o7777:o}, no sticky bit): "
+                    f"give a folder of your own")
+        if has_acl(d):
+            return f"GRADES_OUT: '{d}' has an access list (ACL), which may let others write it: give a folder without one"
+        if d == "/":
+            return None
+        d = os.path.dirname(d)
+
+
+def group_has_others(gid, uid):
+    """True if a user other than UID is in group GID (named in it, or it is their first group)."""
+    try:
+        named = set(grp.getgrgid(gid).gr_mem)
+    except KeyError:
+        named = set()
+    return any(p.pw_uid != uid and (p.pw_gid == gid or p.pw_name in named) for p in pwd.getpwall())
+
+
+def has_acl(d):
+    """True if folder D has an access list beyond its mode (its own or the one its new files get)."""
+    try:
+        names = os.listxattr(d)
+    except OSError:
+        return False
+    return "system.posix_acl_access" in names or "system.posix_acl_default" in names
+
+
 def owner_name(uid):
     try:
         return pwd.getpwuid(uid).pw_name
@@ -595,6 +643,9 @@ class Writer:
         if not os.path.isdir(d):
             return f"GRADES_OUT: '{d}' is not a folder: nothing written"
         st = os.stat(d)
+        others = others_folder(d)
+        if others:
+            return others
         if not st.st_mode & stat.S_IWUSR or not os.access(d, os.W_OK | os.X_OK):
             return f"GRADES_OUT: '{d}' is read-only (mode {st.st_mode & 0o777:o}): nothing written in it"
         return None

@@ -44,3 +44,46 @@ folder_problem() {
 not_text() {
     ! LC_ALL=C tr -d '\000-\010\013\014\016-\037\177' < "$1" | cmp -s - "$1"
 }
+
+# others_folder_problem DIR: why a grading may not be written in folder DIR
+# (the nearest one there, as folder_problem): DIR or a folder above it that
+# another user could write, now or later: one whose owner is neither you nor
+# root (whatever its mode: an owner may change it), one its group may write
+# where the group holds another user, one anyone may write without the
+# sticky bit, or one with an access list (ACL: it may grant anyone). They
+# could replace the grades once written, or swap a folder while a class is
+# graded (collect_grades.py's others_folder says the same).
+others_folder_problem() {
+    local d=$1 me mode owner group
+    while [ ! -e "$d" ] && [ ! -L "$d" ]; do
+        case $d in */*) d=$(dirname -- "$d") ;; *) d=. ;; esac
+    done
+    d=$(realpath -- "$d") || return 0
+    me=$(id -u)
+    while :; do
+        read -r mode owner group < <(stat -c '%a %u %g' -- "$d")
+        if [ "$owner" != "$me" ] && [ "$owner" != 0 ]; then
+            echo "'$d' belongs to $(stat -c %U -- "$d"), who could replace the grades written in it: give a folder of your own"; return
+        fi
+        if (( (8#$mode & 8#020) != 0 && (8#$mode & 8#1000) == 0 )) && group_has_others "$group" "$me"; then
+            echo "'$d' may be written by its group $(stat -c %G -- "$d"), which holds other users (mode $mode): give a folder of your own"; return
+        fi
+        if (( (8#$mode & 8#002) != 0 && (8#$mode & 8#1000) == 0 )); then
+            echo "'$d' may be written by anyone (mode $mode, no sticky bit): give a folder of your own"; return
+        fi
+        if [ "$(ls -ld -- "$d" | cut -c11)" = + ]; then
+            echo "'$d' has an access list (ACL), which may let others write it: give a folder without one"; return
+        fi
+        [ "$d" != / ] || return 0
+        d=$(dirname -- "$d")
+    done
+}
+
+# group_has_others GID UID: true if a user other than UID is in group GID
+# (named in it, or it is their first group).
+group_has_others() {
+    local members
+    members=$(getent group "$1" | cut -d: -f4)
+    getent passwd | awk -F: -v g="$1" -v me="$2" -v named=",$members," '
+        $3 != me && ($4 == g || index(named, "," $1 ",")) { found = 1 } END { exit !found }'
+}

@@ -38,6 +38,8 @@
 # whose text is not the one the stamp's hash is of (notes added; a log of an
 # older grade-class, which had no stamp: move it away once), another user's
 # file in a GRADES_OUT with the sticky bit, or any other file there stops it
+# (so does a GRADES_OUT, or a folder above it, that another user may write:
+# they could replace the grades once written)
 # before anything is graded (exit 2); so does an output collect-grades may not
 # replace (collect_grades.py --check-out: a table not as the last collection
 # wrote it, by grades.sha256), where the table is to be made.
@@ -237,7 +239,13 @@ check_out() { # the files of the last grading in GRADES_OUT, all of them the too
             refuse "$(head -n 5 <<<"$why" | paste -sd ';' | sed 's/;/; /g'): nothing graded (collect-grades could not put its table there: move it, or give another GRADES_OUT)"
     fi
 }
+# (a folder another user may write, or one above it: they could replace the grades)
+why=$(others_folder_problem "$out")
+[ -z "$why" ] || refuse "GRADES_OUT: $why: nothing graded"
 mkdir -p -- "$out" || refuse "cannot make $out"
+# again, made: a name not there yet (in /tmp) another user could have made first
+why=$(others_folder_problem "$out")
+[ -z "$why" ] || refuse "GRADES_OUT: $why: nothing graded"
 check_out
 
 if [ "$shard_n" -gt 1 ]; then
@@ -317,6 +325,13 @@ if [ "$shard_n" -gt 1 ]; then
 else
     echo "grade-class: grading $(count ${#mine[@]} student), $jobs at a time; each one's log appears in $grading/logs/ID.log when done (in progress: $grading/logs/.ID.XXXXXX), and all in $out/logs/ when every student is graded"
 fi
+# The sandbox hides the model answers from the answers, not from the other
+# users of this machine: one who can read them could hand them to an answer
+# through the kernel (a shared mapping's futex, a FIFO opened to read).
+for hidden in solutions .git "${BUILD:-build}"; do
+    [ -e "$hidden" ] && (( (8#$(stat -c %a -- "$hidden") & 8#004) != 0 )) &&
+        echo "grade-class: warning: $hidden/ may be read by every user of this machine (mode $(stat -c %a -- "$hidden")): chmod -R go-rwx solutions .git ${BUILD:-build}, or grade where no one else logs in (TEACHING.md)" >&2
+done
 # What every grading shares is built once, here.
 judge_prepare "${names[@]}"
 echo "grade-class: $(count ${#mine[@]} student), $(count ${#names[@]} exercise) each, $jobs at once: what they share is built; a line per student as each is done"

@@ -21,10 +21,12 @@
  *   wrong answers, git's objects, the build: a run that compiled the model
  *   answer and called it would pass): every other file may be read, and
  *   every folder listed (SANDBOX_HIDE, one folder a line, adds to
- *   them); a --read folder (and SANDBOX_READ's) may be read even inside a
+ *   them), at every path it is mounted at (hide_other_mounts); a --read folder (and SANDBOX_READ's) may be read even inside a
  *   hidden one (a grading's own folder, inside the folder of all gradings);
  * - opens no socket (IPv4, IPv6, raw, local AF_UNIX: seccomp, on x86-64; a
- *   socketpair is left), so nothing it computes can come from or go to another machine
+ *   socketpair is left), uses no System V IPC object, POSIX message queue
+ *   or key ring, and takes no lock on a file (the call succeeds, locking
+ *   nothing), so nothing it computes can come from or go to another machine
  *   or a server on this one (tmux's, an agent's); the variables that name such
  *   servers (TMUX, SSH_AUTH_SOCK, DBUS_SESSION_BUS_ADDRESS, DISPLAY, ...) are
  *   not handed on; SANDBOX_NET=1 leaves the network (MPI's ranks
@@ -35,9 +37,11 @@
  * - gets no descriptor of the caller's but 0, 1, 2 and the --keep-fd ones;
  * - is ended, every process of it, when the command ends or after S seconds
  *   (default 600; exit status 124 then): this program is their subreaper, so
- *   a process left behind (a daemon) cannot outlive the run.
+ *   a process left behind (a daemon) cannot outlive the run; all are stopped
+ *   before any is killed, so none can fork again as another dies (end_all).
  * Exit status: the command's (128 + the signal that ended it); 124 on the
- * time-out; 125 when the sandbox itself could not be set up. Where the kernel
+ * time-out; 125 when the sandbox itself could not be set up, or could not end
+ * every process of the command (said on stderr). Where the kernel
  * has no Landlock (before Linux 5.13, or switched off), the command runs
  * without the write and process rules, and one line on stderr says so; where
  * it has no seccomp filter, without the network rule, said the same way. */
@@ -169,6 +173,184 @@ static int allow_reading(int ruleset, const char *dir, char **hidden, int nh)
     return rc;
 }
 
+/* mountinfo's escapes (\040 for a space, \011, \012, \134) undone, in place. */
+static void unescape(char *s)
+{
+    char *out = s;
+    for (; *s; s++)
+        if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+            *out++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+            s += 3;
+        } else
+            *out++ = *s;
+    *out = '\0';
+}
+
+/* The rest of path below prefix ("" when equal), or NULL when path is not
+ * prefix or below it. */
+static const char *below_prefix(const char *path, const char *prefix)
+{
+    size_t len = strcmp(prefix, "/") == 0 ? 0 : strlen(prefix);
+    if (strncmp(path, prefix, len) != 0 || (path[len] != '\0' && path[len] != '/'))
+        return NULL;
+    return path + len;
+}
+
+/* Hides ALIAS, another path HIDDEN shows at, unless it is hidden already:
+ * -1 when the list is full. */
+static int hide_alias(const char *alias, char **hidden, int *nh)
+{
+    char *real = realpath(alias, NULL);
+    if (!real || in_any(real, hidden, *nh)) {
+        free(real);
+        return 0;
+    }
+    if (*nh == MAX_PATHS) {
+        free(real);
+        return -1;
+    }
+    hidden[(*nh)++] = real;
+    return 0;
+}
+
+/* Where a path FROM (a folder the file system shows at TO) shows HIDDEN:
+ * TO plus HIDDEN's rest below FROM; or TO whole where FROM lies inside
+ * HIDDEN (a part of it shown); else nothing (0). */
+static int aliased(const char *hidden, const char *from, const char *to, char *alias, size_t size)
+{
+    const char *rest = below_prefix(hidden, from);
+    if (rest)
+        snprintf(alias, size, "%s%s", strcmp(to, "/") == 0 && rest[0] ? "" : to, rest);
+    else if (below_prefix(from, hidden))
+        snprintf(alias, size, "%s", to);
+    else
+        return 0;
+    return 1;
+}
+
+/* One line of /proc/self/mountinfo: "ID PARENT MAJ:MIN ROOT POINT OPTS
+ * [TAGS...] - FSTYPE SOURCE SUPEROPTS", its fields split in place. */
+struct mount_entry {
+    char *dev, *root, *point, *fstype, *superopts;
+};
+
+static int parse_mount(char *line, struct mount_entry *m)
+{
+    char *field[64];
+    int n = 0;
+    for (char *save, *f = strtok_r(line, " \n", &save); f && n < 64; f = strtok_r(NULL, " \n", &save))
+        field[n++] = f;
+    int dash = 6;
+    while (dash < n && strcmp(field[dash], "-") != 0)
+        dash++;
+    if (n < 6 || dash + 3 > n)
+        return 0;
+    *m = (struct mount_entry){field[2], field[3], field[4], field[dash + 1], field[dash + 3]};
+    unescape(m->root);
+    unescape(m->point);
+    return 1;
+}
+
+/* An overlay's folders (lowerdir=A:B, upperdir=U in its options) that show
+ * HIDDEN at its mount point are aliases too: another file system showing
+ * the same files. -1 when the list is full. */
+static int hide_overlay_aliases(const struct mount_entry *m, const char *hidden, char **list, int *nh)
+{
+    if (strcmp(m->fstype, "overlay") != 0)
+        return 0;
+    char opts[8192];
+    snprintf(opts, sizeof opts, "%s", m->superopts);
+    for (char *save, *o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
+        int lower = strncmp(o, "lowerdir=", 9) == 0, upper = strncmp(o, "upperdir=", 9) == 0;
+        if (!lower && !upper)
+            continue;
+        for (char *save2, *dir = strtok_r(o + 9, ":", &save2); dir; dir = strtok_r(NULL, ":", &save2)) {
+            char alias[8192];
+            unescape(dir);
+            if (aliased(hidden, dir, m->point, alias, sizeof alias) && hide_alias(alias, list, nh) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* Every other path a hidden folder is seen at, hidden too: the same file
+ * system mounted twice (a bind mount, a container's volume, a CI runner's
+ * second mount point), or an overlay over a folder holding it, shows the
+ * model answers at a second path, which a rule by path would grant
+ * (Landlock checks the path walked). From /proc/self/mountinfo, read whole:
+ * the mount a hidden folder lies in gives its path inside its file system;
+ * every mount of that file system whose root holds that path shows it again
+ * (one whose root lies inside it shows a part of it: its whole mount point
+ * is hidden). -1 when more than MAX_PATHS, or mountinfo cannot be read whole. */
+static int hide_other_mounts(char **hidden, int *nh)
+{
+    FILE *f = fopen("/proc/self/mountinfo", "r");
+    if (!f)
+        return 0; /* no /proc: no mount to see either */
+    struct mount_entry *mounts = NULL;
+    char **lines = NULL;
+    size_t nm = 0, cap = 0, len = 0;
+    char *line = NULL;
+    int rc = 0;
+    while (getline(&line, &len, f) >= 0) {
+        if (nm == cap) {
+            cap = cap * 2 + 64;
+            struct mount_entry *more = realloc(mounts, cap * sizeof *mounts);
+            char **more_lines = realloc(lines, cap * sizeof *lines);
+            if (more)
+                mounts = more;
+            if (more_lines)
+                lines = more_lines;
+            if (!more || !more_lines) {
+                rc = -1;
+                break;
+            }
+        }
+        lines[nm] = line;
+        line = NULL;
+        len = 0;
+        if (!parse_mount(lines[nm], &mounts[nm])) {
+            free(lines[nm]);
+            rc = -1; /* a line not understood: a mount that might show them, unseen */
+            break;
+        }
+        nm++;
+    }
+    free(line);
+    if (ferror(f))
+        rc = -1;
+    fclose(f);
+    for (int h = 0, first = *nh; rc == 0 && h < first; h++) {
+        int in = -1; /* the mount the hidden folder lies in: the longest mount point above it */
+        for (size_t i = 0; i < nm; i++) {
+            if (below_prefix(hidden[h], mounts[i].point) &&
+                (in < 0 || strlen(mounts[i].point) >= strlen(mounts[in].point)))
+                in = (int)i;
+            if (hide_overlay_aliases(&mounts[i], hidden[h], hidden, nh) != 0)
+                rc = -1;
+        }
+        if (in < 0)
+            continue;
+        char inside[8192]; /* its path inside its file system */
+        snprintf(inside, sizeof inside, "%s%s", strcmp(mounts[in].root, "/") == 0 ? "" : mounts[in].root,
+                 below_prefix(hidden[h], mounts[in].point));
+        if (!inside[0])
+            strcpy(inside, "/");
+        for (size_t i = 0; rc == 0 && i < nm; i++) {
+            char alias[8192];
+            if ((int)i != in && strcmp(mounts[i].dev, mounts[in].dev) == 0 &&
+                aliased(inside, mounts[i].root, mounts[i].point, alias, sizeof alias))
+                rc = hide_alias(alias, hidden, nh);
+        }
+    }
+    for (size_t i = 0; i < nm; i++)
+        free(lines[i]);
+    free(lines);
+    free(mounts);
+    return rc;
+}
+
 /* The devices a run may write and ioctl: the null and zero devices, and every
  * /dev/nvidia* (the GPU's driver talks through them). */
 static int allow_devices(int ruleset, long abi)
@@ -215,6 +397,7 @@ static void give_up_terminal_and_privilege(void)
  * one (tmux's, under which a grader runs: the answer asked it to compile a
  * model answer) runs what it is asked. socketpair() stays: it reaches nothing
  * outside. A system call of another ABI (x32, i386) is refused whole. */
+#define IPC_REFUSED(nr) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES)
 static int forbid_network(void)
 {
 #ifndef __x86_64__
@@ -231,6 +414,28 @@ static int forbid_network(void)
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 0, 1),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
+        /* System V IPC and POSIX message queues: a server outside reached
+         * through an IPC object as through a socket (the IPC namespace is
+         * the machine's). A queue by id needs no get, so each use is refused. */
+        IPC_REFUSED(SYS_shmget), IPC_REFUSED(SYS_shmat), IPC_REFUSED(SYS_shmctl),
+        IPC_REFUSED(SYS_msgget), IPC_REFUSED(SYS_msgsnd), IPC_REFUSED(SYS_msgrcv), IPC_REFUSED(SYS_msgctl),
+        IPC_REFUSED(SYS_semget), IPC_REFUSED(SYS_semop), IPC_REFUSED(SYS_semtimedop), IPC_REFUSED(SYS_semctl),
+        IPC_REFUSED(SYS_mq_open), IPC_REFUSED(SYS_mq_timedsend), IPC_REFUSED(SYS_mq_timedreceive),
+        /* the kernel's key rings: a store in memory another process of the user reads and writes */
+        IPC_REFUSED(SYS_add_key), IPC_REFUSED(SYS_request_key), IPC_REFUSED(SYS_keyctl),
+        /* A lock, even on a file opened only to read, is seen by a process
+         * outside (a request it answers): flock() and fcntl()'s record locks
+         * succeed without locking, for nothing in a grading locks a file
+         * another of its processes shares. */
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_flock, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_fcntl, 0, 6),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1])),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, F_SETLK, 3, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, F_SETLKW, 2, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, F_OFD_SETLK, 1, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, F_OFD_SETLKW, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 0),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
     };
     struct sock_fprog prog = {.len = sizeof filter / sizeof filter[0], .filter = filter};
@@ -318,40 +523,185 @@ static void close_other_fds(const int *keep, int kept)
     }
 }
 
-/* SIGKILLs every process whose parent is this one but the one still awaited
- * (none: -1), and reaps them, until none is left (orphans of the command come
- * to this process, its subreaper). */
-static void end_all(pid_t spare)
+/* One process as /proc/PID/stat says: its state letter, its parent and the
+ * clock tick it started at (a pid and its start are one process: a pid reused
+ * by another has another start). */
+struct proc_entry {
+    pid_t pid, ppid;
+    char state;
+    unsigned long long start;
+};
+
+/* /proc/PID/stat's state, parent and start; 0 when it cannot be read. The
+ * name before them, in parentheses, may hold anything: read past its last ')'. */
+static int read_stat(pid_t pid, struct proc_entry *p)
 {
-    for (int round = 0; round < 200; round++) {
-        int found = 0;
-        DIR *d = opendir("/proc");
-        for (struct dirent *e; d && (e = readdir(d));) {
-            pid_t pid = (pid_t)atoi(e->d_name);
-            char path[64], text[512];
-            if (pid <= 0 || pid == spare)
-                continue;
-            snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-            FILE *f = fopen(path, "r");
-            if (!f)
-                continue;
-            size_t n = fread(text, 1, sizeof text - 1, f);
+    char path[64], text[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t got = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[got] = '\0';
+    char *close_paren = strrchr(text, ')');
+    int ppid;
+    if (!close_paren || sscanf(close_paren + 1, " %c %d %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu",
+                               &p->state, &ppid, &p->start) != 3)
+        return 0;
+    p->pid = pid;
+    p->ppid = (pid_t)ppid;
+    return 1;
+}
+
+/* A zombie's state as its threads say: a leader that called pthread_exit()
+ * reads Z while its other threads run. 'Z' only where no other thread is. */
+static char threads_state(pid_t pid)
+{
+    char path[64], state = 'Z';
+    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(path);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        pid_t tid = (pid_t)atoi(e->d_name);
+        char file[96], text[512];
+        if (tid <= 0 || tid == pid)
+            continue;
+        snprintf(file, sizeof file, "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+        FILE *f = fopen(file, "r");
+        size_t got = f ? fread(text, 1, sizeof text - 1, f) : 0;
+        if (f)
             fclose(f);
-            text[n] = '\0';
-            char *close_paren = strrchr(text, ')');
-            int ppid = 0;
-            if (close_paren && sscanf(close_paren + 1, " %*c %d", &ppid) == 1 && ppid == getpid()) {
-                kill(pid, SIGKILL);
-                found = 1;
+        text[got] = '\0';
+        char *close_paren = strrchr(text, ')');
+        char s = close_paren ? close_paren[2] : 'Z';
+        if (s != 'Z' && s != 'X' && (state == 'Z' || state == 'T' || state == 't'))
+            state = s; /* running beats stopped beats gone */
+    }
+    if (d)
+        closedir(d);
+    return state;
+}
+
+/* Every process below this one (the command's, and the orphans that came to
+ * this process, their subreaper), into *list (grown as needed): their count,
+ * -1 when /proc cannot be read. A child's parent is marked before or after
+ * it in /proc's order, so the marking is repeated until nothing changes
+ * (a pass per generation). */
+static int descendants(struct proc_entry **list, int *cap)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return -1;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        struct proc_entry p;
+        pid_t pid = (pid_t)atoi(e->d_name);
+        if (pid <= 0 || !read_stat(pid, &p))
+            continue;
+        if (n == *cap) {
+            struct proc_entry *more = realloc(*list, sizeof **list * (size_t)(*cap = *cap * 2 + 256));
+            if (!more) {
+                closedir(d);
+                return -1;
+            }
+            *list = more;
+        }
+        (*list)[n++] = p;
+    }
+    closedir(d);
+    /* mark (by pid: a pid is below 2^22, Linux's largest pid_max) */
+    enum { PID_LIMIT = 1 << 22 };
+    unsigned char *below = calloc(PID_LIMIT, 1);
+    if (!below)
+        return -1;
+    pid_t self = getpid();
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int i = 0; i < n; i++) {
+            struct proc_entry *p = &(*list)[i];
+            if (p->pid < PID_LIMIT && !below[p->pid] &&
+                (p->ppid == self || (p->ppid > 0 && p->ppid < PID_LIMIT && below[p->ppid])))
+                below[p->pid] = changed = 1;
+        }
+    }
+    int kept = 0;
+    for (int i = 0; i < n; i++)
+        if ((*list)[i].pid < PID_LIMIT && below[(*list)[i].pid])
+            (*list)[kept++] = (*list)[i];
+    free(below);
+    return kept;
+}
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
+
+/* Sends SIG to the process P found, never to another that took its pid
+ * since: through a pidfd, after its start is read again and found the same
+ * (kill() by pid where the kernel has no pidfd, before Linux 5.3). */
+static void signal_process(const struct proc_entry *p, int sig)
+{
+    int fd = (int)syscall(SYS_pidfd_open, p->pid, 0);
+    if (fd < 0) {
+        if (errno == ENOSYS)
+            kill(p->pid, sig);
+        return; /* (ESRCH: gone) */
+    }
+    struct proc_entry now;
+    if (read_stat(p->pid, &now) && now.start == p->start)
+        syscall(SYS_pidfd_send_signal, fd, sig, NULL, 0);
+    close(fd);
+}
+
+/* Ends every process below this one, and reaps those that are its children:
+ * 0 when none is left, -1 when some still were after 20 s (then each is
+ * killed all the same). Stopped first, all of them, and only then killed:
+ * a process killed while another runs lets that one fork again (one that
+ * forks when its parent dies, by PR_SET_PDEATHSIG, regrew faster than a pass
+ * of kills could end it); a stopped one cannot fork, and a SIGCONT can only
+ * come from one still running, which the next pass stops. One blocked in
+ * the kernel (state D: a vfork()'s parent) cannot be stopped, nor can it
+ * fork until it wakes: it counts as stopped, and SIGKILL ends it. */
+static int end_all(void)
+{
+    struct proc_entry *list = NULL;
+    int cap = 0, late = 0;
+    struct timespec start, now, pause = {0, 1000000};
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (;;) {
+        while (waitpid(-1, NULL, WNOHANG) > 0)
+            ;
+        int n = descendants(&list, &cap), live = 0, running = 0;
+        for (int i = 0; i < n; i++) {
+            if (list[i].state == 'Z')
+                list[i].state = threads_state(list[i].pid);
+            if (list[i].state != 'Z' && list[i].state != 'X') {
+                list[live++] = list[i];
+                running += !strchr("TtD", list[i].state);
             }
         }
-        if (d)
-            closedir(d);
-        while (waitpid(-1, NULL, WNOHANG) > 0)
-            found = 1;
-        if (!found)
-            return;
-        struct timespec pause = {0, 5000000};
+        if (n < 0 || live == 0) {
+            while (waitpid(-1, NULL, WNOHANG) > 0)
+                ;
+            free(list);
+            return n < 0 || late ? -1 : 0;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec - start.tv_sec > 30) { /* not even SIGKILL ended them: said, left */
+            fprintf(stderr, "sandbox: %d process%s of the command could not be ended\n", live, live == 1 ? "" : "es");
+            free(list);
+            return -1;
+        }
+        if (!late && now.tv_sec - start.tv_sec > 20) {
+            fprintf(stderr, "sandbox: %d process%s of the command would not stop: killed as they are\n", live,
+                    live == 1 ? "" : "es");
+            late = 1;
+        }
+        for (int i = 0; i < live; i++)
+            signal_process(&list[i], running && !late ? SIGSTOP : SIGKILL);
         nanosleep(&pause, NULL);
     }
 }
@@ -413,6 +763,11 @@ int main(int argc, char **argv)
         if (p[0] == '/')
             readable[nr++] = p;
     }
+    if (hide_other_mounts(hidden, &nh) != 0) {
+        fprintf(stderr, "sandbox: the hidden folders' other mounts cannot all be hidden (more than %d folders, "
+                        "or /proc/self/mountinfo not read whole)\n", MAX_PATHS);
+        return 125;
+    }
     if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {
         perror("sandbox: PR_SET_CHILD_SUBREAPER");
         return 125;
@@ -461,12 +816,14 @@ int main(int argc, char **argv)
         kill(child, SIGKILL);
         waitpid(child, &status, 0);
     }
-    end_all(-1);
+    int left_behind = end_all() != 0;
     if (timed_out) {
         fprintf(stderr, "sandbox: the command ran past %ld s and was ended\n", timeout);
         return 124;
     }
     if (stop_signal)
         return 128 + stop_signal;
+    if (left_behind)
+        return 125;
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
