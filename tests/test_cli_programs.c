@@ -618,7 +618,7 @@ START_TEST(list_stages_is_the_stage_table)
 }
 END_TEST
 
-/* tools/decomposition.sh and tools/counted_flops.sh on two made-up reports
+/* tools/evidence.py's decomposition and counted_flops on two made-up reports
  * whose numbers are chosen by hand: stage b runs half the thread instructions
  * of a, on fuller warps (x2), issuing at half the rate (x0.5) with the SMs
  * busy all the time (x2): elapsed cycles / 4, as the bench measured it (2.0
@@ -639,15 +639,15 @@ START_TEST(book_tables_from_counters)
     snprintf(script, sizeof script,
              "mkdir -p data/profiles/M data/results && %s && %s && "
              "printf 'chapter,stage,workload,threads,median_ms,value,unit,check,device,date,commit,run_id,machine_id,sm_mhz_start,sm_mhz_end,power_w_start,power_w_end,temp_c_start,temp_c_end\\nch99,a,w,0,2.0\\nch99,b,w,0,0.5\\nch07,ceiling-fp32-peak,w,0,1,0.009,GFLOP/s\\n' > data/results/M.csv && "
-             "\"$P\"/tools/decomposition.sh > d.md && "
+             "\"$P\"/tools/evidence.py decomposition > d.md && "
              "grep -q '^| ch99 | b (after a) | 4.00 | 4.00 | 4.00 | 2.00 | 2.00 | 0.50 | 2.00 | +0.0%% | - | instructions |$' d.md && "
-             "\"$P\"/tools/counted_flops.sh > f.md && grep -q '^| ch99_a | 1e+03 | 2e+03 | 3e+03 | 9000 | 2 ms | 0 | 50.0%% |$' f.md",
+             "\"$P\"/tools/evidence.py counted_flops > f.md && grep -q '^| ch99_a | 1e+03 | 2e+03 | 3e+03 | 9000 | 2 ms | 0 | 50.0%% |$' f.md",
              a, b);
     ck_assert_msg(in_temp_folder(script) == 0, "the book's counter tables from hand-made reports");
 }
 END_TEST
 
-/* The rooflines (tools/roofline.sh) from hand-made reports and ceilings: an
+/* The rooflines (tools/evidence.py roofline) from hand-made reports and ceilings: an
  * FP32 kernel at the ridge (10 FP32 operations per byte, 50 of 100 GFLOP/s)
  * and an integer one against the memory roof alone; a machine lacking a
  * ceiling gets no roofline and says so. */
@@ -672,7 +672,7 @@ START_TEST(rooflines_from_counters)
              "data/profiles/N/ && printf 'chapter,stage,workload,threads,median_ms,value,unit,check,device,date,commit,run_id,machine_id,sm_mhz_start,sm_mhz_end,power_w_start,power_w_end,temp_c_start,temp_c_end\nch07,ceiling-fp32-peak,w,0,1,100,GFLOP/s\n"
              "ch06,ceiling-read-stream,w,0,1,10,GB/s\n' > data/results/M.csv && "
              "printf 'chapter,stage,workload,threads,median_ms,value,unit,check,device,date,commit,run_id,machine_id,sm_mhz_start,sm_mhz_end,power_w_start,power_w_end,temp_c_start,temp_c_end\nch07,ceiling-fp32-peak,w,0,1,100,GFLOP/s\n' > data/results/N.csv && "
-             "\"$P\"/tools/roofline.sh . > r.md && "
+             "\"$P\"/tools/evidence.py roofline . > r.md && "
              "grep -q '^| ch05_a | 1e+09 | 0 | 1e+08 | 10 | 50 | 5 | - | 100 | 50.0%% | arithmetic |$' r.md && "
              "grep -q '^| ch05_c | 1e+09 | 0 | 1e+08 | 10 | 20 | 2 | 40 | 40 | 50.0%% | issue slots |$' r.md && "
              "grep -q '^| ch06_b | 0 | 0 | 1e+09 | - | - | 5 | - | 10 GB/s | 50.0%% | memory (no floating point) |$' r.md && "
@@ -682,7 +682,7 @@ START_TEST(rooflines_from_counters)
 }
 END_TEST
 
-/* The models against the counters (tools/model_check.sh), from hand-made
+/* The models against the counters (tools/evidence.py model_check), from hand-made
  * reports: a GB/s row whose DRAM bytes match its rate x time holds, one that
  * read twice that does not, a GFLOP/s row (its spread two fields wide) with
  * half its modelled FP32 operations does not; and a GB/s report without its
@@ -700,15 +700,15 @@ START_TEST(models_checked_against_counters)
     snprintf(d, sizeof d, bytes_report, "w", "", "N/ch06_w");
     snprintf(script, sizeof script,
              "mkdir -p data/profiles/M data/profiles/N && %s && %s && %s && "
-             "\"$P\"/tools/model_check.sh > r.md 2> r.err; rc=$?; "
+             "\"$P\"/tools/evidence.py model_check > r.md 2> r.err; rc=$?; "
              "grep -q '^| ch06_x | DRAM bytes read | 1e+06 | 1e+06 | 1.00 | the model holds |$' r.md && "
              "grep -q '^| ch06_y | DRAM bytes read | 1e+06 | 2e+06 | 2.00 | more than the model: read the counter |$' r.md && "
              "grep -q '^| ch07_z | FP32 operations | 1e+08 | 5e+07 | 0.50 | less than the model: read the counter |$' r.md && "
-             "[ $rc = 0 ] && %s && ! \"$P\"/tools/model_check.sh --check > /dev/null 2> r.err && grep -q 'ch06_w has a rate' r.err "
+             "[ $rc = 0 ] && %s && ! \"$P\"/tools/evidence.py model_check --check > /dev/null 2> r.err && grep -q 'ch06_w has a rate' r.err "
              "|| { cat r.md r.err; exit 1; }",
              a, b, c, d);
     ck_assert_msg(in_temp_folder(script) == 0, "the models against hand-made reports");
-    ck_assert_msg(harness_shell("cd %s && tools/model_check.sh --check > /dev/null", harness_q(PROGRAM_DIR)) == 0,
+    ck_assert_msg(harness_shell("cd %s && tools/evidence.py model_check --check > /dev/null", harness_q(PROGRAM_DIR)) == 0,
                   "a committed profile with a rate lacks its counter");
 }
 END_TEST

@@ -41,6 +41,8 @@ The numbers are formatted as the awk programs this replaced formatted them
 so the book is byte for byte what it was.
 """
 
+import glob
+import math
 import os
 import re
 import shlex
@@ -48,6 +50,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import traceback
+import types
+
+# tools/evidence.py and the chapters' hooks (chNN_BOOK_EXTRA) read their CSV files with this module's
+# reader (from book import ...): one module, whether this file is run or imported, so all see the same
+# functions and the same exceptions.
+sys.modules.setdefault("book", sys.modules[__name__])
 
 GEN = "build/book"  # relative: the charts' data files are named in the SVGs gnuplot writes
 NO_DATA = "*(no data yet: run `make bench`, then `make book`)*"
@@ -115,10 +124,33 @@ class Row:
         return 1 <= self.index.get(name, 0) <= self.nf
 
 
-def read_csv(path):
-    """(header line, rows after it) of a results file."""
-    lines = lines_of(read_text(path))
+class ColumnError(BookError):
+    """A column a tool reads that its file lacks, or a file without a header (message: caller's file:line first)."""
+
+
+def _called_from():
+    """file:line of the call to the function that calls this: the tool that asked for the columns."""
+    frame = traceback.extract_stack(limit=3)[0]
+    return "%s:%d" % (frame.filename, frame.lineno)
+
+
+def read_csv(path, need=()):
+    """(header line, rows after it) of a results file. NEED: the columns the caller reads (NAME? may be
+    missing: its fields read ""). Where NEED is given, a file that cannot be read, has no header, or
+    whose header lacks one of them is a ColumnError naming the caller's file and line, the file and
+    the column: never a field read from wherever it happens to be."""
+    try:
+        lines = lines_of(read_text(path))
+    except OSError:
+        if not need:
+            raise
+        lines = []
+    if need and not lines:
+        raise ColumnError("%s: %s: cannot read its header" % (_called_from(), path))
     index = column_index(lines[0]) if lines else {}
+    for name in need:
+        if name not in index and not name.endswith("?"):
+            raise ColumnError('%s: %s has no column "%s" (its columns: %s)' % (_called_from(), path, name, lines[0]))
     return (lines[0] if lines else ""), [Row(line, index) for line in lines[1:]]
 
 
@@ -131,6 +163,19 @@ def all_rows(path):
 
 def machine_of(csv):
     return os.path.basename(csv)[: -len(".csv")] if csv.endswith(".csv") else os.path.basename(csv)
+
+
+def shell_glob(pattern):
+    """The paths PATTERN matches, in byte order: as bash's glob with nullglob under LC_ALL=C (data/results/*/X:
+    its * not matching a hidden name; sorted by the whole path, not by each folder's name)."""
+    return sorted(glob.glob(pattern), key=lambda p: p.encode("utf-8", "surrogateescape"))
+
+
+def machine_files(name):
+    """(machine, path) of each data/results/<machine>/NAME that is a file (a make bench's extra output: ch07's
+    timeline, ch11's scaling), in the shell's order (shell_glob)."""
+    return [(os.path.basename(os.path.dirname(path)), path) for path in shell_glob("data/results/*/" + name)
+            if os.path.isfile(path)]
 
 
 def sorted_glob(folder, suffix="", dirs=False):
@@ -168,10 +213,15 @@ def num(s):
     return float(int(text, 16)) if "x" in text.lower() else float(text)
 
 
+def looks_numeric(s):
+    """A field awk compares as a number (a "strnum": a number and blanks around it, nothing else)."""
+    m = _LEADING.match(s)
+    return m is not None and s[m.end():].strip() == ""
+
+
 def is_zero(s):
     """awk's $4 == 0: numeric only where the field looks like a number ("" and "max" are not 0)."""
-    m = _LEADING.match(s)
-    return m is not None and s[m.end():].strip() == "" and num(s) == 0
+    return looks_numeric(s) and num(s) == 0
 
 
 def awk_str(x):
@@ -201,18 +251,23 @@ def fval(v):
     return "%.0f" % v if v >= 100 else "%.1f" % v if v >= 10 else "%.3g" % v
 
 
-# The same two functions in awk, for the chapters' book_extra.sh scripts, which
-# format their tables with them (they receive it as $fmt_awk).
-FMT_AWK = r'''
-function ftime(ms) {
-    if (ms >= 10000) return sprintf("%.1f s", ms / 1000)
-    if (ms >= 1000) return sprintf("%.2f s", ms / 1000)
-    if (ms >= 10) return sprintf("%.1f ms", ms)
-    if (ms >= 1) return sprintf("%.2f ms", ms)
-    return sprintf("%.3f ms", ms)
-}
-function fval(v) { return v >= 100 ? sprintf("%.0f", v) : v >= 10 ? sprintf("%.1f", v) : sprintf("%.3g", v) }
-'''
+def awk_cmp(a, b):
+    """awk's comparison of two values, -1, 0 or 1 (awk_cmp(row["threads"], 1) == 0 is its $4 == 1): as
+    numbers where each is a number or a field that looks like one, else as strings in byte order (the C
+    locale), a number written as awk writes it."""
+    if (not isinstance(a, str) or looks_numeric(a)) and (not isinstance(b, str) or looks_numeric(b)):
+        x, y = num(a), num(b)
+    else:
+        x, y = ((v if isinstance(v, str) else awk_str(v)).encode("utf-8", "surrogateescape") for v in (a, b))
+    return (x > y) - (x < y)
+
+
+def fdiv(a, b):
+    """a / b as awk (mawk) divides: IEEE, so a zero divisor gives inf, -inf or nan (printed as such), never an error."""
+    a, b = float(num(a)), float(num(b))
+    if b != 0:
+        return a / b
+    return float("nan") if a == 0 or a != a else math.copysign(float("inf"), a) * math.copysign(1.0, b)
 
 
 def sort_n(lines):
@@ -569,9 +624,18 @@ def work_tags(machine, chapters):
 
 # ---------------------------------------------------------------- charts (gnuplot, SVG)
 
-def gnuplot(script):
-    """Draws one chart; a chart that fails is left out (gnuplot says why), as the tables do not depend on it."""
-    subprocess.run(["gnuplot"], input=script, encoding="utf-8", errors="surrogateescape")
+def have_gnuplot():
+    """gnuplot is on PATH (without it the charts are not redrawn: the committed ones are linked as they are)."""
+    return shutil.which("gnuplot") is not None
+
+
+def gnuplot(script, what=""):
+    """Draws one chart. One of the book's own (WHAT empty) that fails is left out (gnuplot says why), as the
+    tables do not depend on it; a chapter's hook names its chart (WHAT: "the ch07 timeline"), and a failure
+    of that is a BookError saying so."""
+    run = subprocess.run(["gnuplot"], input=script, encoding="utf-8", errors="surrogateescape")
+    if run.returncode != 0 and what:
+        raise BookError("book: %s failed" % what)
 
 
 def stages_of(rows, ch):
@@ -698,7 +762,7 @@ def through_line_chart(registry, chapters, csv, rows):
 def draw_charts(registry, chapters, csvs):
     """The charts, one per machine that has the data, drawn before the tables: the book links each
     chart that is in data/plots, drawn now or committed, so a machine without gnuplot writes the same book."""
-    if shutil.which("gnuplot") is None:
+    if not have_gnuplot():
         return "charts NOT redrawn: gnuplot is not installed (apt-get install gnuplot-nox)"
     for csv in csvs:
         rows = all_rows(csv)
@@ -1088,33 +1152,61 @@ def exercises_table(registry, exercises):
 
 # ---------------------------------------------------------------- the chapters' own sections, other tools
 
+def chapter_extra(path, csvs, gen=GEN):
+    """Runs one chapter's hook (chNN_BOOK_EXTRA: a Python file in the chapter's folder, book_extra.py): its
+    function book_extra(csvs, gen), loaded from PATH and called here, in-process, with the results files
+    (newest first) and the folder it writes gen/<name>.md into, for a <!-- generated:name --> section. A
+    hook reads the results with read_csv, by column name, and formats its numbers with this module's
+    functions (from book import ...). A BookError it raises (a ColumnError: a column it reads that a file
+    lacks, its file and line named) ends the book, the hook named."""
+    if not path.endswith(".py"):
+        raise BookError("book: %s: a chapter's book hook is a Python file, book_extra.py, defining "
+                        "book_extra(csvs, gen) (chNN_BOOK_EXTRA in its chapter.mk)" % path)
+    # compiled from its source here, named by PATH as the registry gives it (a ColumnError's message names
+    # the hook's file and line so), and no byte code written: tools/code_id.sh fingerprints every file of
+    # the chapter's folder, and a __pycache__ there would make the chapter's rows look stale
+    try:
+        with open(path, "rb") as f:
+            code = compile(f.read(), path, "exec")
+    except FileNotFoundError:
+        raise BookError("book: %s: no such file (a chapter's chNN_BOOK_EXTRA)" % path)
+    module = types.ModuleType("book_extra_" + re.sub(r"[^A-Za-z0-9_]", "_", path))
+    module.__file__ = path
+    exec(code, module.__dict__)
+    hook = getattr(module, "book_extra", None)
+    if not callable(hook):
+        raise BookError("book: %s defines no function book_extra(csvs, gen)" % path)
+    try:
+        hook(list(csvs), gen)
+    except BookError as e:
+        said = str(e)  # (a ColumnError's begins with the hook's file and line)
+        said = said if said.startswith("book: ") or not said else "book: " + said
+        raise BookError("%sbook: %s failed" % (said + "\n" if said else "", path))
+
+
 def chapter_extras(registry, chapters, csvs):
-    """Each chapter's own part of the book (chNN_BOOK_EXTRA: a bash script that writes
-    build/book/<name>.md for a <!-- generated:name --> section). It gets what its comments
-    promise: csvs (an array), gen, and fmt_awk (ftime and fval in awk); nullglob and set -u."""
-    env = dict(os.environ, gen=GEN, fmt_awk=FMT_AWK)
+    """Each chapter's own part of the book: its hook, chNN_BOOK_EXTRA (chapter_extra), where it names one."""
     for ch in chapters:
-        script = registry.get(ch + "_BOOK_EXTRA", "")
-        if not script:
-            continue
-        run = subprocess.run(["bash", "-c", 'set -u; shopt -s nullglob; csvs=("${@:2}"); source "$1"',
-                              "book_extra", script] + csvs, env=env)
-        if run.returncode != 0:
-            raise BookError("book: %s failed" % script)
+        path = registry.get(ch + "_BOOK_EXTRA", "")
+        if path:
+            chapter_extra(path, csvs)
 
 
 def tool_sections():
-    """The profiles' tables and the rooflines, the models checked (other tools' output, by name)."""
-    def to_file(command, name):
-        with open("%s/%s.md" % (GEN, name), "w") as out:
-            return subprocess.run(command, stdout=out).returncode
+    """The profiles' tables and the rooflines, the models checked (tools/evidence.py's output, by name)."""
+    import evidence  # (here, not at the top: it imports its CSV reader from this module)
 
-    to_file(["tools/profile_summary.sh"], "profile_summary")
-    to_file(["tools/decomposition.sh"], "decomposition")
-    to_file(["tools/counted_flops.sh"], "counted_flops")
-    if to_file(["tools/model_check.sh", "--check"], "model_check") != 0:
-        raise BookError("book: a profile lacks the counter its rate needs (tools/model_check.sh)")
-    if to_file(["tools/roofline.sh", GEN], "roofline") != 0:
+    def to_file(tool, name, **args):
+        """Runs TOOL into build/book/NAME.md: its exit status (what it wrote before an error is kept)."""
+        with open("%s/%s.md" % (GEN, name), "w", encoding="utf-8", errors="surrogateescape", newline="") as out:
+            return tool(out=out, **args)
+
+    to_file(evidence.profile_summary, "profile_summary")
+    to_file(evidence.decomposition, "decomposition")
+    to_file(evidence.counted_flops, "counted_flops")
+    if to_file(evidence.model_check, "model_check", check=True) != 0:
+        raise BookError("book: a profile lacks the counter its rate needs (tools/evidence.py model_check)")
+    if to_file(evidence.roofline, "roofline", gen=GEN) != 0:
         raise BookError("book: the rooflines failed")
 
 

@@ -25,7 +25,7 @@ ex_ch01_ON := CPU (values; no double-precision instruction in the assembly, from
 ex_ch01_CFLAGS := -O0
 ch01_BENCH_ARGS := --spp 2 --repeat 5
 ch01_STUDY := $(ch01_DIR)/study.sh
-ch01_BOOK_EXTRA := $(ch01_DIR)/book_extra.sh
+ch01_BOOK_EXTRA := $(ch01_DIR)/book_extra.py
 
 # The original C++ program against ch01's port at -O0 .. -O3, each alone (ORIGINAL=its path).
 CHAPTER_TARGETS += original-vs-port

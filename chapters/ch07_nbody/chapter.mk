@@ -18,7 +18,7 @@ ch07_CHART := lines-n
 # chart's, and the evidence page shows every row.
 ch07_BOOK_WORKLOADS := n=16384 steps=2;n=131072 steps=2
 ch07_BENCH_EXTRA := $(ch07_DIR)/bench_extra.sh
-ch07_BOOK_EXTRA := $(ch07_DIR)/book_extra.sh
+ch07_BOOK_EXTRA := $(ch07_DIR)/book_extra.py
 ch07_CHART_TITLE := ch07: GFLOP/s (20 flops per interaction) against the number of bodies
 ch07_CHART_YLABEL := GFLOP/s (log scale)
 ch07_EXERCISES := ch07 ch07gpu

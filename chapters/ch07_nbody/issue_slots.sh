@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # issue_slots.sh [ROOT]: ch07's issue-slot ceiling in the target's units (GFLOP/s
 # at 20 flops per interaction), per machine and profiled stage, as Markdown
-# for `make book` (book_extra.sh). Reads only committed data under ROOT
+# for `make book` (book_extra.py). Reads only committed data under ROOT
 # (default .): the bench log data/results/<machine>/ch07.txt and the profiles
 # data/profiles/<machine>/ch07_<stage>.txt.
 #

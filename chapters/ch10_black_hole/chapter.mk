@@ -4,7 +4,7 @@ ch10_DIR := chapters/ch10_black_hole
 ch10_TITLE := kernels written at run time
 ch10_SUMMARY := a Schwarzschild black hole: the geodesic step built as an expression tree from the metric (symbolic derivatives), simplified by named rules (strict IEEE-exact or relaxed), printed as CUDA C and compiled by NVRTC at run time; the math configurations of the article it follows (Credits) measured
 ch10_GPU := some
-ch10_BOOK_EXTRA := $(ch10_DIR)/book_extra.sh
+ch10_BOOK_EXTRA := $(ch10_DIR)/book_extra.py
 ch10_RAYTRACER := yes
 ch10_SMALL := --width 33 --height 31 --threads 2
 ch10_BAD := --math loose math;--print-source no-such-stage no-such-stage;--print-source cpu-threads cpu-threads
@@ -20,7 +20,7 @@ ex_ch10_ON := CPU
 ex_ch10_INCLUDE := -I$(ch10_DIR)
 ch10_CHART := bar
 # The book's table: the standard frame only; the math= variants' rows are the
-# math table's (book_extra.sh), and the evidence page shows them all.
+# math table's (book_extra.py), and the evidence page shows them all.
 ch10_BOOK_WORKLOADS := 1024x1024
 ch10_CHART_TITLE := ch10: kernel time per stage, 1024x1024 (lower is faster)
 ch10_CHART_YLABEL := seconds

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # The tools take a run's best ceiling row, never a file's last one
-# (tools/best_ceiling.sh, read by tools/roofline.sh and tools/counted_flops.sh):
+# (tools/evidence.py best_ceiling, read by its roofline and counted_flops):
 # among the rows of the newest run_id, the largest value; a FAIL row and an
 # older run's better row do not count; a file whose rows predate run ids is one
 # run. Fixtures: tests/fixtures/results_*.csv, tests/fixtures/profiles/.
 # Expected values worked out by hand from the fixtures.
 set -u
-[ "${1:-}" = --can-run ] && exit 0
 . "$(dirname "$0")/lib.bash"
+can_run_book "$@" # (tools/evidence.py, like make book's generator, needs python3: without it, skipped, saying so)
 fixture_copy "$1"
-best() { bash tools/best_ceiling.sh "$@"; }
+best() { python3 tools/evidence.py best_ceiling "$@"; }
 
 # the newest run (20261126T0415Z-3f9a): 65350.4, not its later 61900 (the
 # file's last row), its FAIL row 99999, run ...aaaa's 66000 or the old 70100
@@ -33,16 +33,16 @@ machine=Fixture-GPU_Fixture-CPU
 mkdir -p "data/profiles/$machine" data/results data/plots build/book
 cp "$fixtures"/profiles/*.txt "data/profiles/$machine/"
 cp "$fixtures/results_two_runs.csv" "data/results/$machine.csv"
-bash tools/counted_flops.sh > flops.md 2>&1 || fail "counted_flops failed: $(tail -n 3 flops.md)"
+python3 tools/evidence.py counted_flops > flops.md 2>&1 || fail "counted_flops failed: $(tail -n 3 flops.md)"
 grep -q 'ceiling 65350.4 GFLOP/s, the best ch07 ceiling row of run 20261126T0415Z-3f9a' flops.md ||
     fail "counted_flops does not name the newest run's best ceiling: $(grep '^\*' flops.md)"
 grep -q '^| ch07_gpu-tiled | .* | 40000 | 61.2% |$' flops.md || fail "counted_flops: want 40000 GFLOP/s, 61.2%: $(grep gpu-tiled flops.md)"
-bash tools/roofline.sh build/book > roof.md 2>&1 || fail "roofline failed: $(tail -n 3 roof.md)"
+python3 tools/evidence.py roofline build/book > roof.md 2>&1 || fail "roofline failed: $(tail -n 3 roof.md)"
 grep -q 'FP32 ceiling 65350 GFLOP/s (ch07, run 20261126T0415Z-3f9a), DRAM read ceiling 3300 GB/s (ch06, run 20261126T0415Z-3f9a)' roof.md ||
     fail "roofline does not take the newest run's best ceilings: $(grep '^\*' roof.md)"
 grep -q '^| ch07_gpu-tiled | .* | 65350 | 61.2% | arithmetic |$' roof.md || fail "roofline: want 61.2% of 65350: $(grep gpu-tiled roof.md)"
 # a results file from before run ids: the best row, 61085.5: 40000 is 65.5% of it
 cp "$fixtures/results_no_run_id.csv" "data/results/$machine.csv"
-bash tools/counted_flops.sh > flops.md 2>&1 || fail "counted_flops failed: $(tail -n 3 flops.md)"
+python3 tools/evidence.py counted_flops > flops.md 2>&1 || fail "counted_flops failed: $(tail -n 3 flops.md)"
 grep -q '^| ch07_gpu-tiled | .* | 40000 | 65.5% |$' flops.md || fail "counted_flops without run ids: want 65.5%: $(grep gpu-tiled flops.md)"
 echo "best_ceiling: the newest run's best row, over a later worse row, a FAIL row and an older run; counted_flops and roofline read it"

@@ -4,21 +4,18 @@
 # the same fields and print the same bytes.
 # - results: each file with its columns in reverse order and a column "note"
 #   added first (a row of fewer fields than its header keeps them empty):
-#   best_ceiling.sh (a run's best row; a file without run_id), decomposition.sh
+#   tools/evidence.py's best_ceiling (a run's best row; a file without run_id), decomposition
 #   (tests/fixtures/profiles/ch05_*.txt against the fixture's median times)
-#   and the book's tables of ch01, ch08 and ch10 (their book_extra.sh, run as
-#   book.py runs them, on the committed results) print what they print on the
+#   and the book's tables of ch01, ch08 and ch10 (their hooks, book_extra.py, run
+#   as book.py runs them, on the committed results) print what they print on the
 #   files as they are (the file's name aside);
 # - --list-stages: with a column "unit" added after "where" in tools/columns.sh
 #   (the one place that names them) and a stand-in ch06 that prints it there,
 #   gpu_sanitize.sh (stand-in nvidia-smi and compute-sanitizer, as
 #   gpu_sanitize_with_stand_ins.sh) still skips the CPU row and finds the racy one.
 set -u
-if [ "${1:-}" = --can-run ]; then
-    command -v python3 > /dev/null || { echo "no python3: the book's awk functions are read from tools/book.py"; exit 77; }
-    exit 0
-fi
 . "$(dirname "$0")/lib.bash"
+can_run_book "$@" # (tools/evidence.py and the chapters' book hooks, like make book's generator, need python3)
 root=$1
 fixture_copy "$1"
 export CLANG_CUDA=
@@ -31,36 +28,38 @@ mkdir -p moved
 for f in results_two_runs results_no_run_id; do moved "$fixtures/$f.csv" > "moved/$f.csv"; done
 [ "$(head -n 1 moved/results_two_runs.csv | cut -d, -f1-3)" = note,temp_c_end,temp_c_start ] || fail "the moved fixture is not moved: $(head -n 1 moved/results_two_runs.csv)"
 
-# best_ceiling.sh: the same value and run from either file.
+# best_ceiling: the same value and run from either file.
 for q in "results_two_runs ceiling-fp32-peak" "results_two_runs ceiling-read-stream ch06" \
     "results_no_run_id ceiling-fp32-peak" "results_no_run_id ceiling-copy"; do
     # shellcheck disable=SC2086 # a query is words
     set -- $q
-    want=$(bash tools/best_ceiling.sh "$fixtures/$1.csv" "${@:2}") || fail "best_ceiling $q failed"
-    got=$(bash tools/best_ceiling.sh "moved/$1.csv" "${@:2}") || fail "best_ceiling $q (columns moved) failed"
+    want=$(python3 tools/evidence.py best_ceiling "$fixtures/$1.csv" "${@:2}") || fail "best_ceiling $q failed"
+    got=$(python3 tools/evidence.py best_ceiling "moved/$1.csv" "${@:2}") || fail "best_ceiling $q (columns moved) failed"
     [ "$got" = "$want" ] || fail "best_ceiling $q: '$want' as committed, '$got' with the columns moved"
 done
-[ "$(bash tools/best_ceiling.sh moved/results_two_runs.csv ceiling-fp32-peak)" = "65350.4 20261126T0415Z-3f9a" ] ||
+[ "$(python3 tools/evidence.py best_ceiling moved/results_two_runs.csv ceiling-fp32-peak)" = "65350.4 20261126T0415Z-3f9a" ] ||
     fail "best_ceiling on the moved fixture is not the newest run's best row"
 
-# decomposition.sh: the same table from either file.
+# decomposition: the same table from either file.
 machine=Fixture-GPU_Fixture-CPU
 mkdir -p "data/profiles/$machine" data/results
 cp "$fixtures"/profiles/ch05_*.txt "data/profiles/$machine/"
 cp "$fixtures/results_two_runs.csv" "data/results/$machine.csv"
-bash tools/decomposition.sh > as_is.md 2>&1 || fail "decomposition failed: $(tail -n 3 as_is.md)"
+python3 tools/evidence.py decomposition > as_is.md 2>&1 || fail "decomposition failed: $(tail -n 3 as_is.md)"
 cp moved/results_two_runs.csv "data/results/$machine.csv"
-bash tools/decomposition.sh > moved.md 2>&1 || fail "decomposition (columns moved) failed: $(tail -n 3 moved.md)"
+python3 tools/evidence.py decomposition > moved.md 2>&1 || fail "decomposition (columns moved) failed: $(tail -n 3 moved.md)"
 grep -q '| ch05 | block-shape (after fast-math) | 1.33 |' as_is.md || fail "decomposition measured no speedup: $(cat as_is.md)"
 diff as_is.md moved.md > /dev/null || fail "decomposition differs with the columns moved: $(diff as_is.md moved.md | head -n 6)"
 
 # The chapters' book tables, run as book.py runs them (from the root, for its
 # data/reference/), on the committed results and on them moved (with the
 # files beside them the tables read too: ch08's smallpt-vs-port.txt).
-fmt_awk=$(cd "$root" && python3 -c 'import sys; sys.path.insert(0, "tools"); import book; print(book.FMT_AWK)') ||
-    fail "cannot read FMT_AWK from tools/book.py"
-book_extra() { # SCRIPT GEN CSV...
-    (cd "$root" && gen=$2 fmt_awk=$fmt_awk bash -c 'set -u; shopt -s nullglob; csvs=("${@:2}"); source "$1"' book_extra "$1" "${@:3}")
+book_extra() { # HOOK GEN CSV...: the chapter's hook as book.py calls it (its chapter_extra)
+    (cd "$root" && python3 -c 'import sys; sys.path.insert(0, "tools"); import book
+try:
+    book.chapter_extra(sys.argv[1], sys.argv[3:], sys.argv[2])
+except book.BookError as e:
+    sys.exit(str(e))' "$1" "$2" "${@:3}")
 }
 committed=("$root"/data/results/*.csv)
 [ ${#committed[@]} -gt 0 ] || fail "no committed results in $root/data/results"
@@ -71,7 +70,7 @@ for f in "${committed[@]}"; do
 done
 tables=0
 for ch in ch01_baseline ch08_path_tracer ch10_black_hole; do
-    script=chapters/$ch/book_extra.sh
+    script=chapters/$ch/book_extra.py
     book_extra "$root/$script" "$PWD/gen_as_is" "${committed[@]}" 2> err.txt || fail "$script failed: $(cat err.txt)"
     book_extra "$PWD/$script" "$PWD/gen_moved" "$PWD"/moved_results/*.csv 2> err.txt || fail "$script (columns moved) failed: $(cat err.txt)"
 done
