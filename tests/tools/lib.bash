@@ -147,3 +147,28 @@ printf 'student,commit,machine,gpu,date,exercise,verdict,messages,answer\n"%s","
 echo "1 passed, 0 failed"
 SH
 }
+# sandbox_scratch ROOT: for a test of tools/sandbox.c: cd ROOT, a scratch
+# folder t (with t/w, the run's one writable folder), the sandbox built in
+# it, run CMD... (the command in the sandbox, 60 s at most), and on exit:
+# mnt (a test's mount, if it set one) unmounted, every process left under
+# t/ stopped and then killed (a tree that forks as its parent dies regrows
+# if killed one by one), t removed.
+sandbox_scratch() {
+    cd "$1" || exit 1
+    t=$(mktemp -d) && mkdir "$t/w" || exit 1
+    mnt=''
+    trap sandbox_cleanup EXIT
+    "${CC:-gcc}" -std=c11 -D_POSIX_C_SOURCE=200809L -O2 tools/sandbox.c -o "$t/sandbox" || fail "the sandbox does not build"
+    run() { "$t/sandbox" --write "$t/w" --timeout 60 -- "$@"; }
+}
+sandbox_cleanup() {
+    [ -z "$mnt" ] || { umount "$mnt" 2> /dev/null; rmdir "$mnt" 2> /dev/null; }
+    local p x
+    for _ in 1 2 3 4 5 6; do
+        p=$(pgrep -f "$t/") || break
+        for x in $p; do kill -STOP "$x" 2> /dev/null; done
+        for x in $p; do kill -KILL "$x" 2> /dev/null; done
+        sleep 0.2
+    done
+    rm -rf "$t"
+}

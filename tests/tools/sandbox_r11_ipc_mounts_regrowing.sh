@@ -12,24 +12,7 @@ if [ "${1:-}" = --can-run ]; then
     exit 0
 fi
 . "$(dirname "$0")/lib.bash"
-cd "$1" || exit 1
-t=$(mktemp -d)
-mnt=''
-cleanup() {
-    [ -z "$mnt" ] || { umount "$mnt" 2> /dev/null; rmdir "$mnt" 2> /dev/null; }
-    # a tree the sandbox failed to end: stopped, then killed (it forks when a parent dies)
-    for _ in 1 2 3 4 5 6; do
-        p=$(pgrep -f "$t/regrow") || break
-        for x in $p; do kill -STOP "$x" 2> /dev/null; done
-        for x in $p; do kill -KILL "$x" 2> /dev/null; done
-        sleep 0.2
-    done
-    rm -rf "$t"
-}
-trap cleanup EXIT
-"${CC:-gcc}" -std=c11 -D_POSIX_C_SOURCE=200809L -O2 tools/sandbox.c -o "$t/sandbox" || fail "the sandbox does not build"
-mkdir -p "$t/w" || exit 1
-run() { "$t/sandbox" --write "$t/w" --timeout 60 -- "$@"; }
+sandbox_scratch "$1"
 
 cat > "$t/ipc.c" <<'C'
 #define _GNU_SOURCE

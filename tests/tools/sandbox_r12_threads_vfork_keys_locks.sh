@@ -12,18 +12,7 @@ if [ "${1:-}" = --can-run ]; then
     exit 0
 fi
 . "$(dirname "$0")/lib.bash"
-cd "$1" || exit 1
-t=$(mktemp -d)
-mnt=''
-cleanup() {
-    [ -z "$mnt" ] || { umount "$mnt" 2> /dev/null; }
-    pkill -KILL -f "$t/" 2> /dev/null
-    rm -rf "$t"
-}
-trap cleanup EXIT
-"${CC:-gcc}" -std=c11 -D_POSIX_C_SOURCE=200809L -O2 tools/sandbox.c -o "$t/sandbox" || fail "the sandbox does not build"
-mkdir -p "$t/w" || exit 1
-run() { "$t/sandbox" --write "$t/w" --timeout 60 -- "$@"; }
+sandbox_scratch "$1"
 cat > "$t/progs.c" <<'C'
 #define _GNU_SOURCE
 #include <fcntl.h>
